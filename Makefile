@@ -1,0 +1,43 @@
+# make verify : set up .venv if needed, then run every built-in rule set x consumer x property
+# make test   : set up .venv if needed, then run the whole test suite
+# make lint / make bench / make clean
+
+PYTHON  ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.dcpcheck-installed
+SPARK_MASTER ?= local[*]
+
+.PHONY: setup verify test lint bench clean check-tools
+
+setup: $(STAMP)
+
+check-tools:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
+	  { echo "make: $(PYTHON) is older than 3.11; dcpcheck needs Python >= 3.11 (set PYTHON=/path/to/python3.11)"; exit 2; }
+	@command -v java >/dev/null 2>&1 || \
+	  { echo "make: java not found: Spark (pyspark) needs Java 17 or newer; install it (Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME"; exit 2; }
+	@java -version 2>&1 | awk -F'"' '/version/ { split($$2, v, "."); exit (v[1] >= 17 ? 0 : 1) }' || \
+	  { echo "make: java is older than 17 ($$(java -version 2>&1 | head -1)); pyspark 4 needs Java 17 or newer"; exit 2; }
+
+$(STAMP): pyproject.toml constraints.txt | check-tools
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	@touch $(STAMP)
+
+verify: $(STAMP)
+	$(BIN)/dcpcheck verify --master '$(SPARK_MASTER)'
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

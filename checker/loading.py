@@ -1,0 +1,121 @@
+"""Resolving ``NAME`` or ``path/to/file.py`` to a registered definition.
+
+A user file is ordinary Python that builds definitions with the rule
+language; it is imported in isolation (no package edits needed). Any problem
+while importing it becomes one ``InvalidInput`` naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+from typing import TypeVar
+
+from spec.errors import DcpcheckError, InvalidInput, RuleLanguageError
+from spec.registry import Registry
+
+T = TypeVar("T")
+
+__all__ = ["import_user_file", "resolve", "resolve_many"]
+
+_counter = itertools.count()
+_loaded: dict[Path, ModuleType] = {}
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.endswith(".py") or "/" in text or text.split(":")[0].endswith(".py")
+
+
+def import_user_file(path: Path) -> ModuleType:
+    """Import ``path`` once per process; errors become file:line messages."""
+    resolved = path.resolve()
+    if resolved in _loaded:
+        return _loaded[resolved]
+    if not path.exists():
+        raise InvalidInput(str(path), "no such file")
+    if path.is_dir():
+        raise InvalidInput(str(path), "is a directory, expected a .py file")
+    name = f"dcpcheck_user_{next(_counter)}_{path.stem.replace('-', '_')}"
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise InvalidInput(str(path), "cannot be imported as Python (expected a .py file)")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[name]
+        where = f"{exc.filename or path}:{exc.lineno}" if exc.lineno else str(path)
+        raise InvalidInput(where, f"syntax error: {exc.msg}") from None
+    except RuleLanguageError as exc:
+        del sys.modules[name]
+        where = exc.where or _line_in(path, exc)
+        raise RuleLanguageError(where, exc.message) from None
+    except DcpcheckError:
+        del sys.modules[name]
+        raise
+    except Exception as exc:  # a user file can raise anything; report it in one line
+        del sys.modules[name]
+        raise InvalidInput(_line_in(path, exc), f"{type(exc).__name__}: {exc}") from None
+    _loaded[resolved] = module
+    return module
+
+
+def _line_in(path: Path, exc: BaseException) -> str:
+    """``path:line`` of the deepest traceback frame inside ``path``."""
+    target = path.resolve()
+    where = str(path)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        try:
+            if Path(frame.filename).resolve() == target:
+                where = f"{path}:{frame.lineno}"
+        except OSError:
+            continue
+    return where
+
+
+def resolve_many(registry: Registry[T], kind_type: type[T], text: str) -> list[T]:
+    """``NAME`` from the registry, or every ``kind_type`` defined in a file.
+
+    ``FILE.py:NAME`` picks one definition (by its ``name``) from a file.
+    """
+    if text in registry or not _looks_like_path(text):
+        return [registry.get(text)]
+    path_text, _, wanted = text.partition(".py:")
+    path = Path(path_text + ".py" if wanted else text)
+    module = import_user_file(path)
+    builtins = list(registry)
+    found = [
+        v
+        for v in vars(module).values()
+        if isinstance(v, kind_type) and not any(v is b for b in builtins)
+    ]
+    unique: list[T] = []
+    for item in found:
+        if not any(item is u for u in unique):
+            unique.append(item)
+    if wanted:
+        unique = [u for u in unique if getattr(u, "name", None) == wanted]
+        if not unique:
+            raise InvalidInput(str(path), f"defines no {registry.kind} named '{wanted}'")
+    if not unique:
+        raise InvalidInput(
+            str(path),
+            f"defines no {kind_type.__name__}; a {registry.kind} file assigns one at module level "
+            f"(see docs/)",
+        )
+    return unique
+
+
+def resolve(registry: Registry[T], kind_type: type[T], text: str) -> T:
+    items = resolve_many(registry, kind_type, text)
+    if len(items) > 1:
+        names = ", ".join(str(getattr(i, "name", "?")) for i in items)
+        raise InvalidInput(
+            text, f"defines {len(items)} {registry.kind} ({names}); pick one with {text}:NAME"
+        )
+    return items[0]

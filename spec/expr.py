@@ -1,0 +1,518 @@
+"""A small expression language: one definition, two interpretations.
+
+Rule sets, consumer variants, properties and the history model are built from
+these nodes. ``evaluate`` interprets an expression over plain ints and bools;
+``checker.symbolic`` translates the very same nodes into Z3 terms. Nothing else
+interprets them, so the concrete and symbolic readings cannot drift apart.
+
+Integers are kv_engine's ``uint64_t``: every value lies in ``[0, 2**64 - 1]``,
+``+`` and ``-`` wrap modulo ``2**64``, comparisons are unsigned.
+
+Build expressions with Python operators on ``Expr`` values: ``< <= > >= == !=``
+compare, ``+ -`` add and subtract, ``& | ~`` are and/or/not on booleans, and
+``ite(c, a, b)`` chooses. Python's ``and``/``or``/``not``/``if`` cannot be
+overloaded, so using an expression as a Python truth value is an error. Note
+that ``&`` binds tighter than ``==``: write ``(F.start == 0) & F.strict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from enum import Enum
+
+from spec.errors import RuleLanguageError
+
+UINT64_MAX = 2**64 - 1
+MODULUS = 2**64
+
+__all__ = [
+    "BOOL",
+    "INT",
+    "Expr",
+    "Sort",
+    "Value",
+    "all_of",
+    "any_of",
+    "const",
+    "evaluate",
+    "evaluate_many",
+    "implies",
+    "ite",
+    "lift",
+    "max_of",
+    "min_of",
+    "substitute",
+    "var",
+    "variables",
+    "walk",
+]
+
+Value = int | bool
+
+
+class Sort(Enum):
+    INT = "int"
+    BOOL = "bool"
+
+
+INT = Sort.INT
+BOOL = Sort.BOOL
+
+COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+_SYMBOL = {
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+    "add": "+",
+    "sub": "-",
+    "and": "&",
+    "or": "|",
+}
+# Python's own precedence, so that printed expressions read back as the same expression.
+_PRECEDENCE = {"cmp": 2, "or": 3, "and": 4, "add": 6, "sub": 6, "not": 7}
+
+
+class Expr:
+    """An immutable expression node. Compare with ``same()``, not ``==``."""
+
+    __slots__ = ("args", "name", "op", "sort", "value")
+
+    def __init__(
+        self,
+        op: str,
+        sort: Sort,
+        args: tuple[Expr, ...] = (),
+        value: Value | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.op = op
+        self.sort = sort
+        self.args = args
+        self.value = value
+        self.name = name
+
+    # -- identity and printing -------------------------------------------------
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise RuleLanguageError(
+            "",
+            f"the expression `{self}` has no Python truth value: use & | ~ instead of "
+            "and/or/not, ite(c, a, b) instead of if, and parenthesise comparisons",
+        )
+
+    def __repr__(self) -> str:
+        return f"Expr({self})"
+
+    def __str__(self) -> str:
+        return _show(self, 0)
+
+    def same(self, other: Expr) -> bool:
+        """Structural equality."""
+        return _key(self) == _key(other)
+
+    @property
+    def is_const(self) -> bool:
+        return self.op == "const"
+
+    # -- operators -------------------------------------------------------------
+    def __lt__(self, other: object) -> Expr:
+        return _compare("lt", self, other)
+
+    def __le__(self, other: object) -> Expr:
+        return _compare("le", self, other)
+
+    def __gt__(self, other: object) -> Expr:
+        return _compare("gt", self, other)
+
+    def __ge__(self, other: object) -> Expr:
+        return _compare("ge", self, other)
+
+    def __eq__(self, other: object) -> Expr:  # type: ignore[override]
+        return _compare("eq", self, other)
+
+    def __ne__(self, other: object) -> Expr:  # type: ignore[override]
+        return _compare("ne", self, other)
+
+    def __add__(self, other: object) -> Expr:
+        return _arith("add", self, other)
+
+    def __radd__(self, other: object) -> Expr:
+        return _arith("add", other, self)
+
+    def __sub__(self, other: object) -> Expr:
+        return _arith("sub", self, other)
+
+    def __rsub__(self, other: object) -> Expr:
+        return _arith("sub", other, self)
+
+    def __and__(self, other: object) -> Expr:
+        return all_of(self, _bool_operand("&", other))
+
+    def __rand__(self, other: object) -> Expr:
+        return all_of(_bool_operand("&", other), self)
+
+    def __or__(self, other: object) -> Expr:
+        return any_of(self, _bool_operand("|", other))
+
+    def __ror__(self, other: object) -> Expr:
+        return any_of(_bool_operand("|", other), self)
+
+    def __invert__(self) -> Expr:
+        return not_(self)
+
+
+# -- constructors ------------------------------------------------------------------
+
+TRUE = Expr("const", BOOL, value=True)
+FALSE = Expr("const", BOOL, value=False)
+
+
+def const(value: Value) -> Expr:
+    if isinstance(value, bool):
+        return TRUE if value else FALSE
+    if isinstance(value, int):
+        if not 0 <= value <= UINT64_MAX:
+            raise RuleLanguageError("", f"integer constant {value} is outside uint64 [0, 2^64-1]")
+        return Expr("const", INT, value=value)
+    raise RuleLanguageError("", f"cannot use {type(value).__name__} {value!r} in an expression")
+
+
+def var(name: str, sort: Sort) -> Expr:
+    return Expr("var", sort, name=name)
+
+
+def lift(value: object) -> Expr:
+    if isinstance(value, Expr):
+        return value
+    return const(value)  # type: ignore[arg-type]
+
+
+def _need(sort: Sort, expr: Expr, context: str) -> Expr:
+    if expr.sort is not sort:
+        raise RuleLanguageError(
+            "", f"{context} needs {sort.value} operands, got {expr.sort.value} `{expr}`"
+        )
+    return expr
+
+
+def _bool_operand(symbol: str, other: object) -> Expr:
+    expr = lift(other)
+    if expr.sort is not BOOL:
+        raise RuleLanguageError(
+            "",
+            f"`{symbol}` needs booleans on both sides, got `{expr}`; "
+            "did you forget parentheses around a comparison?",
+        )
+    return expr
+
+
+def _compare(op: str, left: object, right: object) -> Expr:
+    a, b = lift(left), lift(right)
+    if op in ("eq", "ne"):
+        if a.sort is not b.sort:
+            raise RuleLanguageError(
+                "", f"cannot compare {a.sort.value} `{a}` with {b.sort.value} `{b}`"
+            )
+    else:
+        _need(INT, a, f"`{_SYMBOL[op]}`")
+        _need(INT, b, f"`{_SYMBOL[op]}`")
+    if a.is_const and b.is_const:
+        return const(_apply(op, (a.value, b.value)))  # type: ignore[arg-type]
+    return Expr(op, BOOL, (a, b))
+
+
+def _arith(op: str, left: object, right: object) -> Expr:
+    a = _need(INT, lift(left), f"`{_SYMBOL[op]}`")
+    b = _need(INT, lift(right), f"`{_SYMBOL[op]}`")
+    if a.is_const and b.is_const:
+        return const(_apply(op, (a.value, b.value)))  # type: ignore[arg-type]
+    if b.is_const and b.value == 0:
+        return a
+    return Expr(op, INT, (a, b))
+
+
+def not_(expr: Expr) -> Expr:
+    expr = _need(BOOL, lift(expr), "`~`")
+    if expr.is_const:
+        return const(not expr.value)
+    if expr.op == "not":
+        return expr.args[0]
+    return Expr("not", BOOL, (expr,))
+
+
+def all_of(*exprs: object) -> Expr:
+    """Conjunction; ``all_of()`` is true."""
+    return _junction("and", exprs)
+
+
+def any_of(*exprs: object) -> Expr:
+    """Disjunction; ``any_of()`` is false."""
+    return _junction("or", exprs)
+
+
+def _junction(op: str, exprs: Iterable[object]) -> Expr:
+    unit, zero = (True, False) if op == "and" else (False, True)
+    args: list[Expr] = []
+    for item in exprs:
+        expr = _need(BOOL, lift(item), f"`{_SYMBOL[op]}`")
+        if expr.is_const:
+            if expr.value is zero:
+                return const(zero)
+            continue
+        if expr.op == op:
+            args.extend(expr.args)
+        else:
+            args.append(expr)
+    if not args:
+        return const(unit)
+    if len(args) == 1:
+        return args[0]
+    return Expr(op, BOOL, tuple(args))
+
+
+def implies(premise: object, conclusion: object) -> Expr:
+    return any_of(not_(lift(premise)), conclusion)
+
+
+def ite(cond: object, then: object, otherwise: object) -> Expr:
+    c = _need(BOOL, lift(cond), "ite condition")
+    a, b = lift(then), lift(otherwise)
+    if a.sort is not b.sort:
+        raise RuleLanguageError(
+            "", f"ite branches differ: {a.sort.value} `{a}` vs {b.sort.value} `{b}`"
+        )
+    if c.is_const:
+        return a if c.value else b
+    if a is b:
+        return a
+    return Expr("ite", a.sort, (c, a, b))
+
+
+def max_of(*exprs: object) -> Expr:
+    items = [lift(e) for e in exprs]
+    best = items[0]
+    for item in items[1:]:
+        best = ite(item > best, item, best)
+    return best
+
+
+def min_of(*exprs: object) -> Expr:
+    items = [lift(e) for e in exprs]
+    best = items[0]
+    for item in items[1:]:
+        best = ite(item < best, item, best)
+    return best
+
+
+# -- traversal -----------------------------------------------------------------------
+
+
+def walk(roots: Iterable[Expr]) -> Iterator[Expr]:
+    """Every node reachable from ``roots``, each once, children before parents."""
+    seen: set[int] = set()
+    for root in roots:
+        stack: list[tuple[Expr, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in seen:
+                continue
+            if expanded or not node.args:
+                seen.add(id(node))
+                yield node
+            else:
+                stack.append((node, True))
+                stack.extend(
+                    (child, False) for child in reversed(node.args) if id(child) not in seen
+                )
+
+
+def variables(roots: Iterable[Expr]) -> dict[str, Sort]:
+    return {n.name: n.sort for n in walk(roots) if n.op == "var"}  # type: ignore[misc]
+
+
+def rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
+    """``node`` with new children, through the folding constructors."""
+    op = node.op
+    if op in COMPARISONS:
+        return _compare(op, *args)
+    if op in ("add", "sub"):
+        return _arith(op, *args)
+    if op == "and":
+        return all_of(*args)
+    if op == "or":
+        return any_of(*args)
+    if op == "not":
+        return not_(args[0])
+    if op == "ite":
+        return ite(*args)
+    raise ValueError(f"rebuild of leaf {op}")
+
+
+def transform(roots: Iterable[Expr], leaf: Callable[[Expr], Expr]) -> dict[int, Expr]:
+    """Rebuild ``roots`` bottom-up, replacing each leaf by ``leaf(node)``; id -> new node."""
+    done: dict[int, Expr] = {}
+    for node in walk(roots):
+        if not node.args:
+            done[id(node)] = leaf(node)
+        else:
+            args = tuple(done[id(a)] for a in node.args)
+            same = all(a is b for a, b in zip(args, node.args, strict=True))
+            done[id(node)] = node if same else rebuild(node, args)
+    return done
+
+
+def substitute(roots: list[Expr], mapping: Mapping[str, Expr]) -> list[Expr]:
+    """Replace variables by expressions (checked for sort)."""
+
+    def leaf(node: Expr) -> Expr:
+        if node.op == "var" and node.name in mapping:
+            new = mapping[node.name]  # type: ignore[index]
+            if new.sort is not node.sort:
+                raise RuleLanguageError(
+                    "", f"`{node.name}` is {node.sort.value} but was given {new.sort.value} `{new}`"
+                )
+            return new
+        return node
+
+    done = transform(roots, leaf)
+    return [done[id(r)] for r in roots]
+
+
+# -- the concrete interpretation -------------------------------------------------------
+
+
+def _apply(op: str, v: tuple[Value, ...]) -> Value:
+    if op == "lt":
+        return v[0] < v[1]
+    if op == "le":
+        return v[0] <= v[1]
+    if op == "gt":
+        return v[0] > v[1]
+    if op == "ge":
+        return v[0] >= v[1]
+    if op == "eq":
+        return v[0] == v[1]
+    if op == "ne":
+        return v[0] != v[1]
+    if op == "add":
+        return (v[0] + v[1]) % MODULUS
+    if op == "sub":
+        return (v[0] - v[1]) % MODULUS
+    if op == "and":
+        return all(v)
+    if op == "or":
+        return any(v)
+    if op == "not":
+        return not v[0]
+    if op == "ite":
+        return v[1] if v[0] else v[2]
+    raise ValueError(f"unknown operator {op}")
+
+
+def evaluate_many(roots: Iterable[Expr], env: Mapping[str, Value]) -> list[Value]:
+    """Evaluate several expressions over plain values, sharing common subterms."""
+    roots = list(roots)
+    values: dict[int, Value] = {}
+    for node in walk(roots):
+        if node.op == "const":
+            values[id(node)] = node.value  # type: ignore[assignment]
+        elif node.op == "var":
+            try:
+                values[id(node)] = env[node.name]  # type: ignore[index]
+            except KeyError:
+                raise RuleLanguageError("", f"no value given for `{node.name}`") from None
+        else:
+            values[id(node)] = _apply(node.op, tuple(values[id(a)] for a in node.args))
+    return [values[id(r)] for r in roots]
+
+
+def evaluate(root: Expr, env: Mapping[str, Value]) -> Value:
+    return evaluate_many([root], env)[0]
+
+
+# -- printing ------------------------------------------------------------------------
+
+
+def _key(node: Expr) -> object:
+    return (node.op, node.value, node.name, tuple(_key(a) for a in node.args))
+
+
+def _show(node: Expr, outer: int) -> str:
+    op = node.op
+    if op == "const":
+        return str(node.value).lower() if node.sort is BOOL else str(node.value)
+    if op == "var":
+        return node.name  # type: ignore[return-value]
+    if op == "ite":
+        return "ite({}, {}, {})".format(*(_show(a, 0) for a in node.args))
+    if op == "not":
+        text = "~" + _show(node.args[0], _PRECEDENCE["not"] + 1)
+        level = _PRECEDENCE["not"]
+    elif op in ("and", "or"):
+        level = _PRECEDENCE[op]
+        text = f" {_SYMBOL[op]} ".join(_show(a, level + 1) for a in node.args)
+    else:
+        level = _PRECEDENCE["cmp" if op in COMPARISONS else op]
+        left = _show(node.args[0], level + 1 if op in COMPARISONS else level)
+        right = _show(node.args[1], level + 1)
+        text = f"{left} {_SYMBOL[op]} {right}"
+    return f"({text})" if level < outer else text
+
+
+# -- the concrete interpretation, compiled -------------------------------------------------
+
+_PY = {
+    "lt": "({0} < {1})",
+    "le": "({0} <= {1})",
+    "gt": "({0} > {1})",
+    "ge": "({0} >= {1})",
+    "eq": "({0} == {1})",
+    "ne": "({0} != {1})",
+    "add": "(({0} + {1}) % 18446744073709551616)",
+    "sub": "(({0} - {1}) % 18446744073709551616)",
+    "not": "(not {0})",
+    "ite": "({1} if {0} else {2})",
+}
+
+
+class Compiled:
+    """``roots`` turned into one Python function: the same semantics as ``evaluate``.
+
+    Use it where one expression is evaluated many times (``decide`` on every
+    stdin line, vector replay, exhaustive enumeration); the tests check it
+    against ``evaluate`` on random inputs.
+    """
+
+    def __init__(self, roots: Iterable[Expr]) -> None:
+        self.roots = list(roots)
+        order = list(walk(self.roots))
+        names = {id(node): f"_{i}" for i, node in enumerate(order)}
+        self.inputs = sorted({n.name for n in order if n.op == "var"})  # type: ignore[type-var]
+        lines = ["def _compiled(env):"]
+        for node in order:
+            target = names[id(node)]
+            if node.op == "const":
+                lines.append(f"    {target} = {node.value!r}")
+            elif node.op == "var":
+                lines.append(f"    {target} = env[{node.name!r}]")
+            else:
+                args = [names[id(a)] for a in node.args]
+                if node.op in ("and", "or"):
+                    code = "(" + f" {node.op} ".join(args) + ")"
+                else:
+                    code = _PY[node.op].format(*args)
+                lines.append(f"    {target} = {code}")
+        lines.append("    return [" + ", ".join(names[id(r)] for r in self.roots) + "]")
+        namespace: dict[str, object] = {}
+        exec(compile("\n".join(lines), "<dcpcheck-expr>", "exec"), namespace)
+        self._function: Callable[[Mapping[str, Value]], list[Value]] = namespace["_compiled"]  # type: ignore[assignment]
+
+    def __call__(self, env: Mapping[str, Value]) -> list[Value]:
+        try:
+            return self._function(env)
+        except KeyError as missing:
+            raise RuleLanguageError("", f"no value given for `{missing.args[0]}`") from None

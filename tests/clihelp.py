@@ -1,0 +1,45 @@
+"""Running dcpcheck from tests: in process (fast) or as a real subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DCPCHECK = [sys.executable, "-m", "checker.cli"]
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(args: list[str], stdin: str = "", monkeypatch=None, capsys=None) -> Result:
+    """In process: ``monkeypatch`` and ``capsys`` are the pytest fixtures."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return Result(code, captured.out, captured.err)
+
+
+def run_subprocess(args: list[str], stdin: str = "", timeout: float = 600, cwd: Path | None = None) -> Result:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run(
+        [*DCPCHECK, *[str(a) for a in args]],
+        input=stdin.encode(),
+        capture_output=True,
+        timeout=timeout,
+        cwd=cwd or ROOT,
+        env=env,
+        check=False,
+    )
+    return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())

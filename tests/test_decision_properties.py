@@ -1,0 +1,47 @@
+"""Properties every built-in rule set's decision has, on random requests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from spec.rules import RULE_SETS, Decider
+from spec.types import Outcome
+from strategies import decision_inputs
+
+NAMES = ["kv-current", "rollback-doc"]
+DECIDERS = {name: Decider(RULE_SETS.get(name)) for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=1000)
+@given(inputs=decision_inputs())
+def test_rollback_seqno_is_never_above_start(name, inputs) -> None:
+    req, producer = inputs
+    decision = DECIDERS[name].decide(req, producer)
+    if decision.outcome is Outcome.ROLLBACK:
+        assert decision.rollback_seqno is not None
+        assert decision.rollback_seqno <= req.start
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=1000)
+@given(inputs=decision_inputs())
+def test_no_rollback_when_the_snapshot_ends_at_or_below_upper(name, inputs) -> None:
+    req, producer = inputs
+    upper = producer.table.upper(req.uuid, producer.high_seqno)
+    purge_applies = producer.purge_seqno > 0 and not req.ignore_purged
+    if upper is None or purge_applies or not req.range_ok or req.snap_end > upper:
+        return
+    decision = DECIDERS[name].decide(req, producer)
+    assert decision.outcome is Outcome.ACCEPT, decision
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=1000)
+@given(inputs=decision_inputs())
+def test_erange_exactly_when_the_request_invariant_fails(name, inputs) -> None:
+    req, producer = inputs
+    decision = DECIDERS[name].decide(req, producer)
+    invariant = req.snap_start <= req.start <= req.snap_end and req.start <= req.end
+    assert (decision.outcome is Outcome.ERANGE) == (not invariant)
