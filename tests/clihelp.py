@@ -30,7 +30,9 @@ def run_cli(args: list[str], stdin: str = "", monkeypatch=None, capsys=None) -> 
     return Result(code, captured.out, captured.err)
 
 
-def run_subprocess(args: list[str], stdin: str = "", timeout: float = 600, cwd: Path | None = None) -> Result:
+def run_subprocess(
+    args: list[str], stdin: str = "", timeout: float = 600, cwd: Path | None = None
+) -> Result:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run(

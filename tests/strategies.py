@@ -9,14 +9,23 @@ from spec.types import ProducerState, StreamRequest
 
 # Mostly small seqnos (where the interesting coincidences are), sometimes huge ones.
 small = st.integers(0, 12)
-seqnos = st.one_of(small, small, small, st.integers(UINT64_MAX - 12, UINT64_MAX), st.integers(0, UINT64_MAX))
+seqnos = st.one_of(
+    small, small, small, st.integers(UINT64_MAX - 12, UINT64_MAX), st.integers(0, UINT64_MAX)
+)
 uuids = st.sampled_from([0, 1111, 2222, 3333, 4444, 5555, UINT64_MAX])
 
 
 @st.composite
 def tables(draw: st.DrawFn, max_entries: int = 4, max_seqno: int | None = None) -> FailoverTable:
     n = draw(st.integers(1, max_entries))
-    ids = draw(st.lists(st.sampled_from([1111, 2222, 3333, 4444, 5555, 6666]), min_size=n, max_size=n, unique=True))
+    ids = draw(
+        st.lists(
+            st.sampled_from([1111, 2222, 3333, 4444, 5555, 6666]),
+            min_size=n,
+            max_size=n,
+            unique=True,
+        )
+    )
     top = max_seqno if max_seqno is not None else draw(seqnos)
     seqs = sorted((draw(st.integers(0, top)) for _ in range(n)), reverse=True)
     return FailoverTable(tuple(FailoverEntry(u, s) for u, s in zip(ids, seqs, strict=True)))
@@ -25,17 +34,34 @@ def tables(draw: st.DrawFn, max_entries: int = 4, max_seqno: int | None = None) 
 @st.composite
 def producers(draw: st.DrawFn, max_entries: int = 4) -> ProducerState:
     table = draw(tables(max_entries))
-    high = draw(st.one_of(st.integers(table.latest.seqno, table.latest.seqno + 12), st.integers(table.latest.seqno, UINT64_MAX)))
+    high = draw(
+        st.one_of(
+            st.integers(table.latest.seqno, table.latest.seqno + 12),
+            st.integers(table.latest.seqno, UINT64_MAX),
+        )
+    )
     purge = draw(st.one_of(st.just(0), st.integers(0, high)))
     return ProducerState(table, high, purge)
 
 
 @st.composite
-def requests(draw: st.DrawFn, producer: ProducerState | None = None, valid: bool | None = None) -> StreamRequest:
+def requests(
+    draw: st.DrawFn, producer: ProducerState | None = None, valid: bool | None = None
+) -> StreamRequest:
     known = list(producer.table.uuids) if producer else []
     uuid = draw(st.one_of(uuids, st.sampled_from(known))) if known else draw(uuids)
-    points = [e.seqno for e in producer.table] + [producer.high_seqno, producer.purge_seqno] if producer else []
-    near = st.sampled_from(sorted({max(0, min(UINT64_MAX, p + d)) for p in points for d in (-1, 0, 1)})) if points else seqnos
+    points = (
+        [e.seqno for e in producer.table] + [producer.high_seqno, producer.purge_seqno]
+        if producer
+        else []
+    )
+    near = (
+        st.sampled_from(
+            sorted({max(0, min(UINT64_MAX, p + d)) for p in points for d in (-1, 0, 1)})
+        )
+        if points
+        else seqnos
+    )
     value = st.one_of(near, seqnos)
     a, b, c = sorted(draw(value) for _ in range(3))
     if valid is None:

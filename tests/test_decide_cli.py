@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli, run_subprocess
 from conftest import DATA
 
@@ -29,7 +28,9 @@ def test_tabs_and_repeated_spaces_separate_fields(monkeypatch, capsys) -> None:
 
 
 def test_wrong_field_count_warns_without_newline_and_skips(monkeypatch, capsys) -> None:
-    result = run_cli(["decide", TABLE, 100, 0], "1 2 3\n\n2222 20 30 25 \n" + SANITY_IN, monkeypatch, capsys)
+    result = run_cli(
+        ["decide", TABLE, 100, 0], "1 2 3\n\n2222 20 30 25 \n" + SANITY_IN, monkeypatch, capsys
+    )
     assert result.code == 0
     assert result.out == SANITY_EXPECTED
     warning = (
@@ -39,23 +40,31 @@ def test_wrong_field_count_warns_without_newline_and_skips(monkeypatch, capsys) 
     assert result.err == warning * 3
 
 
-def test_extra_json_fields_are_printed_as_nlohmann_prints_them(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_extra_json_fields_are_printed_as_nlohmann_prints_them(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
     table = tmp_path / "t.json"
     table.write_text('[{"seq": 80, "id": 3333, "comment": "latest entry"}, {"id": 1111, "seq": 0}]')
     result = run_cli(["decide", table, 100, 0], "", monkeypatch, capsys)
     assert result.out.splitlines()[2] == '    {"comment":"latest entry","id":3333,"seq":80}'
 
 
-def test_sanitised_table_is_printed_as_rebuilt_and_warned_about(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_sanitised_table_is_printed_as_rebuilt_and_warned_about(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
     table = tmp_path / "t.json"
-    table.write_text('[{"id": 0, "seq": 5, "comment": "x"}, {"id": 2, "seq": 4}, {"id": 1, "seq": 9}]')
+    table.write_text(
+        '[{"id": 0, "seq": 5, "comment": "x"}, {"id": 2, "seq": 4}, {"id": 1, "seq": 9}]'
+    )
     result = run_cli(["decide", table, 10, 0], "", monkeypatch, capsys)
     assert result.out.splitlines()[1:4] == ["[", '    {"id":2,"seq":4}', "]"]
     assert "dropped 2 erroneous entries" in result.err
 
 
 def test_json_mode_reports_the_full_producer_answer(monkeypatch, capsys) -> None:
-    result = run_cli(["decide", TABLE, 100, 0, "--json"], SANITY_IN + "2222 26 20 30\n", monkeypatch, capsys)
+    result = run_cli(
+        ["decide", TABLE, 100, 0, "--json"], SANITY_IN + "2222 26 20 30\n", monkeypatch, capsys
+    )
     records = [json.loads(line) for line in result.out.splitlines()]
     assert [r["decision"] for r in records] == ["ok", "rollback", "rollback", "erange"]
     assert [r["case"] for r in records] == ["lagging", "ahead-of-upper", "uuid-not-found", "erange"]
@@ -72,7 +81,9 @@ def test_text_mode_warns_on_stderr_about_an_erange_request(monkeypatch, capsys) 
 def test_rules_option_selects_the_document_rules(monkeypatch, capsys) -> None:
     req = "5555 0 0 0\n"
     code = run_cli(["decide", TABLE, 100, 0, "--json"], req, monkeypatch, capsys)
-    doc = run_cli(["decide", TABLE, 100, 0, "--json", "--rules", "rollback-doc"], req, monkeypatch, capsys)
+    doc = run_cli(
+        ["decide", TABLE, 100, 0, "--json", "--rules", "rollback-doc"], req, monkeypatch, capsys
+    )
     assert json.loads(code.out)["decision"] == "ok"
     assert json.loads(doc.out)["case"] == "uuid-not-found"
 
@@ -81,13 +92,22 @@ def test_flags_humpty_cannot_express_reach_the_decision(monkeypatch, capsys) -> 
     req = "5555 0 0 0\n"
     result = run_cli(["decide", TABLE, 100, 0, "--json", "--strict"], req, monkeypatch, capsys)
     assert json.loads(result.out)["case"] == "uuid-not-found"
-    purged = run_cli(["decide", TABLE, 100, 50, "--json", "--ignore-purged"], "3333 40 40 40\n", monkeypatch, capsys)
+    purged = run_cli(
+        ["decide", TABLE, 100, 50, "--json", "--ignore-purged"],
+        "3333 40 40 40\n",
+        monkeypatch,
+        capsys,
+    )
     assert json.loads(purged.out)["case"] == "lagging"
 
 
-def test_a_high_seqno_above_2_63_prints_as_humpty_prints_it(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_high_seqno_above_2_63_prints_as_humpty_prints_it(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
     result = run_cli(["decide", TABLE, 2**64 - 1, 0], "", monkeypatch, capsys)
-    assert result.out.startswith("Simulating behaviour of VBucket with highSeqno: -1, purgeSeqno:0,")
+    assert result.out.startswith(
+        "Simulating behaviour of VBucket with highSeqno: -1, purgeSeqno:0,"
+    )
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -134,7 +154,10 @@ def test_bad_table_is_one_line_exit_2(case, tmp_path: Path, monkeypatch, capsys)
         ([TABLE, 100], "the following arguments are required: PURGE"),
         ([TABLE, 100, 0, 7], "unrecognized arguments: 7"),
         ([Path("/nonexistent/t.json"), 100, 0], "/nonexistent/t.json: no such file"),
-        ([TABLE, 100, 0, "--rules", "nope"], "unknown rules 'nope'; known: kv-current, rollback-doc"),
+        (
+            [TABLE, 100, 0, "--rules", "nope"],
+            "unknown rules 'nope'; known: kv-current, rollback-doc",
+        ),
         ([TABLE, 100, 0, "--remote-purge", "x"], "--remote-purge: expected a non-negative integer"),
     ],
 )
@@ -145,7 +168,9 @@ def test_bad_arguments_are_one_line_exit_2(args, expected, monkeypatch, capsys) 
     assert expected in result.err
 
 
-@pytest.mark.parametrize("line", ["2222 20 30 2x5", "2222 -1 30 25", "2222 20 30 99999999999999999999"])
+@pytest.mark.parametrize(
+    "line", ["2222 20 30 2x5", "2222 -1 30 25", "2222 20 30 99999999999999999999"]
+)
 def test_bad_request_field_names_the_line_and_field(line, monkeypatch, capsys) -> None:
     result = run_cli(["decide", TABLE, 100, 0], f"2222 20 30 25\n{line}\n", monkeypatch, capsys)
     assert result.code == 2

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from strategies import decision_inputs
 
 from spec.rules import RULE_SETS, Decider
 from spec.types import Outcome
-from strategies import decision_inputs
 
 NAMES = ["kv-current", "rollback-doc"]
 DECIDERS = {name: Decider(RULE_SETS.get(name)) for name in NAMES}

@@ -71,7 +71,7 @@ def test_substitute_replaces_variables_and_checks_sorts() -> None:
 def test_deep_chains_do_not_hit_the_recursion_limit() -> None:
     expr: Expr = X
     for i in range(5000):
-        expr = ite(X == i, const(i), expr)
+        expr = ite(i == X, const(i), expr)
     assert evaluate(expr, {"x": 4000}) == 4000
     assert Compiled([expr])({"x": 4000}) == [4000]
 
@@ -117,6 +117,6 @@ def test_compiled_and_interpreted_evaluation_agree(expr: Expr, env) -> None:
 @given(exprs(), envs)
 def test_printed_expressions_read_back_as_the_same_expression(expr: Expr, env) -> None:
     namespace = {"x": X, "y": Y, "z": Z, "b": B, "ite": ite, "true": True, "false": False}
-    again = eval(str(expr), namespace)  # noqa: S307
+    again = eval(str(expr), namespace)
     again = const(again) if isinstance(again, bool | int) else again
     assert evaluate(again, env) == evaluate(expr, env)

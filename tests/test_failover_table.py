@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import tables
 
 from spec.failover_table import FailoverEntry, FailoverTable
-from strategies import tables
 
 
 def test_create_entry_pushes_newest_first() -> None:
@@ -103,7 +103,9 @@ def test_entry_covering_a_seqno_is_the_newest_at_or_below_it() -> None:
 
 
 @given(tables(max_entries=5), st.integers(0, 20), st.integers(1, 10**6))
-def test_create_entry_keeps_seqnos_non_increasing(table: FailoverTable, seqno: int, uuid: int) -> None:
+def test_create_entry_keeps_seqnos_non_increasing(
+    table: FailoverTable, seqno: int, uuid: int
+) -> None:
     new = table.create_entry(seqno, uuid)
     seqs = [e.seqno for e in new]
     assert seqs == sorted(seqs, reverse=True)

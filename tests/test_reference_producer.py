@@ -34,7 +34,12 @@ def kv(
 ):
     """needsRollback's argument order, as kv_engine's tests call it."""
     req = StreamRequest(
-        uuid, start, snap_start, snap_end, strict=strict, remote_purge=remote_purge,
+        uuid,
+        start,
+        snap_start,
+        snap_end,
+        strict=strict,
+        remote_purge=remote_purge,
         collection_high=collection_high,
     )
     return needs_rollback_kv_current(req, ProducerState(table, high, purge))

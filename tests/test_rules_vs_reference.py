@@ -10,13 +10,13 @@ import itertools
 
 import pytest
 from hypothesis import given, settings
+from strategies import decision_inputs
 
 from spec.expr import evaluate_many
 from spec.failover_table import UINT64_MAX, FailoverEntry, FailoverTable
 from spec.reference.producer import REFERENCE_DECISIONS, stream_request
 from spec.rules import RULE_SETS, Decider, DecisionSpace
 from spec.types import ProducerState, StreamRequest
-from strategies import decision_inputs
 
 BUILTIN = sorted(REFERENCE_DECISIONS)
 DECIDERS = {name: Decider(RULE_SETS.get(name)) for name in BUILTIN}
@@ -57,7 +57,8 @@ def small_producers(top: int = 2):
         for uuids in itertools.permutations((1, 2), length):
             for seqs in itertools.combinations_with_replacement(range(top + 1), length):
                 entries = tuple(
-                    FailoverEntry(u, s) for u, s in zip(uuids, sorted(seqs, reverse=True), strict=True)
+                    FailoverEntry(u, s)
+                    for u, s in zip(uuids, sorted(seqs, reverse=True), strict=True)
                 )
                 table = FailoverTable(entries)
                 for high in range(table.latest.seqno, top + 1):
@@ -67,11 +68,15 @@ def small_producers(top: int = 2):
 
 def small_requests(producer: ProducerState, top: int = 2):
     values = range(top + 1)
-    for uuid, start, snap_start, snap_end in itertools.product((0, 1, 2, 3), values, values, values):
+    for uuid, start, snap_start, snap_end in itertools.product(
+        (0, 1, 2, 3), values, values, values
+    ):
         for strict, ignore in itertools.product((False, True), repeat=2):
             for remote, coll in itertools.product((0, producer.purge_seqno), (None, 0, top)):
                 for end in (UINT64_MAX, start - 1 if start else UINT64_MAX):
-                    yield StreamRequest(uuid, start, snap_start, snap_end, end, strict, ignore, remote, coll)
+                    yield StreamRequest(
+                        uuid, start, snap_start, snap_end, end, strict, ignore, remote, coll
+                    )
 
 
 @pytest.mark.parametrize("name", BUILTIN)

@@ -1,0 +1,63 @@
+"""The bounds a check holds for, kept apart from the rules (like TLA+'s MC*.cfg)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spec.failover_table import DEFAULT_MAX_ENTRIES
+
+__all__ = ["Bounds"]
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How big a scenario may be.
+
+    * ``seqnos``: every producer's history has at most this many mutations;
+    * ``keys``: mutations touch at most this many distinct keys;
+    * ``entries``: the consumer's (first producer's) failover table has at most
+      ``entries - failovers`` entries, so that every later table fits;
+    * ``failovers``: failures (promotion or unclean restart) between the
+      consumer's disconnect and its resume;
+    * ``rounds``: request/rollback rounds unrolled; ``entries + 3`` by default,
+      one more than ``bounded-rollback`` allows, so a loop that runs too long
+      is seen.
+    """
+
+    seqnos: int = 5
+    keys: int = 2
+    entries: int = 3
+    failovers: int = 1
+    rounds: int = 0  # 0: entries + 3
+    max_entries: int = DEFAULT_MAX_ENTRIES  # kv_engine's cap on table length
+
+    def __post_init__(self) -> None:
+        for name in ("seqnos", "keys", "entries"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"bound {name} must be at least 1")
+        if self.failovers < 0:
+            raise ValueError("bound failovers must be at least 0")
+        if self.entries <= self.failovers:
+            raise ValueError("bound entries must exceed failovers (each failover adds an entry)")
+        if self.rounds == 0:
+            object.__setattr__(self, "rounds", self.entries + 3)
+
+    @property
+    def first_table_entries(self) -> int:
+        return self.entries - self.failovers
+
+    def describe(self) -> str:
+        return (
+            f"seqnos<={self.seqnos}, keys<={self.keys}, table entries<={self.entries}, "
+            f"failovers<={self.failovers}, rounds<={self.rounds}"
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "seqnos": self.seqnos,
+            "keys": self.keys,
+            "entries": self.entries,
+            "failovers": self.failovers,
+            "rounds": self.rounds,
+            "max_entries": self.max_entries,
+        }

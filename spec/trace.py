@@ -1,0 +1,149 @@
+"""What happened when a consumer resumed: the trace every property reads.
+
+A ``Trace`` is produced two ways: by the reference implementation running a
+scenario step by step (``spec.reference.simulate``), and by the symbolic model
+(``spec.model``), whose expressions over the scenario's variables denote the
+same quantities. Properties are formulas over the *trace fields* below, so a
+property is written once and evaluated on either.
+
+Trace fields, for bounds with N seqnos, K keys and R rounds (x in 1..N,
+k in 0..K-1, i in 0..R-1); unused positions are 0 / false:
+
+==================  =========================================================
+p.high, p.purge     the final producer's high and purge seqnos
+p.table_len         entries in the final producer's failover table
+p.key.x, p.del.x,   the final producer's mutation at seqno x (x <= p.high):
+p.epoch.x           its key, whether it is a deletion, the epoch that wrote it
+c.held.x            before resuming, the consumer holds the item at seqno x
+c.key.x, c.del.x,   ... and that item's key, deletion flag and epoch
+c.epoch.x
+c.boundary.x        the consumer received a whole snapshot ending at x
+ri.sent             the consumer sent request i (round i happened)
+ri.uuid, ri.start,  request i
+ri.snap_start,
+ri.snap_end
+ri.outcome          the answer: 0 ok, 1 rollback, 2 erange
+ri.seqno            the rollback seqno (0 unless outcome is rollback)
+ri.keep             the consumer held only items with seqno <= keep when it
+                    sent request i
+f.has.k             after the accepted stream completed, the consumer holds a
+                    version of key k (live or a tombstone) ...
+f.seq.k, f.epoch.k, ... the seqno and epoch of that version, and whether it is
+f.del.k             a tombstone (all 0/false when no request was accepted)
+==================  =========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spec.bounds import Bounds
+from spec.expr import BOOL, INT, Expr, Sort, Value, var
+from spec.failover_table import FailoverTable
+from spec.rules.language import ACCEPT_CODE, ERANGE_CODE, ROLLBACK_CODE
+from spec.scenario import Item, Scenario
+from spec.types import Decision, Outcome, StreamRequest
+
+__all__ = ["Round", "Trace", "TraceFields", "trace_values"]
+
+OUTCOME_CODE = {
+    Outcome.ACCEPT: ACCEPT_CODE,
+    Outcome.ROLLBACK: ROLLBACK_CODE,
+    Outcome.ERANGE: ERANGE_CODE,
+}
+
+
+@dataclass(frozen=True)
+class Round:
+    request: StreamRequest
+    decision: Decision
+    keep: int  # the consumer held only items with seqno <= keep when it sent the request
+
+
+@dataclass(frozen=True)
+class Trace:
+    scenario: Scenario
+    producer_items: tuple[Item, ...]  # the final producer's history, seqno 1..high, in order
+    producer_table: FailoverTable
+    purge_seqno: int
+    held: tuple[Item, ...]  # what the consumer held before resuming, by seqno
+    boundaries: tuple[int, ...]  # ends of the snapshots it received whole
+    rounds: tuple[Round, ...]
+    final: dict[int, Item]  # key -> the version the consumer ends with ({} unless accepted)
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.rounds) and self.rounds[-1].decision.outcome is Outcome.ACCEPT
+
+    @property
+    def high_seqno(self) -> int:
+        return len(self.producer_items)
+
+
+class TraceFields:
+    """The trace fields of one bound, as variables of the expression language."""
+
+    ROUND = ("uuid", "start", "snap_start", "snap_end", "outcome", "seqno", "keep")
+
+    def __init__(self, bounds: Bounds) -> None:
+        self.bounds = bounds
+        self.seqnos = range(1, bounds.seqnos + 1)
+        self.keys = range(bounds.keys)
+        self.rounds = range(bounds.rounds)
+        sorts: dict[str, Sort] = {"p.high": INT, "p.purge": INT, "p.table_len": INT}
+        for x in self.seqnos:
+            sorts |= {f"p.key.{x}": INT, f"p.del.{x}": BOOL, f"p.epoch.{x}": INT}
+            sorts |= {f"c.held.{x}": BOOL, f"c.key.{x}": INT, f"c.del.{x}": BOOL}
+            sorts |= {f"c.epoch.{x}": INT, f"c.boundary.{x}": BOOL}
+        for i in self.rounds:
+            sorts[f"r{i}.sent"] = BOOL
+            sorts |= {f"r{i}.{name}": INT for name in self.ROUND}
+        for k in self.keys:
+            sorts |= {
+                f"f.has.{k}": BOOL,
+                f"f.seq.{k}": INT,
+                f"f.epoch.{k}": INT,
+                f"f.del.{k}": BOOL,
+            }
+        self.sorts = sorts
+
+    def __getitem__(self, name: str) -> Expr:
+        return var(name, self.sorts[name])
+
+
+def trace_values(trace: Trace, bounds: Bounds) -> dict[str, Value]:
+    """Flatten a concrete trace into trace-field values (see the module docstring)."""
+    fields = TraceFields(bounds)
+    if trace.high_seqno > bounds.seqnos or len(trace.rounds) > bounds.rounds:
+        raise ValueError(f"trace does not fit bounds {bounds.describe()}")
+    values: dict[str, Value] = {
+        name: (False if sort is BOOL else 0) for name, sort in fields.sorts.items()
+    }
+    values["p.high"] = trace.high_seqno
+    values["p.purge"] = trace.purge_seqno
+    values["p.table_len"] = len(trace.producer_table)
+    for item in trace.producer_items:
+        x = item.seqno
+        values |= {f"p.key.{x}": item.key, f"p.del.{x}": item.deleted, f"p.epoch.{x}": item.epoch}
+    for item in trace.held:
+        x = item.seqno
+        values |= {f"c.held.{x}": True, f"c.key.{x}": item.key, f"c.del.{x}": item.deleted}
+        values[f"c.epoch.{x}"] = item.epoch
+    for x in trace.boundaries:
+        values[f"c.boundary.{x}"] = True
+    for i, rnd in enumerate(trace.rounds):
+        req, dec = rnd.request, rnd.decision
+        values |= {
+            f"r{i}.sent": True,
+            f"r{i}.uuid": req.uuid,
+            f"r{i}.start": req.start,
+            f"r{i}.snap_start": req.snap_start,
+            f"r{i}.snap_end": req.snap_end,
+            f"r{i}.outcome": OUTCOME_CODE[dec.outcome],
+            f"r{i}.seqno": dec.rollback_seqno or 0,
+            f"r{i}.keep": rnd.keep,
+        }
+    for k, item in trace.final.items():
+        values |= {f"f.has.{k}": True, f"f.seq.{k}": item.seqno, f"f.epoch.{k}": item.epoch}
+        values[f"f.del.{k}"] = item.deleted
+    return values
