@@ -38,7 +38,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from spec.expr import FALSE, Expr, lift
+from spec.expr import FALSE, Expr, const, lift
+
+ZERO = const(0)
 
 __all__ = ["ConsumerVariant", "ConsumerView", "LogView", "ResumeRequest", "Truncation"]
 
@@ -77,7 +79,7 @@ class ResumeRequest:
     snap_end: Expr
     strict: Expr = FALSE
     ignore_purged: Expr = FALSE
-    remote_purge: Expr = lift(0)
+    remote_purge: Expr = ZERO
 
     def __post_init__(self) -> None:
         for name in (
