@@ -19,6 +19,7 @@ __all__ = ["main"]
 
 COMMANDS = {
     "decide": "humpty_dumpty-compatible producer decisions for stdin requests",
+    "check": "search for resumes that violate a property (Z3), replay them on the reference",
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,

@@ -18,8 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from spec.expr import BOOL, INT, Compiled, Expr, Value, all_of, any_of, const, implies, ite, var
+from spec.expr import BOOL, INT, Compiled, Expr, Value, all_of, const, implies, ite, var
 from spec.failover_table import UINT64_MAX, FailoverEntry, FailoverTable
+from spec.model.table import TableExprs
 from spec.rules.language import (
     ERANGE_CODE,
     FIELDS,
@@ -56,6 +57,49 @@ class DecisionExprs:
     case: Expr  # index into RuleSet.case_names (the last is "erange")
 
 
+def decision_fields(
+    request: Mapping[str, Expr], table: TableExprs, high_seqno: Expr, producer_purge_seqno: Expr
+) -> dict[str, Expr]:
+    """The fields a rule set reads (``FIELDS``), for a request and a producer.
+
+    ``request`` maps every name of ``REQUEST_VARS`` to an expression. The
+    producer applies IgnorePurgedTombstones here: ``purge_seqno`` reads 0.
+    """
+    fields = {name: request[name] for name in REQUEST_VARS}
+    fields["high_seqno"] = high_seqno
+    fields["producer_purge_seqno"] = producer_purge_seqno
+    fields["purge_seqno"] = ite(request["ignore_purged"], const(0), producer_purge_seqno)
+    fields["table_len"] = table.length
+    fields["latest_uuid"] = table.latest_uuid
+    found, upper = table.lookup(request["uuid"], high_seqno)
+    fields["uuid_found"] = found
+    fields["upper"] = upper
+    assert set(fields) == set(FIELDS), set(fields) ^ set(FIELDS)
+    return fields
+
+
+def range_ok(fields: Mapping[str, Expr]) -> Expr:
+    """The stream-request invariant; the producer answers ERANGE when it fails."""
+    return all_of(
+        fields["snap_start"] <= fields["start"],
+        fields["start"] <= fields["snap_end"],
+        fields["start"] <= fields["end"],
+    )
+
+
+def producer_decision(rules: RuleSet, fields: Mapping[str, Expr]) -> DecisionExprs:
+    """The producer's answer: ERANGE first, then the rule set."""
+    compiled = compile_rules(rules, dict(fields))
+    ok = range_ok(fields)
+    return DecisionExprs(
+        range_ok=ok,
+        rules=compiled,
+        outcome=ite(ok, compiled.outcome, const(ERANGE_CODE)),
+        seqno=ite(ok, compiled.seqno, const(0)),
+        case=ite(ok, compiled.case, const(len(rules.clauses))),
+    )
+
+
 @dataclass(frozen=True)
 class DecisionSpace:
     table_entries: int
@@ -87,38 +131,24 @@ class DecisionSpace:
 
     # -- fields a rule set reads -----------------------------------------------
     @cached_property
-    def fields(self) -> dict[str, Expr]:
+    def table(self) -> TableExprs:
         v = self.v
-        fields = {name: v(name) for name in REQUEST_VARS}
-        fields["high_seqno"] = v("high_seqno")
-        fields["producer_purge_seqno"] = v("producer_purge_seqno")
-        fields["purge_seqno"] = ite(v("ignore_purged"), const(0), v("producer_purge_seqno"))
-        fields["table_len"] = v("table_len")
-        fields["latest_uuid"] = v(self.uuid_var(0))
-        found, upper = self.lookup(v("uuid"))
-        fields["uuid_found"] = found
-        fields["upper"] = upper
-        assert set(fields) == set(FIELDS), set(fields) ^ set(FIELDS)
-        return fields
+        return TableExprs(
+            v("table_len"),
+            tuple(v(self.uuid_var(i)) for i in range(self.table_entries)),
+            tuple(v(self.seq_var(i)) for i in range(self.table_entries)),
+        )
 
-    def lookup(self, uuid: Expr) -> tuple[Expr, Expr]:
-        """(uuid is in the table, upper): kv_engine's walk from the oldest entry."""
-        v = self.v
-        found: Expr = const(False)
-        upper: Expr = v("high_seqno")
-        for i in range(self.table_entries):
-            match = all_of(const(i) < v("table_len"), v(self.uuid_var(i)) == uuid)
-            found = any_of(found, match)
-            # Newest first: an older match (larger i) overrides a newer one.
-            upper = ite(match, v("high_seqno") if i == 0 else v(self.seq_var(i - 1)), upper)
-        return found, upper
+    @cached_property
+    def fields(self) -> dict[str, Expr]:
+        request = {name: self.v(name) for name in REQUEST_VARS}
+        return decision_fields(
+            request, self.table, self.v("high_seqno"), self.v("producer_purge_seqno")
+        )
 
     @cached_property
     def range_ok(self) -> Expr:
-        v = self.v
-        return all_of(
-            v("snap_start") <= v("start"), v("start") <= v("snap_end"), v("start") <= v("end")
-        )
+        return range_ok(self.fields)
 
     def well_formed(self, distinct_uuids: bool = True) -> Expr:
         """Producer states kv_engine can be in (after its table was sanitised).
@@ -127,34 +157,16 @@ class DecisionSpace:
         has one assignment. ``distinct_uuids``: kv_engine draws 48-bit random
         uuids, so two entries sharing one is not a state worth searching.
         """
-        v, n = self.v, self.table_entries
-        parts = [const(1) <= v("table_len"), v("table_len") <= const(n)]
-        for i in range(n):
-            live = const(i) < v("table_len")
-            parts.append(implies(live, v(self.uuid_var(i)) != 0))
-            parts.append(implies(~live, (v(self.uuid_var(i)) == 0) & (v(self.seq_var(i)) == 0)))
-            if i > 0:
-                parts.append(implies(live, v(self.seq_var(i)) <= v(self.seq_var(i - 1))))
-            if distinct_uuids:
-                for j in range(i):
-                    parts.append(implies(live, v(self.uuid_var(i)) != v(self.uuid_var(j))))
-        parts.append(v(self.seq_var(0)) <= v("high_seqno"))
-        parts.append(v("producer_purge_seqno") <= v("high_seqno"))
-        parts.append(implies(~v("has_collection_high"), v("collection_high") == 0))
-        return all_of(*parts)
-
-    # -- the producer around a rule set ----------------------------------------
-    def decision(self, rules: RuleSet) -> DecisionExprs:
-        compiled = compile_rules(rules, self.fields)
-        erange_case = len(rules.clauses)
-        ok = self.range_ok
-        return DecisionExprs(
-            range_ok=ok,
-            rules=compiled,
-            outcome=ite(ok, compiled.outcome, const(ERANGE_CODE)),
-            seqno=ite(ok, compiled.seqno, const(0)),
-            case=ite(ok, compiled.case, const(erange_case)),
+        v = self.v
+        return all_of(
+            self.table.well_formed(distinct_uuids),
+            self.table.seq[0] <= v("high_seqno"),
+            v("producer_purge_seqno") <= v("high_seqno"),
+            implies(~v("has_collection_high"), v("collection_high") == 0),
         )
+
+    def decision(self, rules: RuleSet) -> DecisionExprs:
+        return producer_decision(rules, self.fields)
 
     # -- domain values <-> assignments ---------------------------------------------
     def assignment(self, req: StreamRequest, producer: ProducerState) -> dict[str, Value]:

@@ -1,0 +1,142 @@
+"""Search for resumes that violate a property, or show none exists within bounds.
+
+    dcpcheck check [--rules NAME|FILE ...] [--consumer NAME|FILE ...]
+                   [--property ID ...] [--json] [--out DIR] [--timeout S]
+                   [--seqnos N] [--keys N] [--entries N] [--failovers N]
+
+For every combination, Z3 either finds a violating scenario (minimised,
+replayed on the reference implementation, written to DIR as
+``<id>.json`` and ``<id>.itf.json``) or proves there is none within the
+bounds. Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
+``unknown`` (solver unknown or timeout: nothing is claimed).
+Exit: 0 all hold, 1 a violation, 3 an unknown, 4 a counterexample the
+reference implementation does not confirm (a harness bug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from checker.check import CheckResult, Verdict, check
+from checker.loading import resolve_many
+from checker.report.results import (
+    exit_code,
+    long_form,
+    one_line,
+    result_json,
+    summary_table,
+    write_counterexample,
+)
+from spec.bounds import Bounds
+from spec.consumers import CONSUMERS, ConsumerVariant
+from spec.errors import UsageError
+from spec.properties import PROPERTIES, Property
+from spec.rules import RULE_SETS, RuleSet
+
+
+def add_bounds_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("bounds (a verdict holds within these)")
+    defaults = Bounds()
+    group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
+    group.add_argument("--keys", type=int, default=defaults.keys, metavar="N")
+    group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
+    group.add_argument("--failovers", type=int, default=defaults.failovers, metavar="N")
+    group.add_argument("--rounds", type=int, default=0, metavar="N", help="default entries + 3")
+
+
+def bounds_from(args: argparse.Namespace) -> Bounds:
+    try:
+        return Bounds(
+            seqnos=args.seqnos,
+            keys=args.keys,
+            entries=args.entries,
+            failovers=args.failovers,
+            rounds=args.rounds,
+        )
+    except ValueError as exc:
+        raise UsageError(f"bad bounds: {exc}") from None
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules",
+        action="append",
+        metavar="NAME|FILE",
+        help="rule set (repeatable; default all built-in)",
+    )
+    parser.add_argument(
+        "--consumer",
+        action="append",
+        metavar="NAME|FILE",
+        help="consumer variant (repeatable; default all built-in)",
+    )
+    parser.add_argument(
+        "--property", action="append", metavar="ID", help="property id (repeatable; default all)"
+    )
+
+
+def selection(
+    args: argparse.Namespace,
+) -> tuple[list[RuleSet], list[ConsumerVariant], list[Property]]:
+    rules = [
+        r
+        for text in args.rules or RULE_SETS.names()
+        for r in resolve_many(RULE_SETS, RuleSet, text)
+    ]
+    consumers = [
+        c
+        for text in args.consumer or CONSUMERS.names()
+        for c in resolve_many(CONSUMERS, ConsumerVariant, text)
+    ]
+    props = [
+        p
+        for text in args.property or PROPERTIES.names()
+        for p in resolve_many(PROPERTIES, Property, text)
+    ]
+    return rules, consumers, props
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_selection_arguments(parser)
+    parser.add_argument(
+        "--json", action="store_true", help='print {"results": [...]} instead of text'
+    )
+    parser.add_argument(
+        "--out", default="counterexamples", metavar="DIR", help="where counterexamples go"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="per check (default 120)"
+    )
+    parser.add_argument(
+        "--no-minimise", action="store_true", help="keep the first counterexample found"
+    )
+    add_bounds_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    bounds = bounds_from(args)
+    rules, consumers, props = selection(args)
+    combos = [(r, c, p) for r in rules for c in consumers for p in props]
+    results: list[tuple[CheckResult, object]] = []
+    for n, (r, c, p) in enumerate(combos, start=1):
+        if len(combos) > 1:
+            print(f"[{n}/{len(combos)}] {r.name}/{c.name}: {p.id} ...", file=sys.stderr, flush=True)
+        result = check(r, c, p, bounds, timeout_s=args.timeout, minimise=not args.no_minimise)
+        path = (
+            write_counterexample(result, args.out) if result.verdict is Verdict.VIOLATED else None
+        )
+        results.append((result, path))
+        if not args.json:
+            print(one_line(result, path))
+            if result.verdict is Verdict.VIOLATED:
+                print("\n".join(long_form(result)))
+    if args.json:
+        print(json.dumps({"results": [result_json(r, p) for r, p in results]}, indent=2))
+    elif len(results) > 1:
+        print()
+        print(summary_table([r for r, _ in results]))
+    return exit_code([r for r, _ in results])

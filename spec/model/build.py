@@ -1,0 +1,177 @@
+"""One scenario model: a rule set and a consumer variant over bounded scenarios.
+
+``ScenarioModel(bounds, rules, variant)`` gives
+
+* ``constraints``: what every scenario satisfies (an expression over the
+  scenario variables of ``spec.model.variables``);
+* ``trace``: one expression per trace field (``spec.trace``), denoting what
+  happens when the consumer resumes (docs/model.md).
+
+A property is a formula over trace fields; substituting ``trace`` into it
+gives a formula over the scenario variables, which Z3 searches and which
+evaluates concretely for a given scenario. The model never looks at a
+property, and the checkers never look inside the model.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from spec.bounds import Bounds
+from spec.consumers.api import ConsumerVariant
+from spec.expr import BOOL, FALSE, TRUE, UINT64_MAX, Expr, all_of, any_of, const, ite, min_of
+from spec.model.history import InitialStream, producer_after_failovers
+from spec.model.table import TableExprs
+from spec.model.variables import ScenarioVars
+from spec.model.view import SymbolicView
+from spec.rules.inputs import decision_fields, producer_decision
+from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
+from spec.trace import TraceFields
+
+__all__ = ["ScenarioModel"]
+
+
+class ScenarioModel:
+    def __init__(self, bounds: Bounds, rules: RuleSet, variant: ConsumerVariant) -> None:
+        self.bounds = bounds
+        self.rules = rules
+        self.variant = variant
+        self.vars = ScenarioVars(bounds)
+        self.stream = InitialStream(self.vars)
+        self.producer, self.producer_table = producer_after_failovers(self.vars)
+        self.fields = TraceFields(bounds)
+
+    # -- constraints ------------------------------------------------------------------------
+    @cached_property
+    def constraints(self) -> Expr:
+        v, producer = self.vars, self.producer
+        purge = v["purge"]
+        at_purge = [(purge == x) & producer.present(x) & producer.deleted[x] for x in v.seqnos]
+        return all_of(
+            v.well_formed(),
+            self.stream.well_formed(),
+            # The purge seqno is the seqno of a purged tombstone (or 0).
+            any_of(purge == 0, *at_purge),
+        )
+
+    # -- the trace ----------------------------------------------------------------------------
+    @cached_property
+    def trace(self) -> dict[str, Expr]:
+        trace: dict[str, Expr] = {}
+        trace.update(self._producer_fields())
+        trace.update(self._consumer_fields())
+        trace.update(self._rounds())
+        missing = set(self.fields.sorts) - set(trace)
+        assert not missing, missing
+        return trace
+
+    def _producer_fields(self) -> dict[str, Expr]:
+        p = self.producer
+        out = {
+            "p.high": p.high,
+            "p.purge": self.vars["purge"],
+            "p.table_len": self.producer_table.length,
+        }
+        for x in p.seqnos:
+            present = p.present(x)
+            out[f"p.key.{x}"] = ite(present, p.key[x], const(0))
+            out[f"p.del.{x}"] = present & p.deleted[x]
+            out[f"p.epoch.{x}"] = ite(present, p.epoch[x], const(0))
+        return out
+
+    def _consumer_fields(self) -> dict[str, Expr]:
+        s = self.stream
+        out: dict[str, Expr] = {}
+        for x in s.seqnos:
+            held = s.held[x]
+            out[f"c.held.{x}"] = held
+            out[f"c.key.{x}"] = ite(held, s.history.key[x], const(0))
+            out[f"c.del.{x}"] = held & s.history.deleted[x]
+            out[f"c.epoch.{x}"] = const(0)
+            out[f"c.boundary.{x}"] = s.boundary[x]
+        return out
+
+    def _rounds(self) -> dict[str, Expr]:
+        out: dict[str, Expr] = {}
+        keep: Expr = self.vars["received"]
+        log: TableExprs = self.vars.first_table
+        sent: Expr = TRUE
+        accepted_any: Expr = FALSE
+        final: dict[str, Expr] = {}
+        for i in range(self.bounds.rounds):
+            view = SymbolicView(self.stream, keep, log)
+            request = self.variant.request(view)
+            fields = decision_fields(
+                {
+                    "uuid": request.uuid,
+                    "start": request.start,
+                    "snap_start": request.snap_start,
+                    "snap_end": request.snap_end,
+                    "end": const(UINT64_MAX),
+                    "strict": request.strict,
+                    "ignore_purged": request.ignore_purged,
+                    "remote_purge": request.remote_purge,
+                    "has_collection_high": FALSE,
+                    "collection_high": const(0),
+                },
+                self.producer_table,
+                self.producer.high,
+                self.vars["purge"],
+            )
+            decision = producer_decision(self.rules, fields)
+            accepted = sent & (decision.outcome == ACCEPT_CODE)
+            rolled_back = sent & (decision.outcome == ROLLBACK_CODE)
+            out[f"r{i}.sent"] = sent
+            for name, value in (
+                ("uuid", request.uuid),
+                ("start", request.start),
+                ("snap_start", request.snap_start),
+                ("snap_end", request.snap_end),
+                ("outcome", decision.outcome),
+                ("seqno", decision.seqno),
+                ("keep", keep),
+            ):
+                out[f"r{i}.{name}"] = ite(sent, value, const(0))
+            for name, value in self._after_stream(request.start, keep).items():
+                final[name] = ite(accepted, value, final.get(name, _zero_like(value)))
+            accepted_any = accepted_any | accepted
+            truncation = self.variant.on_rollback(view, decision.seqno, self.producer_table)
+            new_log = truncation.log
+            if not isinstance(new_log, TableExprs):
+                raise TypeError(
+                    f"{self.variant.name}: on_rollback must return a log from the view API"
+                )
+            keep = ite(rolled_back, min_of(keep, truncation.keep), keep)
+            log = new_log.choose(rolled_back, log)
+            sent = rolled_back
+        out.update(final)
+        return out
+
+    def _after_stream(self, start: Expr, keep: Expr) -> dict[str, Expr]:
+        """The consumer's version of each key after the stream from ``start`` completes."""
+        s, p, purge = self.stream, self.producer, self.vars["purge"]
+        out: dict[str, Expr] = {}
+        for k in range(self.bounds.keys):
+            has: Expr = FALSE
+            seq: Expr = const(0)
+            deleted: Expr = FALSE
+            for x in s.seqnos:
+                mine = s.held[x] & (const(x) <= keep) & (s.history.key[x] == k)
+                has, seq, deleted = (
+                    has | mine,
+                    ite(mine, const(x), seq),
+                    ite(mine, s.history.deleted[x], deleted),
+                )
+            epoch: Expr = const(0)  # the consumer's items all come from the first producer
+            exists, y = p.last_of_key(const(k), start, p.high)
+            _, y_deleted, y_epoch = p.at(y)
+            sendable = exists & ~(y_deleted & (y <= purge))
+            out[f"f.has.{k}"] = has | sendable
+            out[f"f.seq.{k}"] = ite(sendable, y, seq)
+            out[f"f.epoch.{k}"] = ite(sendable, y_epoch, epoch)
+            out[f"f.del.{k}"] = ite(sendable, y_deleted, deleted)
+        return out
+
+
+def _zero_like(expr: Expr) -> Expr:
+    return FALSE if expr.sort is BOOL else const(0)

@@ -1,0 +1,131 @@
+"""A failover table of bounded length, in the expression language.
+
+``TableExprs`` is the symbolic twin of ``spec.failover_table.FailoverTable``:
+``slots`` positions, newest first, the first ``length`` of them live (the rest
+pinned to 0). Its operations are kv_engine's, written as expressions:
+``lookup`` (uuid found, upper), ``create_entry``, ``pruned``, ``covering``.
+It is also the ``LogView`` a consumer variant sees in the symbolic model.
+
+Tables are assumed sorted (seqnos non-increasing), as every table kv_engine
+keeps is: entries above a seqno are then a prefix of the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spec.expr import Expr, all_of, any_of, const, ite, lift, min_of
+
+__all__ = ["TableExprs", "count", "select"]
+
+
+def select(values: Sequence[Expr], index: Expr, default: Expr | int = 0) -> Expr:
+    """``values[index]`` for a symbolic index; ``default`` when out of range."""
+    result = lift(default)
+    for i in range(len(values) - 1, -1, -1):
+        result = ite(index == i, values[i], result)
+    return result
+
+
+def count(conditions: Sequence[Expr]) -> Expr:
+    total: Expr = const(0)
+    for condition in conditions:
+        total = total + ite(condition, const(1), const(0))
+    return total
+
+
+@dataclass(frozen=True)
+class TableExprs:
+    length: Expr
+    uuid: tuple[Expr, ...]
+    seq: tuple[Expr, ...]
+
+    @property
+    def slots(self) -> int:
+        return len(self.uuid)
+
+    def live(self, i: int) -> Expr:
+        return const(i) < self.length
+
+    # -- the producer's lookup (kv_engine walks from the oldest entry) -----------------
+    def lookup(self, uuid: Expr, high_seqno: Expr) -> tuple[Expr, Expr]:
+        """(uuid is in the table, upper); the oldest matching entry wins."""
+        found: Expr = const(False)
+        upper: Expr = high_seqno
+        for i in range(self.slots):
+            match = all_of(self.live(i), self.uuid[i] == uuid)
+            found = any_of(found, match)
+            upper = ite(match, high_seqno if i == 0 else self.seq[i - 1], upper)
+        return found, upper
+
+    # -- LogView ----------------------------------------------------------------------
+    @property
+    def latest_uuid(self) -> Expr:
+        return ite(self.length > 0, self.uuid[0], const(0))
+
+    def _above(self, seqno: Expr) -> Expr:
+        """How many live entries lie above ``seqno`` (a prefix of a sorted table)."""
+        return count([all_of(self.live(i), self.seq[i] > seqno) for i in range(self.slots)])
+
+    def covering(self, seqno: Expr) -> Expr:
+        above = self._above(lift(seqno))
+        return ite(above < self.length, select(self.uuid, above), const(0))
+
+    def pruned(self, seqno: Expr) -> TableExprs:
+        """The entries at or below ``seqno`` (kv_engine's prune, without refilling)."""
+        return self._shifted(self._above(lift(seqno)), self.slots)
+
+    def _shifted(self, drop: Expr, slots: int, offset: int = 0) -> TableExprs:
+        """Drop the first ``drop`` entries; the kept ones start at position ``offset``."""
+        length = self.length - drop
+        uuids, seqs = [], []
+        for j in range(offset, slots):
+            source = drop + (j - offset)
+            live = const(j - offset) < length
+            uuids.append(ite(live, select(self.uuid, source), const(0)))
+            seqs.append(ite(live, select(self.seq, source), const(0)))
+        return TableExprs(length, tuple(uuids), tuple(seqs))
+
+    # -- the producer's table operations --------------------------------------------------
+    def create_entry(self, seqno: Expr, uuid: Expr, slots: int, max_entries: int) -> TableExprs:
+        """Drop entries above ``seqno``, push ``(uuid, seqno)``, cap at ``max_entries``."""
+        kept = self._shifted(self._above(seqno), slots, offset=1)
+        length = min_of(kept.length + 1, const(min(max_entries, slots)))
+        uuids = [uuid, *kept.uuid[: slots - 1]]
+        seqs = [seqno, *kept.seq[: slots - 1]]
+        for j in range(1, slots):
+            live = const(j) < length
+            uuids[j] = ite(live, uuids[j], const(0))
+            seqs[j] = ite(live, seqs[j], const(0))
+        return TableExprs(length, tuple(uuids), tuple(seqs))
+
+    def choose(self, condition: Expr, other: TableExprs) -> TableExprs:
+        """``self`` if ``condition`` else ``other`` (same number of slots)."""
+        slots = max(self.slots, other.slots)
+        a, b = self.padded(slots), other.padded(slots)
+        return TableExprs(
+            ite(condition, a.length, b.length),
+            tuple(ite(condition, x, y) for x, y in zip(a.uuid, b.uuid, strict=True)),
+            tuple(ite(condition, x, y) for x, y in zip(a.seq, b.seq, strict=True)),
+        )
+
+    def padded(self, slots: int) -> TableExprs:
+        extra = slots - self.slots
+        if extra <= 0:
+            return self
+        zeros = (const(0),) * extra
+        return TableExprs(self.length, self.uuid + zeros, self.seq + zeros)
+
+    def well_formed(self, distinct_uuids: bool = True) -> Expr:
+        """Length within the slots, live uuids non-zero (and distinct), seqnos non-increasing."""
+        parts = [const(1) <= self.length, self.length <= self.slots]
+        for i in range(self.slots):
+            live = self.live(i)
+            parts.append(~live | (self.uuid[i] != 0))
+            parts.append(live | ((self.uuid[i] == 0) & (self.seq[i] == 0)))
+            if i > 0:
+                parts.append(~live | (self.seq[i] <= self.seq[i - 1]))
+            if distinct_uuids:
+                parts.extend(~live | (self.uuid[i] != self.uuid[j]) for j in range(i))
+        return all_of(*parts)

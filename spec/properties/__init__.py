@@ -1,0 +1,44 @@
+"""The property catalogue, by stable id: ``PROPERTIES.get("no-missed-item")``.
+
+A property is a formula over the trace fields of ``spec.trace`` that is true
+when the property holds. The same formula is searched by Z3 (over the
+symbolic model's trace) and evaluated on a trace the reference
+implementation produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from spec.expr import Expr
+from spec.registry import Registry
+from spec.trace import TraceFields
+
+__all__ = ["PROPERTIES", "Property"]
+
+
+@dataclass(frozen=True)
+class Property:
+    id: str
+    kind: Literal["safety", "cost"]
+    summary: str
+    formula: Callable[[TraceFields], Expr]
+
+    @property
+    def name(self) -> str:
+        return self.id
+
+    def holds(self, fields: TraceFields) -> Expr:
+        return self.formula(fields)
+
+
+def _builtins() -> None:
+    from spec.properties import catalogue
+
+    for prop in catalogue.CATALOGUE:
+        PROPERTIES.register(prop.id, prop)
+
+
+PROPERTIES: Registry[Property] = Registry("property", _builtins)

@@ -1,0 +1,215 @@
+"""The consumer side of the reference implementation, and the view variants read.
+
+``ReferenceConsumer`` is a DCP consumer as docs/model.md describes it: it
+receives snapshot markers and items, holds every item it received (several
+versions of a key may be held; the consumer's version of a key is its
+highest held item of that key at or below ``keep``), knows which snapshots it
+received whole (their ends are its consistent points, with 0), keeps a
+failover log, and truncates on rollback.
+
+``ReferenceView`` and ``ReferenceLog`` present that state to a consumer
+variant through the ``ConsumerView`` and ``LogView`` protocols of
+``spec.consumers.api``. Every answer is computed by plain code and returned
+as a constant expression (``spec.expr.const``); arguments must be constant
+expressions (or plain ints).
+
+What it does not model: persistence (a held item is simply kept), collections,
+several streams, and anything a real consumer does between disconnect and
+resume other than what the variant decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from spec.expr import INT, Expr, const, evaluate, lift
+from spec.failover_table import FailoverEntry, FailoverTable
+from spec.scenario import Item
+
+__all__ = ["Marker", "ReferenceConsumer", "ReferenceLog", "ReferenceView", "int_value"]
+
+
+def int_value(value: Expr | int, what: str = "value") -> int:
+    """The integer a constant expression (or plain int) stands for."""
+    expr = lift(value)
+    if expr.sort is not INT:
+        raise TypeError(f"{what} must be an integer expression, got `{expr}`")
+    result = evaluate(expr, {})
+    assert isinstance(result, int)
+    return result
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A snapshot marker: the snapshot ``[snap_start, snap_end]``."""
+
+    snap_start: int
+    snap_end: int
+
+    def contains(self, seqno: int) -> bool:
+        """True if an item at ``seqno`` belongs to this snapshot (seqno 0 is no item's)."""
+        return seqno >= 1 and self.snap_start <= seqno <= self.snap_end
+
+
+class ReferenceLog:
+    """A failover log, newest entry first; unlike a ``FailoverTable`` it may be empty."""
+
+    def __init__(self, entries: Iterable[FailoverEntry]) -> None:
+        self.entries = tuple(entries)
+
+    @classmethod
+    def of_table(cls, table: FailoverTable) -> ReferenceLog:
+        return cls(table.entries)
+
+    @property
+    def latest_uuid(self) -> Expr:
+        """The newest entry's uuid; 0 for an empty log."""
+        return const(self.entries[0].uuid if self.entries else 0)
+
+    def covering(self, seqno: Expr | int) -> Expr:
+        """The uuid of the newest entry with seqno <= ``seqno``; 0 if there is none."""
+        x = int_value(seqno, "covering(seqno)")
+        for entry in self.entries:
+            if entry.seqno <= x:
+                return const(entry.uuid)
+        return const(0)
+
+    def pruned(self, seqno: Expr | int) -> ReferenceLog:
+        """The log without its entries above ``seqno`` (possibly empty)."""
+        x = int_value(seqno, "pruned(seqno)")
+        return ReferenceLog(entry for entry in self.entries if entry.seqno <= x)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReferenceLog) and self.entries == other.entries
+
+    def __hash__(self) -> int:
+        return hash(self.entries)
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"({e.uuid}, {e.seqno})" for e in self.entries)
+        return f"ReferenceLog([{pairs}])"
+
+
+class ReferenceView:
+    """The consumer's state when it resumes, as a variant sees it (a frozen copy)."""
+
+    def __init__(
+        self,
+        keep: int,
+        last: int,
+        markers: Iterable[Marker],
+        consistent_points: Iterable[int],
+        log: ReferenceLog,
+    ) -> None:
+        self._keep = keep
+        self._last = last
+        self._markers = tuple(markers)
+        self._consistent_points = tuple(sorted(set(consistent_points) | {0}))
+        self._log = log
+
+    @property
+    def last(self) -> Expr:
+        """The highest seqno of a held item at or below keep (0 if none)."""
+        return const(self._last)
+
+    @property
+    def keep(self) -> Expr:
+        """The consumer holds no item above this seqno."""
+        return const(self._keep)
+
+    def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]:
+        """The range of the snapshot containing ``seqno``; ``(seqno, seqno)`` if none does."""
+        x = int_value(seqno, "snapshot_of(seqno)")
+        for marker in self._markers:
+            if marker.contains(x):
+                return const(marker.snap_start), const(marker.snap_end)
+        return const(x), const(x)
+
+    def consistent_at_or_below(self, seqno: Expr | int) -> Expr:
+        """The largest consistent point (0 or a whole snapshot's end) <= min(seqno, keep)."""
+        bound = min(int_value(seqno, "consistent_at_or_below(seqno)"), self._keep)
+        return const(max(point for point in self._consistent_points if point <= bound))
+
+    @property
+    def log(self) -> ReferenceLog:
+        return self._log
+
+
+class ReferenceConsumer:
+    """A consumer: markers and items received, snapshots received whole, log, keep."""
+
+    def __init__(self, log: ReferenceLog) -> None:
+        self.log = log
+        self.markers: list[Marker] = []
+        self.whole_snapshot_ends: list[int] = []
+        self._held: dict[int, Item] = {}  # seqno -> item
+        self.keep = 0
+
+    # -- the stream ---------------------------------------------------------------------
+
+    def receive_marker(self, snap_start: int, snap_end: int) -> None:
+        """A snapshot marker: the items that follow belong to ``[snap_start, snap_end]``."""
+        if self.markers and snap_start <= self.markers[-1].snap_end:
+            raise ValueError(f"marker [{snap_start}, {snap_end}] overlaps the previous snapshot")
+        self.markers.append(Marker(snap_start, snap_end))
+
+    def receive_item(self, item: Item) -> None:
+        """An item of the current snapshot; the item at the snapshot's end completes it."""
+        if not self.markers or not self.markers[-1].contains(item.seqno):
+            raise ValueError(f"item {item} arrived outside its snapshot marker")
+        if item.seqno <= max(self._held, default=0):
+            raise ValueError(f"item {item} arrived out of seqno order")
+        self._held[item.seqno] = item
+        if item.seqno == self.markers[-1].snap_end:
+            self.whole_snapshot_ends.append(item.seqno)
+
+    def disconnect(self, received: int) -> None:
+        """The stream ends: the consumer received every item sent at or below ``received``."""
+        if received < max(self._held, default=0):
+            raise ValueError(f"the consumer holds items above received = {received}")
+        self.keep = received
+
+    # -- what the consumer holds ----------------------------------------------------------
+
+    def held(self) -> tuple[Item, ...]:
+        """The items held (all at or below keep), by seqno."""
+        return tuple(sorted(self._held.values()))
+
+    def last(self) -> int:
+        """The highest seqno of a held item at or below keep (0 if none)."""
+        return max((seqno for seqno in self._held if seqno <= self.keep), default=0)
+
+    def versions(self) -> dict[int, Item]:
+        """Per key, the consumer's version: its highest held item of that key <= keep."""
+        out: dict[int, Item] = {}
+        for item in self.held():
+            if item.seqno <= self.keep:
+                out[item.key] = item
+        return out
+
+    def view(self) -> ReferenceView:
+        """A frozen view of the current state, for a consumer variant."""
+        return ReferenceView(
+            self.keep, self.last(), self.markers, self.whole_snapshot_ends, self.log
+        )
+
+    # -- the resume -----------------------------------------------------------------------
+
+    def truncate(self, to: int) -> None:
+        """Drop every item above ``min(keep, to)``; keep only goes down."""
+        self.keep = min(self.keep, to)
+        self._held = {seqno: item for seqno, item in self._held.items() if seqno <= self.keep}
+
+    def adopt_log(self, log: object) -> None:
+        """Use ``log`` (as returned by a variant's ``on_rollback``) as the failover log."""
+        if not isinstance(log, ReferenceLog):
+            raise TypeError(
+                f"on_rollback must return a log obtained from the view or the producer's log "
+                f"(a ReferenceLog), got {type(log).__name__}"
+            )
+        self.log = log
+
+    def after_stream(self, streamed: Mapping[int, Item]) -> dict[int, Item]:
+        """Key -> the version the consumer ends with once the accepted stream ran."""
+        return self.versions() | dict(streamed)
