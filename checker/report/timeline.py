@@ -12,6 +12,7 @@ Plain strings; the caller prints them.
 
 from __future__ import annotations
 
+from spec.expr import const
 from spec.scenario import Item, Scenario, key_name
 from spec.trace import Trace
 from spec.types import Outcome
@@ -159,10 +160,41 @@ def explain(prop: str, trace: Trace) -> str:
                 )
         return f"the loop is still rolling back after {len(trace.rounds)} rounds"
     if prop == "no-needless-rollback":
-        for n, r in enumerate(trace.rounds):
-            if r.decision.outcome is Outcome.ROLLBACK:
-                return (
-                    f"request {n} is rolled back to {r.decision.rollback_seqno} ({r.decision.case}) "
-                    "although the consumer could resume safely from a higher point"
-                )
+        return _needless(trace)
     return f"{prop} is violated"
+
+
+def _needless(trace: Trace) -> str:
+    """Name the rollback and the highest point the consumer was safe at."""
+    from spec.bounds import Bounds
+    from spec.expr import evaluate
+    from spec.properties.derive import safe_at
+    from spec.trace import TraceFields, trace_values
+
+    s = trace.scenario
+    keys = {i.key for i in trace.producer_items} | {m.key for m in s.history}
+    bounds = Bounds(
+        seqnos=max(len(s.history), trace.high_seqno, 1),
+        keys=max(keys, default=0) + 1,
+        entries=max(len(trace.producer_table), 1) + 1,
+        failovers=1,
+        rounds=max(len(trace.rounds), 1),
+    )
+    fields = TraceFields(bounds)
+    values = trace_values(trace, bounds)
+    for n, r in enumerate(trace.rounds):
+        if r.decision.outcome is not Outcome.ROLLBACK:
+            continue
+        start, seqno = r.request.start, r.decision.rollback_seqno or 0
+        safe = [
+            c
+            for c in range(0, min(start, bounds.seqnos) + 1)
+            if evaluate(safe_at(fields, c, const(r.keep)), values) and (c == start or c > seqno)
+        ]
+        if safe:
+            where = "its start" if max(safe) == start else f"seqno {max(safe)}"
+            return (
+                f"request {n} (start {start}) is rolled back to {seqno} ({r.decision.case}) "
+                f"although the consumer could resume safely from {where}"
+            )
+    return "a rollback is needless"

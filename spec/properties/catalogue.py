@@ -13,6 +13,7 @@ from spec.properties.derive import (
     Version,
     accepted,
     any_round,
+    is_producers,
     producer_final,
     rolled_back,
     safe_at,
@@ -39,13 +40,7 @@ def no_foreign_snapshot(t: TraceFields) -> Expr:
         keep = t[f"r{i}.keep"]
         for x in t.seqnos:
             held = t[f"c.held.{x}"] & (const(x) <= keep)
-            producers = all_of(
-                const(x) <= t["p.high"],
-                t[f"p.epoch.{x}"] == t[f"c.epoch.{x}"],
-                t[f"p.key.{x}"] == t[f"c.key.{x}"],
-                t[f"p.del.{x}"] == t[f"c.del.{x}"],
-            )
-            parts.append(implies(accepted(t, i) & held, producers))
+            parts.append(implies(accepted(t, i) & held, is_producers(t, x)))
     return all_of(*parts)
 
 

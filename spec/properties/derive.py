@@ -17,6 +17,7 @@ __all__ = [
     "Version",
     "accepted",
     "consumer_at",
+    "is_producers",
     "producer_at",
     "producer_final",
     "resume_from",
@@ -90,17 +91,33 @@ def resume_from(t: TraceFields, key: int, start: Expr, before: Version) -> Versi
     )
 
 
+def is_producers(t: TraceFields, x: int) -> Expr:
+    """The consumer's item at seqno ``x`` is the producer's mutation there."""
+    return all_of(
+        const(x) <= t["p.high"],
+        t[f"p.epoch.{x}"] == t[f"c.epoch.{x}"],
+        t[f"p.key.{x}"] == t[f"c.key.{x}"],
+        t[f"p.del.{x}"] == t[f"c.del.{x}"],
+    )
+
+
 def safe_at(t: TraceFields, point: int, keep: Expr) -> Expr:
     """The consumer could resume from ``point`` and end up equal to the producer.
 
     ``point`` is one of its consistent points (0, or the end of a snapshot it
-    received whole) at or below ``keep``; its data up to ``point`` is the
-    producer's state at ``point``; and streaming from ``point`` completes it
-    (no key live in it is deleted by a purged tombstone above ``point``).
+    received whole) at or below ``keep``; every item it holds up to ``point``
+    is the producer's mutation (no foreign item, tombstones included); its
+    data up to ``point`` is the producer's state at ``point``; and streaming
+    from ``point`` completes it (no key live in it is deleted by a purged
+    tombstone above ``point``).
     """
     c = const(point)
     consistent = TRUE if point == 0 else t[f"c.boundary.{point}"]
     parts = [consistent, c <= keep, c <= t["p.high"]]
+    for x in t.seqnos:
+        if x <= point:
+            held = t[f"c.held.{x}"] & (const(x) <= keep)
+            parts.append(implies(held, is_producers(t, x)))
     for key in t.keys:
         mine = consumer_at(t, key, c, keep)
         parts.append(same(mine, producer_at(t, key, c)))
