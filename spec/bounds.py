@@ -24,10 +24,10 @@ class Bounds:
       is seen.
     """
 
-    seqnos: int = 5
-    keys: int = 2
-    entries: int = 3
-    failovers: int = 1
+    seqnos: int = 6
+    keys: int = 3
+    entries: int = 4
+    failovers: int = 2
     rounds: int = 0  # 0: entries + 3
     max_entries: int = DEFAULT_MAX_ENTRIES  # kv_engine's cap on table length
 

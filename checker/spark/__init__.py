@@ -1,0 +1,1 @@
+"""Spark jobs. PySpark is imported only here, so everything else starts fast."""
