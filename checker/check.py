@@ -127,6 +127,7 @@ def check(
     model = ScenarioModel(bounds, rules, variant)
     (holds,) = substitute([prop.holds(model.fields)], model.trace)
     session = Session(timeout_s=timeout_s)
+    session.declare(model.vars.sorts)
     session.add(model.constraints)
     session.add(~holds)
     outcome = session.check(want=model.vars.sorts)

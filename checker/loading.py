@@ -102,6 +102,16 @@ def resolve_many(registry: Registry[T], kind_type: type[T], text: str) -> list[T
         unique = [u for u in unique if getattr(u, "name", None) == wanted]
         if not unique:
             raise InvalidInput(str(path), f"defines no {registry.kind} named '{wanted}'")
+    for item in unique:
+        name = getattr(item, "name", None)
+        if name in registry:
+            raise InvalidInput(
+                str(path), f"{registry.kind} '{name}' is a built-in name; give yours another name"
+            )
+        problems = getattr(item, "problems", lambda: [])()
+        if problems:
+            label = getattr(item, "name", "") or type(item).__name__
+            raise InvalidInput(str(path), f"{registry.kind} {label!r}: {problems[0]}")
     if not unique:
         raise InvalidInput(
             str(path),

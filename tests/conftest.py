@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,3 +18,14 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One embedded Spark session for the whole test run."""
+    from checker.spark.session import spark_session
+
+    session, created = spark_session("local[2]", "dcpcheck tests")
+    yield session
+    if created:
+        session.stop()

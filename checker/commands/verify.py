@@ -96,11 +96,12 @@ def run(args: argparse.Namespace) -> int:
         from checker.spark.matrix import run_matrix
         from checker.spark.session import spark_session
 
-        spark = spark_session(args.master, "dcpcheck verify")
+        spark, created = spark_session(args.master, "dcpcheck verify")
         try:
             results = run_matrix(spark, tasks, bounds, args.timeout)
         finally:
-            spark.stop()
+            if created:
+                spark.stop()
     paths = [
         write_counterexample(r, args.out) if r.verdict is Verdict.VIOLATED else None
         for r in results

@@ -32,6 +32,10 @@ def _zip_packages() -> str:
 
 
 def spark_session(master: str = "local[*]", app: str = "dcpcheck"):  # type: ignore[no-untyped-def]
+    """The active session if there is one (tests share one), else a new one.
+
+    Returns ``(session, created)``; stop the session only if ``created``.
+    """
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise InvalidInput(
             "java", "not found: Spark needs Java 17 or newer (install it or set JAVA_HOME)"
@@ -42,6 +46,9 @@ def spark_session(master: str = "local[*]", app: str = "dcpcheck"):  # type: ign
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
     builder = (
         SparkSession.builder.master(master)
         .appName(app)
@@ -56,4 +63,4 @@ def spark_session(master: str = "local[*]", app: str = "dcpcheck"):  # type: ign
     session.sparkContext.setLogLevel("ERROR")
     if not master.startswith("local"):
         session.sparkContext.addPyFile(_zip_packages())
-    return session
+    return session, True

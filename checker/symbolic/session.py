@@ -10,14 +10,14 @@ an unknown into a proof.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 import z3
 
 from checker.symbolic.z3expr import Translator
-from spec.expr import Expr, Value
+from spec.expr import Expr, Sort, Value, var
 
 __all__ = ["Answer", "Outcome", "Session"]
 
@@ -45,6 +45,12 @@ class Session:
         self._scopes: list[int] = []
         self.timeout_s = timeout_s
         self.deadline = None if timeout_s is None else time.monotonic() + timeout_s
+
+    def declare(self, sorts: Mapping[str, Sort]) -> None:
+        """Create every variable up front, so a model gives each a value (free ones too)."""
+        for name, sort in sorts.items():
+            self.translator.translate(var(name, sort))
+        self._flush_domain()
 
     def add(self, *exprs: Expr) -> None:
         for expr in exprs:

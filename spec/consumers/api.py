@@ -119,5 +119,15 @@ class ConsumerVariant:
     ) -> Truncation:
         raise NotImplementedError
 
+    def problems(self) -> list[str]:
+        """What keeps this variant from being checked (empty when it is usable)."""
+        out = []
+        if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
+            out.append(f"name {self.name!r} must be non-empty letters, digits, '-', '_' or '.'")
+        for method in ("request", "on_rollback"):
+            if getattr(type(self), method) is getattr(ConsumerVariant, method):
+                out.append(f"it does not define {method}()")
+        return out
+
     def __repr__(self) -> str:
         return f"<consumer variant {self.name}>"

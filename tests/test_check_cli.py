@@ -1,0 +1,188 @@
+"""`dcpcheck check`: the issue's acceptance commands, user variant files, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import run_cli, run_subprocess
+
+FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+
+
+def test_collapse_snapshot_exits_1_with_a_confirmed_counterexample(tmp_path: Path) -> None:
+    result = run_subprocess(
+        [
+            "check",
+            "--rules",
+            "kv-current",
+            "--consumer",
+            "collapse-snapshot",
+            "--property",
+            "no-missed-item",
+            "--json",
+            "--out",
+            tmp_path,
+            *FAST,
+        ]
+    )
+    assert result.code == 1, result.err
+    (record,) = json.loads(result.out)["results"]
+    assert record["verdict"] == "violated" and record["replay"] == "confirmed"
+    path = Path(record["counterexample"])
+    assert path.exists() and path.with_name(path.name.replace(".json", ".itf.json")).exists()
+    stored = json.loads(path.read_text())
+    assert stored["property"] == "no-missed-item" and stored["scenario"]["failovers"]
+    itf = json.loads(path.with_name(path.name.replace(".json", ".itf.json")).read_text())
+    assert itf["vars"] == ["action", "producer", "consumer"]
+    assert [s["action"]["name"] for s in itf["states"]][0] == "Init"
+
+
+def test_correct_consumer_exits_0(tmp_path: Path, monkeypatch, capsys) -> None:
+    result = run_cli(
+        [
+            "check",
+            "--rules",
+            "kv-current",
+            "--consumer",
+            "correct",
+            "--property",
+            "no-missed-item",
+            "--json",
+            "--out",
+            tmp_path,
+            *FAST,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 0
+    (record,) = json.loads(result.out)["results"]
+    assert record["verdict"] == "holds" and record["counterexample"] is None
+    assert record["bounds"]["seqnos"] == 4
+    assert not list(tmp_path.iterdir())
+
+
+def test_text_output_shows_a_timeline_and_the_reproducing_command(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    result = run_cli(
+        [
+            "check",
+            "--rules",
+            "kv-current",
+            "--consumer",
+            "collapse-snapshot",
+            "--property",
+            "no-missed-item",
+            "--out",
+            tmp_path,
+            *FAST,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert "violated (confirmed): key A" in result.out
+    assert "deduplicated away" in result.out
+    assert "reproduce: dcpcheck check --rules kv-current --consumer collapse-snapshot" in result.out
+
+
+USER_VARIANT = '''
+from spec.consumers import ConsumerVariant, ResumeRequest, Truncation
+
+
+class Forgetful(ConsumerVariant):
+    """Always claims to have nothing: resumes from 0 and keeps its data (wrong)."""
+
+    name = "forgetful"
+    summary = "reports start 0 but keeps what it holds"
+
+    def request(self, view):
+        return ResumeRequest(0, 0, 0, 0)
+
+    def on_rollback(self, view, rollback_seqno, producer_log):
+        return Truncation(view.keep, producer_log)
+
+
+VARIANT = Forgetful()
+'''
+
+
+def test_a_user_variant_file_is_checked_without_package_edits(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    variant = tmp_path / "forgetful.py"
+    variant.write_text(USER_VARIANT)
+    result = run_cli(
+        [
+            "check",
+            "--consumer",
+            variant,
+            "--rules",
+            "kv-current",
+            "--property",
+            "no-foreign-snapshot",
+            "--json",
+            "--out",
+            tmp_path / "out",
+            *FAST,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    (record,) = json.loads(result.out)["results"]
+    assert record["consumer"] == "forgetful"
+    assert record["verdict"] == "violated" and record["replay"] == "confirmed"
+    assert result.code == 1
+
+
+BAD_FILES = {
+    "syntax": ("def broken(:\n", "syntax error"),
+    "raises": ("import nonexistent_module_xyz\n", "ModuleNotFoundError"),
+    "nothing": ("x = 1\n", "defines no ConsumerVariant"),
+    "no-interface": (
+        "from spec.consumers import ConsumerVariant\n"
+        "class Half(ConsumerVariant):\n    name = 'half'\n"
+        "VARIANT = Half()\n",
+        "does not define request()",
+    ),
+    "builtin-name": (
+        "from spec.consumers.correct import Correct\nclass Mine(Correct):\n    pass\nVARIANT = Mine()\n",
+        "'correct' is a built-in name",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, monkeypatch, capsys) -> None:
+    text, expected = BAD_FILES[case]
+    path = tmp_path / f"{case}.py"
+    path.write_text(text)
+    result = run_cli(["check", "--consumer", path, "--out", tmp_path], "", monkeypatch, capsys)
+    assert result.code == 2
+    assert result.err.count("\n") == 1, result.err
+    assert str(path) in result.err and expected in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--rules", "kv-futur"], "unknown rules 'kv-futur'; known: kv-current, rollback-doc"),
+        (["--consumer", "nope"], "unknown consumer 'nope'; known: collapse-snapshot, correct"),
+        (["--property", "no-such"], "unknown property 'no-such'; known:"),
+        (["--rules", "missing.py"], "missing.py: no such file"),
+        (["--seqnos", "0"], "bad bounds: bound seqnos must be at least 1"),
+        (["--entries", "2", "--failovers", "2"], "bad bounds: bound entries must exceed failovers"),
+        (["--timeout", "0"], "--timeout must be positive"),
+        (["--seqnos", "x"], "argument --seqnos: invalid int value"),
+    ],
+)
+def test_bad_check_arguments_are_one_line_exit_2(args, expected, monkeypatch, capsys) -> None:
+    result = run_cli(["check", *args], "", monkeypatch, capsys)
+    assert result.code == 2
+    assert result.err.count("\n") == 1, result.err
+    assert expected in result.err
