@@ -24,7 +24,7 @@ from spec.model.history import InitialStream, producer_after_failovers
 from spec.model.table import TableExprs
 from spec.model.variables import ScenarioVars
 from spec.model.view import SymbolicView
-from spec.rules.inputs import decision_fields, producer_decision
+from spec.rules.inputs import DecisionExprs, decision_fields, producer_decision
 from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
 from spec.trace import TraceFields
 
@@ -40,6 +40,11 @@ class ScenarioModel:
         self.stream = InitialStream(self.vars)
         self.producer, self.producer_table = producer_after_failovers(self.vars)
         self.fields = TraceFields(bounds)
+        # Per round: the decision inputs (FIELDS names -> expressions) the producer
+        # saw, and its decision; filled by ``trace``. A diff of two rule sets
+        # compares decisions over these inputs.
+        self.round_inputs: list[dict[str, Expr]] = []
+        self.round_decisions: list[DecisionExprs] = []
 
     # -- constraints ------------------------------------------------------------------------
     @cached_property
@@ -119,6 +124,8 @@ class ScenarioModel:
                 self.vars["purge"],
             )
             decision = producer_decision(self.rules, fields)
+            self.round_inputs.append(fields)
+            self.round_decisions.append(decision)
             accepted = sent & (decision.outcome == ACCEPT_CODE)
             rolled_back = sent & (decision.outcome == ROLLBACK_CODE)
             out[f"r{i}.sent"] = sent
