@@ -21,6 +21,8 @@ COMMANDS = {
     "decide": "humpty_dumpty-compatible producer decisions for stdin requests",
     "check": "search for resumes that violate a property (Z3), replay them on the reference",
     "verify": "the main job: every rule set x consumer x property on Spark, vs expected verdicts",
+    "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
+    "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,

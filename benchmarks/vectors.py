@@ -1,0 +1,161 @@
+"""Regression vectors: replay speed per target, set size vs exhaustive, kill rates.
+
+1. Vectors per second replayed through each target, side by side in one run:
+   in process (``rules:``, ``reference:``) and as subprocesses
+   (``humpty:`` and ``jsonl:`` running tests/data's Python targets), with the
+   ratio to ``rules:``. humpty's skipped vectors are not counted as replayed.
+2. Generation: time, number of vectors, and the number of inputs an
+   exhaustive enumeration would need at the same bounds.
+3. Kill rate of the checked-in corpus and of the baseline transcribed from
+   kv_engine's unit tests, each also as a humpty: target sees it (its
+   humpty-expressible vectors, against the mutants such inputs can tell apart).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from math import comb, perm
+from pathlib import Path
+
+from tabulate import tabulate
+
+from checker.vectors.baseline import baseline_corpus
+from checker.vectors.format import Corpus, load_corpus
+from checker.vectors.generate import generate
+from checker.vectors.readable import READABLE_UUIDS
+from checker.vectors.replay import replay
+from checker.vectors.score import score
+from checker.vectors.targets import parse_target
+from spec.failover_table import UINT64_MAX
+from spec.rules import RULE_SETS
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "counterexamples" / "vectors"
+DATA = ROOT / "tests" / "data"
+
+
+def _targets() -> list[tuple[str, str]]:
+    python = shlex.quote(sys.executable)
+    humpty = shlex.quote(str(DATA / "humpty_target.py"))
+    jsonl = shlex.quote(str(DATA / "jsonl_target.py"))
+    return [
+        ("rules:kv-current (in process)", "rules:kv-current"),
+        ("reference:kv-current (in process)", "reference:kv-current"),
+        ("humpty: tests/data/humpty_target.py", f"humpty:{python} {humpty}"),
+        ("jsonl: tests/data/jsonl_target.py", f"jsonl:{python} {jsonl}"),
+    ]
+
+
+def replay_speed(corpus: Corpus, repeats: int) -> None:
+    rows = []
+    base = None
+    for label, spec in _targets():
+        target = parse_target(spec, 30)
+        replay([corpus], target, "kv-current")  # warm up: compile, start caches
+        started = time.perf_counter()
+        report = replay([corpus] * repeats, target, "kv-current")
+        seconds = time.perf_counter() - started
+        counts = report.counts
+        assert counts["fail"] == counts["crash"] == counts["timeout"] == counts["garbage"] == 0
+        replayed = counts["pass"]
+        rate = replayed / seconds
+        base = base or rate
+        rows.append([label, replayed, counts["skip"], f"{rate:,.0f}", f"{base / rate:,.1f}x"])
+    print(f"replay of {len(corpus.vectors)} vectors x {repeats}")
+    print(
+        tabulate(rows, headers=["target", "replayed", "skipped", "vectors/s", "slower than rules:"])
+    )
+
+
+def exhaustive_inputs(entries: int, top: int, humpty_only: bool) -> int:
+    """Well-formed inputs with <= ``entries`` table entries (uuids from 5) and seqnos <= ``top``."""
+    values = top + 1
+    producers = sum(
+        perm(len(READABLE_UUIDS), length)
+        * sum(comb(high + length, length) * (high + 1) for high in range(values))
+        for length in range(1, entries + 1)
+    )
+    requests = (len(READABLE_UUIDS) + 1) * values**3
+    if not humpty_only:
+        # end in [0, top] or 2^64-1; strict; ignore_purged; remote purge; collection (or none)
+        requests *= (values + 1) * 2 * 2 * values * (values + 1)
+    return producers * requests
+
+
+def generation(entries: int) -> Corpus:
+    rule_sets = list(RULE_SETS)
+    started = time.perf_counter()
+    corpus = generate(rule_sets, entries, [], 600, "benchmark")
+    seconds = time.perf_counter() - started
+    small = [
+        s
+        for v in corpus.vectors
+        for s in (v.request.start, v.request.snap_end, v.producer.high_seqno)
+        if s < 2**32
+    ]
+    top = max(small)
+    near_max = sum(
+        1
+        for v in corpus.vectors
+        if max(v.request.start, v.request.snap_end, v.producer.high_seqno) > UINT64_MAX - 2**32
+    )
+    rows = [
+        [
+            f"{entries} entries, seqnos <= {top}",
+            len(corpus.vectors),
+            f"{exhaustive_inputs(entries, top, True):.2e}",
+            f"{exhaustive_inputs(entries, top, False):.2e}",
+        ],
+        [
+            f"{entries} entries, seqnos <= 16",
+            len(corpus.vectors),
+            f"{exhaustive_inputs(entries, 16, True):.2e}",
+            f"{exhaustive_inputs(entries, 16, False):.2e}",
+        ],
+    ]
+    print(
+        f"generation for {', '.join(corpus.rules)}: {seconds:.1f}s, {len(corpus.vectors)} vectors "
+        f"({near_max} use seqnos near 2^64, outside any small bound)"
+    )
+    print(
+        tabulate(
+            rows, headers=["bounds", "generated", "exhaustive (humpty fields)", "exhaustive (all)"]
+        )
+    )
+    return corpus
+
+
+def kill_rates(corpus: Corpus) -> None:
+    baseline = baseline_corpus(list(RULE_SETS)).vectors
+    rows = []
+    for rules in RULE_SETS:
+        for label, vectors, humpty_only in (
+            ("checked-in corpus", corpus.vectors, False),
+            ("  as a humpty: target sees it", corpus.vectors, True),
+            ("kv_engine unit-test baseline", baseline, False),
+            ("  as a humpty: target sees it", baseline, True),
+        ):
+            result = score(vectors, rules, 3, 300, humpty_only)
+            rows.append(
+                [
+                    rules.name,
+                    label,
+                    len(vectors)
+                    if not humpty_only
+                    else sum(1 for v in vectors if v.request.humpty_expressible),
+                    f"{result.count('killed')}/{result.killable}",
+                    f"{100 * result.kill_rate:.1f}%",
+                ]
+            )
+    print(tabulate(rows, headers=["rules", "vector set", "vectors", "killed", "kill rate"]))
+
+
+def run(quick: bool) -> None:
+    corpus = load_corpus(CORPUS)
+    replay_speed(corpus, 1 if quick else 10)
+    print()
+    generation(3)
+    print()
+    kill_rates(corpus)

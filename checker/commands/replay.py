@@ -1,0 +1,117 @@
+"""Replay regression vectors against an implementation of the producer decision.
+
+    dcpcheck replay VECTORS... --target T [--expect RULES] [--json] [--timeout S]
+
+VECTORS are vector directories (holding vectors.json) or vectors.json files.
+Targets:
+
+  rules:NAME|FILE   a rule set, in process
+  reference:NAME    dcpcheck's hand-written reference producer, in process
+  humpty:CMD        a command speaking kv_engine's humpty_dumpty interface
+                    (CMD TABLE.json HIGH PURGE, requests on stdin); vectors it
+                    cannot express (strict, ignore_purged, remote purge,
+                    collections, end seqno) are skipped and counted
+  jsonl:CMD         a command speaking the JSON-lines protocol (docs/targets.md)
+
+CMD may carry arguments (quote the whole --target). Each vector passes or
+fails; a target that crashes, hangs past --timeout or prints garbage is
+reported as such for that vector, never as a pass. Exit 1 if any vector did
+not pass (skips excepted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+from tabulate import tabulate
+
+from checker.vectors.format import load_corpus
+from checker.vectors.replay import STATUSES, Report, Result, choose_expectations, replay
+from checker.vectors.targets import TARGET_FORMS, parse_target
+from spec.errors import EXIT_OK, EXIT_VIOLATION, InvalidInput
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("vectors", nargs="+", metavar="VECTORS", help="vector dirs or files")
+    parser.add_argument("--target", required=True, metavar="T", help=TARGET_FORMS)
+    parser.add_argument(
+        "--expect",
+        metavar="RULES",
+        help="whose answers the target must give (default: the target's rule set, else kv-current)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument(
+        "--timeout", default="10", metavar="S", help="seconds per target invocation (default 10)"
+    )
+    parser.add_argument(
+        "--vector", action="append", default=[], metavar="ID", help="replay only this vector"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        timeout = float(args.timeout)
+    except ValueError:
+        raise InvalidInput("--timeout", f"expected seconds, got {args.timeout!r}") from None
+    if not timeout > 0:
+        raise InvalidInput("--timeout", f"must be positive, got {args.timeout}")
+    corpora = [load_corpus(path) for path in args.vectors]
+    known = {v.id for c in corpora for v in c.vectors}
+    for wanted in args.vector:
+        if wanted not in known:
+            raise InvalidInput("--vector", f"no vector {wanted!r} in {', '.join(args.vectors)}")
+    target = parse_target(args.target, timeout)
+    expect = choose_expectations(corpora, target, args.expect)
+    report = replay(corpora, target, expect, args.vector)
+    if args.json:
+        print(json.dumps(_json(report), indent=1))
+    else:
+        _print(report, args.target)
+    return EXIT_VIOLATION if report.failed else EXIT_OK
+
+
+def _json(report: Report) -> dict:
+    return {
+        "target": report.target,
+        "expect": report.expect,
+        "summary": report.counts,
+        "results": [r.to_json() for r in report.results],
+    }
+
+
+def _line(result: Result) -> str:
+    status = result.status.upper()
+    text = f"{status:<8}{result.vector.id}  {result.clause:<18} {result.property}"
+    if result.status == "fail":
+        broken = ", ".join((result.property, *result.also_broken))
+        text = (
+            f"{status:<8}{result.vector.id}  {result.clause:<18} breaks {broken}: {result.detail}"
+        )
+    elif result.status != "pass":
+        text += f"  ({result.detail})"
+    return text
+
+
+def _print(report: Report, target: str) -> None:
+    out = sys.stdout
+    print(f"replaying against {report.target}, expecting {report.expect}'s answers", file=out)
+    for result in report.results:
+        print(_line(result), file=out)
+    counts = report.counts
+    print(tabulate([[s, counts[s]] for s in STATUSES], headers=["status", "vectors"]), file=out)
+    failures = [r for r in report.results if r.failed]
+    for result in failures[:20]:
+        print(
+            f"reproduce {result.vector.id}: dcpcheck replay {shlex.quote(result.file)} "
+            f"--target {shlex.quote(target)} --expect {report.expect} --vector {result.vector.id}",
+            file=out,
+        )
+    verdict = "FAILED" if failures else "passed"
+    print(
+        f"replay {verdict}: {counts['pass']} passed, {len(failures)} did not, "
+        f"{counts['skip']} skipped, of {len(report.results)} vectors",
+        file=out,
+    )

@@ -1,0 +1,152 @@
+"""Running external targets without ever waiting on them unboundedly.
+
+Every target process is started in a session of its own, so that on a
+timeout the whole process group (a shell and its children included) is
+killed by its id. ``run_once`` is one bounded invocation (humpty_dumpty
+style); ``LineSession`` keeps one process and exchanges lines with it, each
+answer awaited at most ``timeout`` seconds (the JSON-lines protocol).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Finished", "LineSession", "NoAnswer", "run_once"]
+
+REAP_S = 2.0  # after a kill, how long to wait for the pipes to close
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int | None  # None: killed after the timeout
+    stdout: str
+    stderr: str
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_once(argv: Sequence[str], stdin: str, timeout: float) -> Finished:
+    """Run ``argv`` with ``stdin``; kill it (and its group) after ``timeout`` seconds.
+
+    Raises OSError if the command cannot be started at all.
+    """
+    proc = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(stdin.encode(), timeout=timeout)
+        return Finished(proc.returncode, _text(out), _text(err))
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        try:
+            out, err = proc.communicate(timeout=REAP_S)
+        except subprocess.TimeoutExpired:  # a grandchild escaped the group and holds the pipes
+            out, err = b"", b""
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            proc.wait(timeout=REAP_S)
+        return Finished(None, _text(out), _text(err))
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", errors="replace")
+
+
+class NoAnswer(Exception):
+    """The process gave no line: ``kind`` is ``timeout`` or ``crash``."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+class LineSession:
+    """One long-running process; ``ask(line)`` writes a line and awaits one back."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.stderr_tail: list[str] = []
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in self.proc.stdout:
+                self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in self.proc.stderr:
+                self.stderr_tail = [*self.stderr_tail[-4:], _text(line).rstrip()]
+
+    def ask(self, line: str, timeout: float) -> str:
+        """Send ``line``; the next non-blank line of output, or NoAnswer."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise NoAnswer("crash", self._exit_text()) from None
+        while True:
+            try:
+                answer = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise NoAnswer("timeout", f"no answer within {timeout:g}s") from None
+            if answer is None:
+                raise NoAnswer("crash", self._exit_text())
+            text = _text(answer).strip()
+            if text:
+                return text
+
+    def _exit_text(self) -> str:
+        try:
+            code = self.proc.wait(timeout=REAP_S)
+        except subprocess.TimeoutExpired:
+            code = None
+        said = f"; stderr: {self.stderr_tail[-1]}" if self.stderr_tail else ""
+        if code is None:
+            return f"closed its output without exiting{said}"
+        return f"exited with code {code} before answering{said}"
+
+    def close(self) -> None:
+        """End the process: close its stdin, give it a moment, then kill its group."""
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            _kill_group(self.proc)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=REAP_S)

@@ -1,0 +1,144 @@
+"""Replaying vectors against a target: compare, classify, report.
+
+Each vector ends as one ``Result``: ``pass``, ``fail`` (a wrong answer),
+``skip`` (the target cannot express it), or ``crash`` / ``timeout`` /
+``garbage`` (the target did not answer properly). Only ``pass`` and ``skip``
+are not failures. A failure names the clause that should have decided and
+the property a wrong answer breaks (``spec.rules.breaks``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.vectors.format import Answer, Corpus, Expectation, Vector
+from checker.vectors.targets import Reply, Target
+from spec.errors import InvalidInput
+from spec.rules.breaks import also_broken, property_at_stake
+from spec.types import Outcome
+
+__all__ = ["STATUSES", "Result", "choose_expectations", "compare", "replay"]
+
+STATUSES = ("pass", "fail", "skip", "crash", "timeout", "garbage")
+NOT_FAILURES = ("pass", "skip")
+
+
+@dataclass(frozen=True)
+class Result:
+    file: str
+    vector: Vector
+    status: str
+    expected: Answer
+    clause: str
+    property: str
+    actual: Answer | None = None
+    also_broken: tuple[str, ...] = ()
+    detail: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in NOT_FAILURES
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "vector": self.vector.id,
+            "origin": self.vector.origin,
+            "status": self.status,
+            "clause": self.clause,
+            "property": self.property,
+            "also_broken": list(self.also_broken),
+            "expected": self.expected.to_json(),
+            "actual": None if self.actual is None else self.actual.to_json(),
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class Report:
+    target: str
+    expect: str
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counted = Counter(r.status for r in self.results)
+        return {status: counted.get(status, 0) for status in STATUSES}
+
+    @property
+    def failed(self) -> bool:
+        return any(r.failed for r in self.results)
+
+
+def choose_expectations(corpora: Sequence[Corpus], target: Target, wanted: str | None) -> str:
+    """The rule set whose expectations the target must meet.
+
+    ``--expect`` if given; else the rule set the target implements, if the
+    corpora have it; else kv-current; else the first rule set of the first corpus.
+    """
+    if wanted is None:
+        common = [r for r in corpora[0].rules if all(r in c.rules for c in corpora)]
+        if target.rules_name in common:
+            wanted = target.rules_name
+        elif "kv-current" in common:
+            wanted = "kv-current"
+        elif common:
+            wanted = common[0]
+        else:
+            raise InvalidInput("--expect", "the vector files share no rule set; pick one")
+    for corpus in corpora:
+        if wanted not in corpus.rules:
+            raise InvalidInput(
+                corpus.path,
+                f"field rules: no expectations for {wanted!r} (it has {', '.join(corpus.rules)}); "
+                "choose --expect",
+            )
+    return wanted
+
+
+def compare(
+    file: str, vector: Vector, expectation: Expectation, reply: Reply, rules_only: bool
+) -> Result:
+    """One vector's verdict. ``rules_only``: an erange vector expects the rule set alone."""
+    expected, clause, prop = expectation.answer, expectation.case, expectation.property
+    if rules_only and expected.outcome is Outcome.ERANGE:
+        assert expectation.needs_rollback is not None and expectation.needs_rollback_case
+        expected = expectation.needs_rollback
+        clause = expectation.needs_rollback_case
+        prop = property_at_stake(clause, expected.outcome)
+    if reply.kind != "answer":
+        return Result(file, vector, reply.kind, expected, clause, prop, detail=reply.detail)
+    actual = reply.answer
+    assert actual is not None
+    if actual == expected:
+        return Result(file, vector, "pass", expected, clause, prop, actual)
+    extra = also_broken(vector.request.start, actual.outcome, actual.rollback_seqno)
+    return Result(
+        file,
+        vector,
+        "fail",
+        expected,
+        clause,
+        prop,
+        actual,
+        also_broken=tuple(p for p in extra if p != prop),
+        detail=f"expected {expected}, got {actual}",
+    )
+
+
+def replay(
+    corpora: Sequence[Corpus], target: Target, expect: str, only: Sequence[str] = ()
+) -> Report:
+    report = Report(target.spec, expect)
+    for corpus in corpora:
+        vectors = [v for v in corpus.vectors if not only or v.id in only]
+        replies = target.replies(vectors)
+        for vector, reply in zip(vectors, replies, strict=True):
+            expectation = vector.expected[expect]
+            report.results.append(
+                compare(corpus.path, vector, expectation, reply, target.rules_only)
+            )
+    return report

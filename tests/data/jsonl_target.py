@@ -1,0 +1,51 @@
+"""A JSON-lines target for the replay tests (protocol: docs/targets.md).
+
+    python jsonl_target.py [--bug NAME] [--crash-on-start N] [--hang] [--garbage]
+
+Reads one request object per line, answers one object per line, flushing
+after each. The switches are those of humpty_target.py, and ``--error-on-start N``
+answers a request with start N with an ``error`` object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from producer_logic import BUGS, stream_request
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--crash-on-start", type=int)
+    parser.add_argument("--error-on-start", type=int)
+    parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--garbage", action="store_true")
+    args = parser.parse_args()
+    for line in sys.stdin:
+        message = json.loads(line)
+        req, producer = message["request"], message["producer"]
+        if req["start"] == args.crash_on_start:
+            return 3
+        if req["start"] == args.error_on_start:
+            print(json.dumps({"id": message["id"], "error": "cannot decide this"}), flush=True)
+            continue
+        if args.hang:
+            time.sleep(3600)
+        if args.garbage:
+            print("not json", flush=True)
+            continue
+        table = [(e["id"], e["seq"]) for e in producer["table"]]
+        decision, seqno = stream_request(
+            req, table, producer["high_seqno"], producer["purge_seqno"], set(args.bug)
+        )
+        answer = {"id": message["id"], "decision": decision, "rollback_seqno": seqno}
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

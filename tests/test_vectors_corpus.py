@@ -1,0 +1,128 @@
+"""The checked-in vectors (counterexamples/vectors) against every kind of target.
+
+The reference implementation and a real humpty_dumpty-speaking subprocess
+must pass them with zero false alarms; the same subprocess with a bug
+injected must be caught, with the clause and the property named.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import run_cli, run_subprocess
+from vectorhelp import BASELINE, CORPUS, ROOT, humpty, jsonl
+
+from checker.inputs import load_json
+from checker.vectors.baseline import baseline_corpus
+from checker.vectors.format import dump_corpus, load_corpus, producer_json, request_json
+from spec.rules import RULE_SETS
+
+BUILTIN = ["kv-current", "rollback-doc"]
+
+
+def replay_json(args: list, monkeypatch, capsys) -> tuple[int, dict]:
+    result = run_cli(["replay", CORPUS, "--json", *args], "", monkeypatch, capsys)
+    return result.code, json.loads(result.out)
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_corpus_passes_against_the_reference_implementation(name: str, monkeypatch, capsys) -> None:
+    code, report = replay_json(["--target", f"reference:{name}"], monkeypatch, capsys)
+    assert code == 0
+    assert report["expect"] == name
+    assert report["summary"]["pass"] == len(load_corpus(CORPUS).vectors)
+
+
+def test_corpus_passes_against_a_correct_humpty_subprocess(monkeypatch, capsys) -> None:
+    code, report = replay_json(["--target", humpty()], monkeypatch, capsys)
+    assert code == 0
+    summary = report["summary"]
+    assert summary["fail"] == summary["crash"] == summary["timeout"] == summary["garbage"] == 0
+    assert summary["pass"] >= 20
+    skipped = [r for r in report["results"] if r["status"] == "skip"]
+    assert all(r["detail"].startswith("humpty cannot express") for r in skipped)
+
+
+def test_corpus_passes_against_a_correct_jsonl_subprocess(monkeypatch, capsys) -> None:
+    code, report = replay_json(["--target", jsonl()], monkeypatch, capsys)
+    assert code == 0
+    assert report["summary"]["pass"] == len(report["results"])
+
+
+def test_an_injected_purge_bug_is_caught_naming_clause_and_property(monkeypatch, capsys) -> None:
+    code, report = replay_json(
+        ["--target", humpty("--bug", "purge-off-by-one")], monkeypatch, capsys
+    )
+    assert code == 1
+    failures = [r for r in report["results"] if r["status"] == "fail"]
+    assert failures
+    assert {(r["clause"], r["property"]) for r in failures} == {("purge", "no-missed-item")}
+    assert all(r["expected"]["decision"] == "rollback" for r in failures)
+
+
+@pytest.mark.parametrize(
+    ("bug", "clause", "prop"),
+    [
+        ("lagging-strict", "lagging", "no-needless-rollback"),
+        ("upper-self", "ahead-of-upper", "no-foreign-snapshot"),
+    ],
+)
+def test_other_injected_bugs_are_caught(bug, clause, prop, monkeypatch, capsys) -> None:
+    code, report = replay_json(["--target", jsonl("--bug", bug)], monkeypatch, capsys)
+    assert code == 1
+    failures = {(r["clause"], r["property"]) for r in report["results"] if r["status"] == "fail"}
+    assert (clause, prop) in failures
+
+
+def test_text_report_names_the_failure_and_how_to_reproduce_it() -> None:
+    result = run_subprocess(["replay", CORPUS, "--target", humpty("--bug", "purge-off-by-one")])
+    assert result.code == 1
+    fail_lines = [line for line in result.out.splitlines() if line.startswith("FAIL")]
+    assert fail_lines
+    assert all("purge" in line and "breaks no-missed-item" in line for line in fail_lines)
+    assert "reproduce" in result.out and "--vector v-" in result.out
+    assert "replay FAILED" in result.out
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_corpus_kills_every_non_equivalent_builtin_mutant(name: str, monkeypatch, capsys) -> None:
+    result = run_cli(["vectors", "score", CORPUS, "--rules", name], "", monkeypatch, capsys)
+    assert result.code == 0, result.out
+    assert "(100.0%)" in result.out
+
+
+def test_corpus_holds_every_confirmed_counterexample_decision() -> None:
+    """A new counterexample in counterexamples/ needs `dcpcheck vectors generate` re-run."""
+    corpus = load_corpus(CORPUS)
+    inputs = {
+        json.dumps([producer_json(v.producer), request_json(v.request)], sort_keys=True)
+        for v in corpus.vectors
+    }
+    for path in sorted((ROOT / "counterexamples").glob("*.json")):
+        data = load_json(path)
+        if not isinstance(data, dict):
+            continue
+        for index, decision in enumerate(data.get("decisions", [])):
+            if decision["rules"] not in corpus.rules:
+                continue
+            key = json.dumps([decision["producer"], decision["request"]], sort_keys=True)
+            assert key in inputs, (
+                f"{path.name} decision {index} is not a vector; regenerate with: "
+                f"{corpus.command} --out counterexamples/vectors"
+            )
+
+
+def test_checked_in_baseline_is_kv_engines_cases(tmp_path: Path) -> None:
+    """kv-current answers every baseline case as kv_engine's unit tests assert."""
+    fresh = dump_corpus(baseline_corpus(list(RULE_SETS)))
+    assert (BASELINE / "vectors.json").read_text() == fresh
+
+
+def test_baseline_scores_below_the_generated_set(monkeypatch, capsys) -> None:
+    result = run_cli(
+        ["vectors", "score", BASELINE, "--rules", "kv-current"], "", monkeypatch, capsys
+    )
+    assert result.code == 1
+    assert "survived strict:purge:1" in result.out

@@ -1,0 +1,209 @@
+"""Bad vector files name the file and field, exit 2; failures never leave half a set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import run_cli
+from vectorhelp import CORPUS, FIXTURE_COUNTEREXAMPLES
+
+from checker.vectors.format import dump_corpus, load_corpus
+
+
+def corrupt(tmp_path: Path, change) -> Path:
+    data = json.loads((CORPUS / "vectors.json").read_text())
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def set_in(path: list, value):
+    def change(data):
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    return change
+
+
+def drop(path: list):
+    def change(data):
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        del node[path[-1]]
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (set_in(["vectors", 0, "request", "start"], "12"), "vectors[0].request.start"),
+        (set_in(["vectors", 1, "request", "start"], -1), "vectors[1].request.start"),
+        (set_in(["vectors", 0, "request", "strict"], 0), "vectors[0].request.strict"),
+        (set_in(["vectors", 0, "request", "uuid"], 2**64), "vectors[0].request.uuid"),
+        (drop(["vectors", 2, "producer", "high_seqno"]), "vectors[2].producer.high_seqno"),
+        (set_in(["vectors", 0, "producer", "table"], []), "vectors[0].producer.table"),
+        (
+            set_in(["vectors", 0, "producer", "table"], [{"id": 1, "seq": 1}, {"id": 2, "seq": 5}]),
+            "vectors[0].producer.table[1].seq",
+        ),
+        (
+            set_in(["vectors", 0, "producer", "purge_seqno"], 2**63),
+            "vectors[0].producer.purge_seqno",
+        ),
+        (set_in(["vectors", 0, "request", "strct"], True), "vectors[0].request.strct"),
+        (
+            set_in(["vectors", 0, "expected", "kv-current", "decision"], "maybe"),
+            "vectors[0].expected.kv-current.decision",
+        ),
+        (
+            set_in(["vectors", 0, "expected", "kv-current", "property"], "fast"),
+            "vectors[0].expected.kv-current.property",
+        ),
+        (drop(["vectors", 0, "expected", "rollback-doc"]), "vectors[0].expected"),
+        (set_in(["version"], 2), "version"),
+        (set_in(["vectors"], {}), "vectors"),
+    ],
+)
+def test_schema_errors_name_file_and_field(tmp_path, change, field, monkeypatch, capsys) -> None:
+    path = corrupt(tmp_path, change)
+    for args in (
+        ["replay", path, "--target", "rules:kv-current"],
+        ["vectors", "score", path, "--rules", "kv-current"],
+    ):
+        result = run_cli(args, "", monkeypatch, capsys)
+        assert result.code == 2
+        assert result.err.startswith(f"dcpcheck: error: {path}: field {field}: ")
+        assert result.err.count("\n") == 1
+        assert result.out == ""
+
+
+def test_duplicate_vector_ids_are_rejected(tmp_path) -> None:
+    def twice(data):
+        data["vectors"].append(data["vectors"][0])
+
+    path = corrupt(tmp_path, twice)
+    with pytest.raises(Exception, match=r"field vectors\[\d+\]\.id: v-\w+ appears twice"):
+        load_corpus(path)
+
+
+def test_malformed_json_names_file_line_and_column(tmp_path, monkeypatch, capsys) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"format": "dcpcheck-vectors",\n "vectors": [,]}')
+    result = run_cli(["replay", path, "--target", "rules:kv-current"], "", monkeypatch, capsys)
+    assert result.code == 2
+    assert result.err.startswith(f"dcpcheck: error: {path}:2:")
+    assert "malformed JSON" in result.err
+
+
+def test_a_missing_vector_file_is_exit_2(tmp_path, monkeypatch, capsys) -> None:
+    result = run_cli(
+        ["replay", tmp_path / "none", "--target", "rules:kv-current"], "", monkeypatch, capsys
+    )
+    assert (result.code, result.err.strip()) == (
+        2,
+        f"dcpcheck: error: {tmp_path / 'none'}: no such file",
+    )
+
+
+def test_the_corpus_round_trips_unchanged() -> None:
+    text = (CORPUS / "vectors.json").read_text()
+    corpus = load_corpus(CORPUS)
+    assert dump_corpus(corpus) == text
+
+
+def test_generate_refuses_to_replace_a_directory_it_did_not_write(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    result = run_cli(["vectors", "generate", "--out", mine], "", monkeypatch, capsys)
+    assert result.code == 2
+    assert "non-empty directory" in result.err
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, monkeypatch, capsys) -> None:
+    out = tmp_path / "v"
+    result = run_cli(
+        ["vectors", "generate", "--out", out, "--timeout", "0.000001"], "", monkeypatch, capsys
+    )
+    assert result.code == 3
+    assert "unknown" in result.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, capsys) -> None:
+    out = tmp_path / "v"
+    assert (
+        run_cli(
+            [
+                "vectors",
+                "generate",
+                "--rules",
+                "kv-current",
+                "--counterexamples",
+                tmp_path / "none",
+                "--out",
+                out,
+            ],
+            "",
+            monkeypatch,
+            capsys,
+        ).code
+        == 0
+    )
+    before = (out / "vectors.json").read_text()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Path, "write_text", broken)
+    with pytest.raises(OSError):
+        run_cli(
+            ["vectors", "generate", "--rules", "kv-current", "--out", out], "", monkeypatch, capsys
+        )
+    monkeypatch.undo()
+    assert (out / "vectors.json").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v"]
+
+
+def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -> None:
+    data = json.loads((FIXTURE_COUNTEREXAMPLES / "seed001-decisions.json").read_text())
+    data["decisions"][0]["decision"]["rollback_seqno"] = 20
+    (tmp_path / "cx.json").write_text(json.dumps(data))
+    result = run_cli(
+        ["vectors", "generate", "--counterexamples", tmp_path, "--out", tmp_path / "v"],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 2
+    assert "cx.json: field decisions[0].decision.rollback_seqno: recorded 20" in result.err
+    assert not (tmp_path / "v").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--table-entries", "0"], "--table-entries"),
+        (["--table-entries", "x"], "--table-entries"),
+        (["--timeout", "-1"], "--timeout"),
+        (["--rules", "kv-current", "--rules", "kv-current"], "given twice"),
+        (["--rules", "nope"], "unknown rules 'nope'"),
+    ],
+)
+def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, capsys) -> None:
+    result = run_cli(
+        ["vectors", "generate", "--out", tmp_path / "v", *args], "", monkeypatch, capsys
+    )
+    assert result.code == 2
+    assert message in result.err
+    assert not (tmp_path / "v").exists()
