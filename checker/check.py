@@ -52,6 +52,8 @@ class CheckResult:
     replay: Replay | None = None
     size: dict[str, int] = field(default_factory=dict)
     note: str = ""  # why unknown; how far minimisation got
+    engine: str = "z3"
+    examined: int | None = None  # scenarios evaluated (exhaustive and random engines)
 
     @property
     def confirmed(self) -> bool | None:
@@ -115,6 +117,9 @@ def _minimise(
     return values, size, ""
 
 
+ENGINES = ("z3", "exhaustive", "random")
+
+
 def check(
     rules: RuleSet,
     variant: ConsumerVariant,
@@ -122,15 +127,16 @@ def check(
     bounds: Bounds,
     timeout_s: float | None = 60.0,
     minimise: bool = True,
+    engine: str = "z3",
+    spark: tuple | None = None,  # (session, rules spec, consumer spec, property spec)
+    random_examples: int = 10_000,
 ) -> CheckResult:
+    """One check. ``engine``: ``z3`` (the default: proofs and minimised
+    counterexamples), ``exhaustive`` (every scenario enumerated, on ``spark``
+    if given; a proof when it completes), ``random`` (hypothesis; finds
+    violations, never claims that a property holds)."""
     started = time.perf_counter()
     model = ScenarioModel(bounds, rules, variant)
-    (holds,) = substitute([prop.holds(model.fields)], model.trace)
-    session = Session(timeout_s=timeout_s)
-    session.declare(model.vars.sorts)
-    session.add(model.constraints)
-    session.add(~holds)
-    outcome = session.check(want=model.vars.sorts)
 
     def result(verdict: Verdict, **extra: object) -> CheckResult:
         return CheckResult(
@@ -141,9 +147,40 @@ def check(
             verdict,
             bounds,
             time.perf_counter() - started,
+            engine=engine,
             **extra,  # type: ignore[arg-type]
         )
 
+    def violated(scenario: Scenario, **extra: object) -> CheckResult:
+        return result(
+            Verdict.VIOLATED,
+            scenario=scenario,
+            replay=replay_scenario(scenario, model, prop),
+            **extra,
+        )
+
+    if engine == "exhaustive":
+        return _exhaustive(model, prop, spark, result, violated)
+    if engine == "random":
+        from checker.search.random import search as random_search
+
+        found = random_search(model, prop, max_examples=random_examples)
+        if found.violation is not None:
+            return violated(found.violation, examined=found.examined)
+        return result(
+            Verdict.UNKNOWN,
+            examined=found.examined,
+            note=f"no violation in {found.examined} random scenarios; random search proves nothing",
+        )
+    if engine != "z3":
+        raise ValueError(f"unknown engine {engine}")
+
+    (holds,) = substitute([prop.holds(model.fields)], model.trace)
+    session = Session(timeout_s=timeout_s)
+    session.declare(model.vars.sorts)
+    session.add(model.constraints)
+    session.add(~holds)
+    outcome = session.check(want=model.vars.sorts)
     if outcome.answer is Answer.UNSAT:
         return result(Verdict.HOLDS)
     if outcome.answer is Answer.UNKNOWN:
@@ -151,6 +188,21 @@ def check(
     values, size, note = outcome.values, {}, ""
     if minimise:
         values, size, note = _minimise(session, model, values)
-    scenario = model.vars.decode(values)
-    replay = replay_scenario(scenario, model, prop)
-    return result(Verdict.VIOLATED, scenario=scenario, replay=replay, size=size, note=note)
+    return violated(model.vars.decode(values), size=size, note=note)
+
+
+def _exhaustive(model, prop, spark, result, violated):  # type: ignore[no-untyped-def]
+    if spark is not None:
+        from checker.spark.exhaustive import search_on_spark
+
+        session, rules_spec, consumer_spec, prop_spec = spark
+        found = search_on_spark(session, rules_spec, consumer_spec, prop_spec, model.bounds)
+    else:
+        from checker.search.exhaustive import search
+
+        found = search(model, prop)
+    if found.violation is not None:
+        return violated(found.violation, examined=found.examined)
+    return result(
+        Verdict.HOLDS, examined=found.examined, note=f"all {found.examined} scenarios enumerated"
+    )

@@ -90,63 +90,6 @@ def decision_inputs(draw: st.DrawFn, max_entries: int = 4) -> tuple[StreamReques
     return draw(requests(producer)), producer
 
 
-# -- scenarios -----------------------------------------------------------------------------
+# -- scenarios: the package's own strategy (checker/search/random.py) -------------------------
 
-from spec.bounds import Bounds  # noqa: E402
-from spec.failover_table import FailoverTable as _Table  # noqa: E402
-from spec.scenario import Failover, Mutation, Scenario  # noqa: E402
-
-
-def mutations(keys: int, n: int) -> st.SearchStrategy[tuple[Mutation, ...]]:
-    one = st.builds(Mutation, st.integers(0, keys - 1), st.booleans())
-    return st.lists(one, min_size=n, max_size=n).map(tuple)
-
-
-@st.composite
-def scenarios(draw: st.DrawFn, bounds: Bounds) -> Scenario:
-    """Any well-formed scenario within ``bounds``."""
-    n = draw(st.integers(0, bounds.seqnos))
-    history = draw(mutations(bounds.keys, n))
-    entries = draw(st.integers(1, bounds.first_table_entries))
-    seqs = sorted((draw(st.integers(0, n)) for _ in range(entries)), reverse=True)
-    table = _Table.of(
-        *((1111 * (entries - i), s) for i, s in enumerate(seqs)), max_entries=bounds.max_entries
-    )
-    ends = sorted(draw(st.sets(st.integers(1, n), max_size=n))) if n else []
-    received = draw(st.sampled_from([0, *_sent(history, ends)]))
-    failovers, high = [], n
-    for f in range(draw(st.integers(0, bounds.failovers))):
-        branch = draw(st.integers(0, high))
-        new_high = draw(st.integers(branch, bounds.seqnos))
-        failovers.append(
-            Failover(
-                branch, 1111 * (entries + f + 1), draw(mutations(bounds.keys, new_high - branch))
-            )
-        )
-        high = new_high
-    final = list(history)
-    for f in failovers:
-        final = final[: f.branch] + list(f.mutations)
-    tombstones = [x for x, m in enumerate(final, start=1) if m.deleted]
-    purge = draw(st.sampled_from([0, *tombstones]))
-    return Scenario(
-        history=history,
-        table=table,
-        first_snapshot_start=draw(st.sampled_from([0, 1])),
-        snapshot_ends=tuple(ends),
-        received=received,
-        failovers=tuple(failovers),
-        purge_seqno=purge,
-        max_entries=bounds.max_entries,
-    )
-
-
-def _sent(history: tuple[Mutation, ...], ends: list[int]) -> list[int]:
-    """Seqnos that survive deduplication in snapshots ending at ``ends``."""
-    out, start = [], 1
-    for end in ends:
-        for x in range(start, end + 1):
-            if all(history[y - 1].key != history[x - 1].key for y in range(x + 1, end + 1)):
-                out.append(x)
-        start = end + 1
-    return out
+from checker.search.random import scenario_strategy as scenarios  # noqa: E402, F401

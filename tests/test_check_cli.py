@@ -36,7 +36,7 @@ def test_collapse_snapshot_exits_1_with_a_confirmed_counterexample(tmp_path: Pat
     assert stored["property"] == "no-missed-item" and stored["scenario"]["failovers"]
     itf = json.loads(path.with_name(path.name.replace(".json", ".itf.json")).read_text())
     assert itf["vars"] == ["action", "producer", "consumer"]
-    assert [s["action"]["name"] for s in itf["states"]][0] == "Init"
+    assert itf["states"][0]["action"]["name"] == "Init"
 
 
 def test_correct_consumer_exits_0(tmp_path: Path, monkeypatch, capsys) -> None:
@@ -151,7 +151,9 @@ BAD_FILES = {
         "does not define request()",
     ),
     "builtin-name": (
-        "from spec.consumers.correct import Correct\nclass Mine(Correct):\n    pass\nVARIANT = Mine()\n",
+        "from spec.consumers.correct import Correct\n"
+        "class Mine(Correct):\n    pass\n"
+        "VARIANT = Mine()\n",
         "'correct' is a built-in name",
     ),
 }

@@ -18,8 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
 
-from checker.check import CheckResult, Verdict, check
+from checker.check import ENGINES, CheckResult, Verdict, check
 from checker.loading import resolve_many
 from checker.report.results import (
     exit_code,
@@ -33,7 +36,10 @@ from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
+from spec.registry import Registry
 from spec.rules import RULE_SETS, RuleSet
+
+T = TypeVar("T")
 
 
 def add_bounds_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,25 +83,37 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Chosen(Generic[T]):
+    """A definition and the text that names it (``NAME`` or ``FILE.py[:NAME]``).
+
+    Spark executors are other processes: they resolve ``spec`` again, which
+    works for built-in names and for files alike.
+    """
+
+    item: T
+    spec: str
+
+
+def _chosen(registry: Registry[T], kind: type[T], texts: list[str] | None) -> list[Chosen[T]]:
+    out: list[Chosen[T]] = []
+    for text in texts or registry.names():
+        items = resolve_many(registry, kind, text)
+        for item in items:
+            name = getattr(item, "name", "")
+            spec = text if len(items) == 1 or ".py:" in text else f"{text}:{name}"
+            out.append(Chosen(item, spec))
+    return out
+
+
 def selection(
     args: argparse.Namespace,
-) -> tuple[list[RuleSet], list[ConsumerVariant], list[Property]]:
-    rules = [
-        r
-        for text in args.rules or RULE_SETS.names()
-        for r in resolve_many(RULE_SETS, RuleSet, text)
-    ]
-    consumers = [
-        c
-        for text in args.consumer or CONSUMERS.names()
-        for c in resolve_many(CONSUMERS, ConsumerVariant, text)
-    ]
-    props = [
-        p
-        for text in args.property or PROPERTIES.names()
-        for p in resolve_many(PROPERTIES, Property, text)
-    ]
-    return rules, consumers, props
+) -> tuple[list[Chosen[RuleSet]], list[Chosen[ConsumerVariant]], list[Chosen[Property]]]:
+    return (
+        _chosen(RULE_SETS, RuleSet, args.rules),
+        _chosen(CONSUMERS, ConsumerVariant, args.consumer),
+        _chosen(PROPERTIES, Property, args.property),
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,28 +130,65 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="z3",
+        help="z3 (default: proofs, minimised counterexamples); exhaustive (enumerate every "
+        "scenario, on Spark); random (hypothesis; never claims 'holds')",
+    )
+    parser.add_argument(
+        "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
+    )
+    parser.add_argument(
+        "--examples", type=int, default=10_000, metavar="N", help="for --engine random"
+    )
     add_bounds_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.examples <= 0:
+        raise UsageError("--examples must be positive")
     bounds = bounds_from(args)
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
-    results: list[tuple[CheckResult, object]] = []
-    for n, (r, c, p) in enumerate(combos, start=1):
-        if len(combos) > 1:
-            print(f"[{n}/{len(combos)}] {r.name}/{c.name}: {p.id} ...", file=sys.stderr, flush=True)
-        result = check(r, c, p, bounds, timeout_s=args.timeout, minimise=not args.no_minimise)
-        path = (
-            write_counterexample(result, args.out) if result.verdict is Verdict.VIOLATED else None
-        )
-        results.append((result, path))
-        if not args.json:
-            print(one_line(result, path))
-            if result.verdict is Verdict.VIOLATED:
-                print("\n".join(long_form(result)))
+    spark, created = None, False
+    if args.engine == "exhaustive":
+        from checker.spark.session import spark_session
+
+        spark, created = spark_session(args.master, "dcpcheck check --engine exhaustive")
+    results: list[tuple[CheckResult, Path | None]] = []
+    try:
+        for n, (r, c, p) in enumerate(combos, start=1):
+            if len(combos) > 1:
+                label = f"{r.item.name}/{c.item.name}: {p.item.id}"
+                print(f"[{n}/{len(combos)}] {label} ...", file=sys.stderr, flush=True)
+            result = check(
+                r.item,
+                c.item,
+                p.item,
+                bounds,
+                timeout_s=args.timeout,
+                minimise=not args.no_minimise,
+                engine=args.engine,
+                spark=(spark, r.spec, c.spec, p.spec) if spark is not None else None,
+                random_examples=args.examples,
+            )
+            path = (
+                write_counterexample(result, args.out)
+                if result.verdict is Verdict.VIOLATED
+                else None
+            )
+            results.append((result, path))
+            if not args.json:
+                print(one_line(result, path))
+                if result.verdict is Verdict.VIOLATED:
+                    print("\n".join(long_form(result)))
+    finally:
+        if created and spark is not None:
+            spark.stop()
     if args.json:
         print(json.dumps({"results": [result_json(r, p) for r, p in results]}, indent=2))
     elif len(results) > 1:

@@ -78,10 +78,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be positive")
     bounds = bounds_from(args)
     rules, consumers, props = selection(args)
-    combos = [(r.name, c.name, p.id) for r in rules for c in consumers for p in props]
-    specs = {r.name: text for r, text in _sources(args.rules, rules)}
-    specs |= {c.name: text for c, text in _sources(args.consumer, consumers)}
-    tasks = [(specs.get(r, r), specs.get(c, c), p) for r, c, p in combos]
+    tasks = [(r.spec, c.spec, p.spec) for r in rules for c in consumers for p in props]
     started = time.perf_counter()
     print(
         f"dcpcheck verify: {len(tasks)} checks within {bounds.describe()}",
@@ -123,12 +120,3 @@ def run(args: argparse.Namespace) -> int:
             f"within {bounds.describe()}; counterexamples in {args.out}/"
         )
     return verify_exit_code(results, expected)
-
-
-def _sources(texts: list[str] | None, items: list) -> list[tuple[object, str]]:  # type: ignore[type-arg]
-    """Pair definitions loaded from files with the text that named them (for executors)."""
-    out = []
-    for text in texts or []:
-        if text.endswith(".py") or "/" in text:
-            out.extend((item, text) for item in items if getattr(item, "name", None))
-    return [(getattr(item, "name", ""), text) for item, text in out]  # type: ignore[misc]

@@ -38,7 +38,9 @@ class Outcome:
 
 class Session:
     def __init__(self, timeout_s: float | None = None, seed: int = 0) -> None:
-        self.translator = Translator()
+        # A context of its own: the models Z3 returns then do not depend on what
+        # else ran in this process, so counterexamples are reproducible.
+        self.translator = Translator(z3.Context())
         self.solver = z3.Solver(ctx=self.translator.ctx)
         self.solver.set("random_seed", seed)
         self._domain_added = 0

@@ -1,0 +1,156 @@
+"""Exhaustive enumeration: every scenario within bounds, smallest first.
+
+The concrete counterpart of the Z3 search, over the *same* model: each
+scenario is encoded into the model's variables and the model's formula for
+"the property is violated" is evaluated with ``spec.expr.Compiled``. Because
+it never touches Z3, agreement between the two (tests/test_engines_agree.py)
+checks the symbolic translation itself.
+
+Scenarios come in breadth-first order of size (first-history length, then
+failovers, then new mutations), so the first violation found is a small one,
+as in stateright's BFS checker. ``partitions`` splits the space by first
+history so that Spark (``checker.spark.exhaustive``) can share it out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from spec.bounds import Bounds
+from spec.expr import Compiled, all_of, substitute
+from spec.failover_table import FailoverTable
+from spec.model.build import ScenarioModel
+from spec.properties import Property
+from spec.scenario import Failover, Mutation, Scenario
+
+__all__ = ["ExhaustiveResult", "Violates", "partitions", "scenarios", "search", "sent_seqnos"]
+
+
+def _histories(keys: int, length: int) -> Iterator[tuple[Mutation, ...]]:
+    ops = [Mutation(k, d) for k in range(keys) for d in (False, True)]
+    return (tuple(h) for h in itertools.product(ops, repeat=length))
+
+
+def sent_seqnos(history: tuple[Mutation, ...], ends: tuple[int, ...]) -> list[int]:
+    """Seqnos that survive deduplication in snapshots ending at ``ends``."""
+    out, start = [], 1
+    for end in ends:
+        for x in range(start, end + 1):
+            if all(history[y - 1].key != history[x - 1].key for y in range(x + 1, end + 1)):
+                out.append(x)
+        start = end + 1
+    return out
+
+
+def _tables(length_bound: int, top: int, max_entries: int) -> Iterator[FailoverTable]:
+    for length in range(1, length_bound + 1):
+        for seqs in itertools.combinations_with_replacement(range(top, -1, -1), length):
+            yield FailoverTable.of(
+                *((1111 * (length - i), s) for i, s in enumerate(seqs)), max_entries=max_entries
+            )
+
+
+def _failover_chains(
+    bounds: Bounds, high: int, count: int, first_uuid: int
+) -> Iterator[tuple[Failover, ...]]:
+    if count == 0:
+        yield ()
+        return
+    for branch in range(high + 1):
+        for new_high in range(branch, bounds.seqnos + 1):
+            for mutations in _histories(bounds.keys, new_high - branch):
+                head = Failover(branch, first_uuid, mutations)
+                for rest in _failover_chains(bounds, new_high, count - 1, first_uuid + 1111):
+                    yield (head, *rest)
+
+
+def partitions(bounds: Bounds) -> list[tuple[Mutation, ...]]:
+    """The first histories, smallest first: one unit of work each."""
+    return [h for n in range(bounds.seqnos + 1) for h in _histories(bounds.keys, n)]
+
+
+def scenarios(bounds: Bounds, history: tuple[Mutation, ...] | None = None) -> Iterator[Scenario]:
+    """Every well-formed scenario within ``bounds`` (with this first history, if given)."""
+    histories = [history] if history is not None else partitions(bounds)
+    for h in histories:
+        n = len(h)
+        for table in _tables(bounds.first_table_entries, n, bounds.max_entries):
+            for ends in _subsets(n):
+                for received in (0, *sent_seqnos(h, ends)):
+                    for disk in (True, False):
+                        yield from _with_failovers(bounds, h, table, ends, received, disk)
+
+
+def _with_failovers(
+    bounds: Bounds,
+    history: tuple[Mutation, ...],
+    table: FailoverTable,
+    ends: tuple[int, ...],
+    received: int,
+    disk: bool,
+) -> Iterator[Scenario]:
+    first_uuid = 1111 * (len(table) + 1)
+    for count in range(bounds.failovers + 1):
+        for chain in _failover_chains(bounds, len(history), count, first_uuid):
+            final = list(history)
+            for f in chain:
+                final = final[: f.branch] + list(f.mutations)
+            for purge in (0, *(x for x, m in enumerate(final, start=1) if m.deleted)):
+                yield Scenario(
+                    history=history,
+                    table=table,
+                    first_snapshot_start=0 if disk else 1,
+                    snapshot_ends=ends,
+                    received=received,
+                    failovers=chain,
+                    purge_seqno=purge,
+                    max_entries=bounds.max_entries,
+                )
+
+
+def _subsets(n: int) -> Iterator[tuple[int, ...]]:
+    for size in range(n + 1):
+        yield from itertools.combinations(range(1, n + 1), size)
+
+
+class Violates:
+    """``violates(scenario)``: the model's "property violated" formula, compiled once."""
+
+    def __init__(self, model: ScenarioModel, prop: Property) -> None:
+        (holds,) = substitute([prop.holds(model.fields)], model.trace)
+        self.model = model
+        self._program = Compiled([all_of(model.constraints, ~holds)])
+
+    def __call__(self, scenario: Scenario) -> bool:
+        return bool(self._program(self.model.vars.encode(scenario))[0])
+
+
+@dataclass
+class ExhaustiveResult:
+    examined: int
+    violation: Scenario | None
+    complete: bool  # every scenario within the bounds was examined
+
+
+def search(
+    model: ScenarioModel,
+    prop: Property,
+    history: tuple[Mutation, ...] | None = None,
+    limit: int | None = None,
+    stop_at_first: bool = True,
+) -> ExhaustiveResult:
+    """Examine scenarios in order; stop at the first violation or after ``limit``."""
+    violates = Violates(model, prop)
+    examined = 0
+    found: Scenario | None = None
+    for scenario in scenarios(model.bounds, history):
+        if limit is not None and examined >= limit:
+            return ExhaustiveResult(examined, found, complete=False)
+        examined += 1
+        if violates(scenario):
+            found = found or scenario
+            if stop_at_first:
+                return ExhaustiveResult(examined, found, complete=False)
+    return ExhaustiveResult(examined, found, complete=True)
