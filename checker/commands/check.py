@@ -24,6 +24,7 @@ from typing import Generic, TypeVar
 
 from checker.check import ENGINES, CheckResult, Verdict, check
 from checker.loading import resolve_many
+from checker.report.html import write_html
 from checker.report.results import (
     exit_code,
     long_form,
@@ -118,6 +119,7 @@ def selection(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
+    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
     parser.add_argument(
         "--json", action="store_true", help='print {"results": [...]} instead of text'
     )
@@ -189,6 +191,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if created and spark is not None:
             spark.stop()
+    if args.html:
+        write_html([r for r, _ in results], args.html, "dcpcheck check")
     if args.json:
         print(json.dumps({"results": [result_json(r, p) for r, p in results]}, indent=2))
     elif len(results) > 1:

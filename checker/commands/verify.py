@@ -26,6 +26,7 @@ from checker.commands.check import (
     bounds_from,
     selection,
 )
+from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.results import result_json, summary_table, write_counterexample
 from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
@@ -34,6 +35,7 @@ from spec.expected import EXPECTED
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
+    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
     parser.add_argument(
         "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
     )
@@ -106,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
     expected = _expected_map()
     if args.junit:
         write_junit(results, expected, args.junit, name="dcpcheck verify")
+    if args.html:
+        write_html(results, args.html, "dcpcheck verify", expected)
     if args.json:
         records = [
             result_json(r, p) | {"expected": expected.get((r.rules, r.consumer, r.property))}
