@@ -60,7 +60,7 @@ class CheckResult:
         return None if self.replay is None else self.replay.confirmed
 
 
-def _measures(model: ScenarioModel) -> list[tuple[str, Expr]]:
+def measures(model: ScenarioModel) -> list[tuple[str, Expr]]:
     """What minimisation shrinks, most important first."""
     v = model.vars
     highs = [v["h0.high"], *(ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids)]
@@ -93,7 +93,7 @@ def sum_of(terms: list[Expr]) -> Expr:
     return total
 
 
-def _minimise(
+def minimise_model(
     session: Session, model: ScenarioModel, values: dict
 ) -> tuple[dict, dict[str, int], str]:
     """Greedy lexicographic minimisation; stops (keeping what it has) on unknown."""
@@ -101,7 +101,7 @@ def _minimise(
 
     size: dict[str, int] = {}
     want = model.vars.sorts
-    for name, measure in _measures(model):
+    for name, measure in measures(model):
         current = int(evaluate(measure, values))
         best = current
         for candidate in range(0, current):
@@ -187,7 +187,7 @@ def check(
         return result(Verdict.UNKNOWN, note=f"solver: {outcome.reason}")
     values, size, note = outcome.values, {}, ""
     if minimise:
-        values, size, note = _minimise(session, model, values)
+        values, size, note = minimise_model(session, model, values)
     return violated(model.vars.decode(values), size=size, note=note)
 
 

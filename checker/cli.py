@@ -23,6 +23,7 @@ COMMANDS = {
     "verify": "the main job: every rule set x consumer x property on Spark, vs expected verdicts",
     "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
     "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
+    "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,

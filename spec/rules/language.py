@@ -81,8 +81,10 @@ def caller_location() -> str:
     """``file:line`` of the innermost frame outside the rule language itself."""
     frame = sys._getframe(1)
     while frame is not None:
-        if Path(frame.f_code.co_filename).resolve() not in _INTERNAL_FILES:
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        filename = frame.f_code.co_filename
+        # "<string>": code Python generates, such as a dataclass's __init__.
+        if not filename.startswith("<") and Path(filename).resolve() not in _INTERNAL_FILES:
+            return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back  # type: ignore[assignment]
     return ""
 

@@ -1,0 +1,203 @@
+"""Where two rule sets answer differently: the regions of the decision space, by Z3.
+
+The decision space is every stream request and every well-formed producer
+state whose failover table has at most ``table_entries`` entries
+(``spec.rules.inputs.DecisionSpace``); seqnos and uuids range over all of
+uint64. ``search_regions`` asks Z3 for an input on which A and B answer
+differently, names its region (A's clause, B's clause, the change), blocks
+that region and asks again, until Z3 answers unsat: a proof that no other
+region exists. Each region's representative is then minimised (small
+seqnos, the fields humpty_dumpty can express) and relabelled with readable
+uuids, and both answers are recomputed concretely, on the reference
+implementation where the rule set has one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from checker.diff.regions import (
+    ANSWER_CHANGES,
+    FEATURES,
+    Region,
+    change_of,
+    region_condition,
+    region_in_fields,
+    region_of,
+)
+from checker.symbolic.optimise import Minimiser
+from checker.symbolic.session import Answer, Session
+from spec.errors import HarnessBug
+from spec.expr import UINT64_MAX, Expr, Value
+from spec.failover_table import FailoverEntry, FailoverTable
+from spec.reference.simulate import producer_decision as reference_decision
+from spec.rules.inputs import DecisionSpace
+from spec.rules.language import RuleSet
+from spec.types import Decision, ProducerState, StreamRequest
+
+__all__ = ["DecisionExample", "RegionSearch", "search_regions"]
+
+
+@dataclass(frozen=True)
+class DecisionExample:
+    """One request and producer state in a region, with both answers."""
+
+    request: StreamRequest
+    producer: ProducerState
+    decision_a: Decision
+    decision_b: Decision
+
+
+@dataclass
+class RegionSearch:
+    table_entries: int
+    found: list[tuple[Region, DecisionExample]] = field(default_factory=list)
+    complete: bool = False  # Z3 proved no other region exists
+    note: str = ""  # why the search is incomplete
+    seconds: float = 0.0
+
+
+def search_regions(
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    table_entries: int,
+    max_regions: int,
+    timeout_s: float,
+) -> RegionSearch:
+    """Every region where ``rules_a`` and ``rules_b`` answer differently (up to ``max_regions``)."""
+    started = time.perf_counter()
+    deadline = time.monotonic() + timeout_s
+    space = DecisionSpace(table_entries)
+    a, b = space.decision(rules_a), space.decision(rules_b)
+    session = Session(timeout_s=timeout_s)
+    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.add(space.well_formed(), (a.outcome != b.outcome) | (a.seqno != b.seqno))
+    search = RegionSearch(table_entries)
+    while True:
+        if sum(not region.via for region, _ in search.found) >= max_regions:
+            search.note = f"stopped after --max {max_regions} regions; more may exist"
+            break
+        outcome = session.check(want=space.sorts)
+        if outcome.answer is Answer.UNSAT:
+            search.complete = True
+            break
+        if outcome.answer is Answer.UNKNOWN:
+            search.note = f"the solver answered unknown ({outcome.reason})"
+            break
+        region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
+        condition = region_condition(region, rules_a, rules_b, a, b)
+        session.add(~condition)
+        values = _minimised(space, condition, deadline) or outcome.values
+        search.found.append((region, _example(space, rules_a, rules_b, region, values)))
+        facets, note = _facets(space, rules_a, rules_b, region, deadline)
+        search.found += facets
+        if note:
+            search.note = note
+            break
+    search.seconds = time.perf_counter() - started
+    return search
+
+
+def _facets(
+    space: DecisionSpace, rules_a: RuleSet, rules_b: RuleSet, region: Region, deadline: float
+) -> tuple[list[tuple[Region, DecisionExample]], str]:
+    """The parts of ``region`` that exist only because of a request feature humpty lacks."""
+    session = Session(timeout_s=max(0.0, deadline - time.monotonic()))
+    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.add(space.well_formed())
+    found = []
+    for feature in FEATURES:
+        facet = Region(region.case_a, region.case_b, region.change, via=feature)
+        condition = region_in_fields(facet, rules_a, rules_b, space.fields)
+        outcome = session.check(condition, want=space.sorts)
+        if outcome.answer is Answer.UNKNOWN:
+            return found, f"the solver answered unknown ({outcome.reason}) on {facet.label}"
+        if outcome.answer is Answer.SAT:
+            values = _minimised(space, condition, deadline) or outcome.values
+            found.append((facet, _example(space, rules_a, rules_b, facet, values)))
+    return found, ""
+
+
+def _minimised(space: DecisionSpace, condition: Expr, deadline: float) -> dict[str, Value] | None:
+    """The region's most readable input: humpty-expressible, then the smallest seqnos."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return None
+    v = space.v
+    minimiser = Minimiser(timeout_s=remaining)
+    minimiser.add(space.well_formed())
+    soft = [
+        (~v("strict"), 8),
+        (~v("ignore_purged"), 8),
+        (v("remote_purge") == 0, 8),
+        (~v("has_collection_high"), 8),
+        (v("end") == UINT64_MAX, 8),
+        (v("producer_purge_seqno") == 0, 1),
+    ]
+    names = ["table_len", "high_seqno", "start", "snap_start", "snap_end"]
+    names += ["producer_purge_seqno", "remote_purge", "collection_high"]
+    sizes = [v(name) for name in names]
+    sizes += [v(space.seq_var(i)) for i in range(space.table_entries)]
+    outcome = minimiser.solve(condition, soft=soft, minimise=sizes, want=space.sorts)
+    return outcome.values if outcome.answer is Answer.SAT else None
+
+
+def _example(
+    space: DecisionSpace,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    region: Region,
+    values: dict[str, Value],
+) -> DecisionExample:
+    """Decode ``values``, with readable uuids if the region survives relabelling."""
+    decide_a, decide_b = reference_decision(rules_a), reference_decision(rules_b)
+    request, producer = space.decode(values)
+    for req, prod in (_readable_uuids(request, producer), (request, producer)):
+        da, db = decide_a(req, prod), decide_b(req, prod)
+        if _in_region(region, da, db) and not (
+            region.via
+            and _in_region(
+                region,
+                decide_a(_unused(req, region.via), prod),
+                decide_b(_unused(req, region.via), prod),
+            )
+        ):
+            return DecisionExample(req, prod, da, db)
+    raise HarnessBug(
+        f"Z3 places {request} with {producer} in region {region.label}, but the reference "
+        f"answers {da.case} ({da.outcome.value}) and {db.case} ({db.outcome.value})"
+    )
+
+
+def _in_region(region: Region, a: Decision, b: Decision) -> bool:
+    return (a.case, b.case, change_of(a, b)) == (region.case_a, region.case_b, region.change)
+
+
+def _unused(request: StreamRequest, feature: str) -> StreamRequest:
+    """``request`` without ``feature`` (see ``checker.diff.regions.FEATURES``)."""
+    reset = {
+        "strict": {"strict": False},
+        "ignore_purged": {"ignore_purged": False},
+        "remote_purge": {"remote_purge": 0},
+        "collection_high": {"collection_high": None},
+        "end": {"end": UINT64_MAX},
+    }[feature]
+    return replace(request, **reset)
+
+
+def _readable_uuids(
+    request: StreamRequest, producer: ProducerState
+) -> tuple[StreamRequest, ProducerState]:
+    """Oldest table entry 1111, the next 2222, ...; an unknown request uuid the next one."""
+    entries = producer.table.entries
+    labels = {e.uuid: 1111 * (len(entries) - i) for i, e in enumerate(entries)}
+    labels[0] = 0
+    uuid = labels.get(request.uuid, 1111 * (len(entries) + 1))
+    table = FailoverTable(
+        tuple(FailoverEntry(labels[e.uuid], e.seqno) for e in entries), producer.table.max_entries
+    )
+    return (
+        replace(request, uuid=uuid),
+        ProducerState(table, producer.high_seqno, producer.purge_seqno),
+    )

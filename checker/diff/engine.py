@@ -1,0 +1,150 @@
+"""Review a protocol change: ``diff_rules`` (two rule sets) and ``diff_consumers`` (two variants).
+
+``diff_rules(A, B, consumers, bounds)``
+
+1. finds every region of the decision space where A and B answer
+   differently (``checker.diff.decisions``; none: A and B are *proved*
+   equivalent for every request and every producer whose failover table has
+   at most ``table_entries`` entries);
+2. classifies each region with every consumer variant given, in scenarios
+   within ``bounds`` (``checker.diff.classify``).
+
+``diff_consumers(R, C1, C2, bounds)`` finds the regions in which the runs of
+two consumer variants under rule set R first part (scenario level: every
+scenario within ``bounds``), and classifies each the same way, with C1 as
+the baseline.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from checker.diff.classify import Evidence, Probe, Verdict, Witness, verdict_of
+from checker.diff.decisions import DecisionExample, search_regions
+from checker.diff.regions import Region
+from checker.diff.scenarios import consumer_pair, rule_pair
+from spec.bounds import Bounds
+from spec.consumers.api import ConsumerVariant
+from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
+from spec.rules.language import RuleSet
+
+__all__ = ["DiffReport", "RegionResult", "diff_consumers", "diff_rules"]
+
+
+@dataclass
+class RegionResult:
+    region: Region
+    verdict: Verdict
+    evidence: list[Evidence]
+    example: DecisionExample | None = None  # rule diffs: a request and producer state
+    witness: Witness | None = None  # the scenario behind the verdict
+
+    @property
+    def note(self) -> str:
+        if self.verdict is Verdict.UNKNOWN:
+            return "; ".join(u for e in self.evidence for u in e.unknown)
+        if not any(e.reached for e in self.evidence):
+            return f"not reached by {', '.join(e.pair for e in self.evidence)} within the bounds"
+        return ""
+
+
+@dataclass
+class DiffReport:
+    subject: str  # "rules" or "consumers"
+    name_a: str
+    name_b: str
+    context: list[str]  # the consumers (rule diff) or the rule set (consumer diff)
+    bounds: Bounds
+    table_entries: int | None  # rule diffs: the decision space searched
+    regions: list[RegionResult] = field(default_factory=list)
+    complete: bool = False  # every region was found (the last search answered unsat)
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def equivalent(self) -> bool:
+        return self.complete and not self.regions
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(r.verdict is verdict for r in self.regions)
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.witness is not None and not r.witness.confirmed for r in self.regions):
+            return EXIT_INTERNAL
+        if self.count(Verdict.SAFETY_REGRESSION):
+            return EXIT_VIOLATION
+        if self.count(Verdict.UNKNOWN) or not self.complete:
+            return EXIT_UNKNOWN
+        return EXIT_OK
+
+
+def diff_rules(
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    consumers: list[ConsumerVariant],
+    bounds: Bounds,
+    table_entries: int,
+    max_regions: int = 50,
+    timeout_s: float = 300.0,
+    minimise: bool = True,
+) -> DiffReport:
+    started = time.perf_counter()
+    deadline = time.monotonic() + timeout_s
+    report = DiffReport(
+        "rules", rules_a.name, rules_b.name, [c.name for c in consumers], bounds, table_entries
+    )
+    search = search_regions(rules_a, rules_b, table_entries, max_regions, timeout_s)
+    report.complete, report.note = search.complete, search.note
+    regions = [region for region, _ in search.found]
+    examples = dict(search.found)
+    if regions:
+        probes = [Probe(rule_pair(bounds, rules_a, rules_b, c), _left(deadline)) for c in consumers]
+        surveys = [p.survey(regions, max_regions) for p in probes]
+        for region in regions:
+            result = _classified(region, probes, [s.evidence[region] for s in surveys], minimise)
+            result.example = examples[region]
+            report.regions.append(result)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def diff_consumers(
+    rules: RuleSet,
+    variant_a: ConsumerVariant,
+    variant_b: ConsumerVariant,
+    bounds: Bounds,
+    max_regions: int = 50,
+    timeout_s: float = 300.0,
+    minimise: bool = True,
+) -> DiffReport:
+    started = time.perf_counter()
+    report = DiffReport(
+        "consumers", variant_a.name, variant_b.name, [rules.name], bounds, table_entries=None
+    )
+    probe = Probe(consumer_pair(bounds, rules, variant_a, variant_b), timeout_s)
+    survey = probe.survey(None, max_regions)
+    report.complete, report.note = survey.reach.complete, survey.reach.note
+    for region in survey.regions:
+        result = _classified(region, [probe], [survey.evidence[region]], minimise)
+        report.regions.append(result)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _classified(
+    region: Region, probes: list[Probe], evidence: list[Evidence], minimise: bool
+) -> RegionResult:
+    verdict, key = verdict_of(region, evidence)
+    result = RegionResult(region, verdict, evidence)
+    if key:
+        for probe, e in zip(probes, evidence, strict=True):
+            if key in e.witnesses:
+                result.witness = probe.witness(region, key, e, minimise)
+                break
+    return result
+
+
+def _left(deadline: float) -> float:
+    return max(0.001, deadline - time.monotonic())

@@ -1,0 +1,295 @@
+"""A diff for people (a table, then one paragraph per region) and for machines (JSON)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from itertools import takewhile
+from typing import Any
+
+from tabulate import tabulate
+
+from checker.diff.classify import Verdict, Witness
+from checker.diff.decisions import DecisionExample
+from checker.diff.engine import DiffReport, RegionResult
+from checker.report.counterexample import request_json, scenario_to_json, trace_to_json
+from checker.report.timeline import explain, timeline
+from spec.failover_table import UINT64_MAX
+from spec.trace import Trace
+from spec.types import Decision, Outcome, StreamRequest
+
+__all__ = ["decide_command", "long_form", "report_json", "summary", "table", "text"]
+
+PLURAL = {
+    Verdict.SAFETY_REGRESSION: "safety regressions",
+    Verdict.SAFETY_FIX: "safety fixes",
+    Verdict.COST_REGRESSION: "cost regressions",
+    Verdict.COST_IMPROVEMENT: "cost improvements",
+    Verdict.NEUTRAL: "neutral",
+    Verdict.UNKNOWN: "unknown",
+}
+
+
+def _headline(report: DiffReport) -> list[str]:
+    a, b = report.name_a, report.name_b
+    if report.subject == "rules":
+        space = (
+            f"every stream request, against every producer whose failover table has at most "
+            f"{report.table_entries} entries"
+        )
+        scope = (
+            f"classified with consumer{'s' if len(report.context) > 1 else ''} "
+            f"{', '.join(report.context)} in scenarios within {report.bounds.describe()}"
+        )
+        lines = [f"diff of rule sets: A = {a}, B = {b}"]
+    else:
+        space = f"every scenario within {report.bounds.describe()}"
+        scope = f"under rule set {report.context[0]}"
+        lines = [f"diff of consumer variants: A = {a}, B = {b} ({scope})"]
+    if report.equivalent:
+        lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}")
+    elif report.complete:
+        n = len(report.regions)
+        what = "answer" if report.subject == "rules" else "run"
+        lines.append(
+            f"{n} region{'s' if n != 1 else ''} where A and B {what} differently, over {space}; "
+            "Z3 proved there are no others"
+        )
+    else:
+        lines.append(
+            f"{len(report.regions)} regions found over {space}, the search is INCOMPLETE: "
+            f"{report.note}"
+        )
+    if report.subject == "rules" and report.regions:
+        lines.append(scope)
+    return lines
+
+
+def table(report: DiffReport) -> str:
+    rows = []
+    for n, r in enumerate(report.regions, start=1):
+        reached = [e.pair for e in r.evidence if e.reached]
+        rows.append(
+            [
+                n,
+                r.region.case_a,
+                r.region.case_b,
+                r.region.change.name,
+                r.region.via or "-",
+                r.verdict.value,
+                ", ".join(reached) or "none",
+            ]
+        )
+    headers = ["#", f"A: {report.name_a}", f"B: {report.name_b}", "change", "via"]
+    headers += ["verdict", "reached by"]
+    if report.subject == "consumers":  # every region was found in a scenario; no facets
+        headers = ["#", f"A's clause ({report.name_a})", f"B's clause ({report.name_b})"]
+        headers += ["change", "verdict"]
+        rows = [row[:4] + row[5:6] for row in rows]
+    return tabulate(rows, headers=headers)
+
+
+def summary(report: DiffReport) -> str:
+    counts = [
+        f"{PLURAL[v]} {report.count(v)}"
+        for v in Verdict
+        if report.count(v) or v is not Verdict.UNKNOWN
+    ]
+    unreached = sum(not any(e.reached for e in r.evidence) for r in report.regions)
+    text = ", ".join(counts)
+    if unreached:
+        text += f" ({unreached} not reached by these consumers)"
+    return f"summary: {text} ({report.seconds:.1f}s)"
+
+
+def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[str]:
+    lines = _headline(report)
+    if report.regions:
+        lines += ["", table(report), ""]
+        for n, r in enumerate(report.regions, start=1):
+            lines += long_form(n, r, report, rules_args)
+        lines.append(summary(report))
+    return [line.rstrip() for line in lines]
+
+
+def long_form(
+    n: int, r: RegionResult, report: DiffReport, rules_args: tuple[str, str] | None = None
+) -> list[str]:
+    lines = [f"region {n}: {r.region.label}: {r.verdict.value}"]
+    body: list[str] = []
+    if r.region.via:
+        body.append(
+            f"exists only because of the request's {r.region.via}: leave it unused and the "
+            "request leaves the region"
+        )
+    if r.example is not None:
+        body += _example(r.example, report, rules_args)
+    if r.note:
+        body.append(r.note)
+    for e in r.evidence:
+        if e.regressions:
+            body.append(f"{e.pair}: B violates {', '.join(e.regressions)} where A does not")
+        if e.fixes:
+            body.append(f"{e.pair}: A violates {', '.join(e.fixes)} where B does not")
+    if r.witness is not None:
+        body += _witness(r.witness, report)
+        cost = (Verdict.COST_REGRESSION, Verdict.COST_IMPROVEMENT)
+        if r.verdict in cost and not r.witness.prop:
+            body.append(
+                "no scenario within the bounds in which no-needless-rollback holds for one run "
+                "and fails for the other"
+            )
+    elif r.verdict is not Verdict.UNKNOWN and any(e.reached for e in r.evidence):
+        body.append("no safety difference in any scenario within the bounds")
+    return lines + ["    " + line for line in body] + [""]
+
+
+def _answer(d: Decision) -> str:
+    if d.outcome is Outcome.ROLLBACK:
+        return f"ROLLBACK to {d.rollback_seqno}"
+    return "OK" if d.outcome is Outcome.ACCEPT else "ERANGE"
+
+
+def _request(req: StreamRequest) -> str:
+    text = f"uuid {req.uuid} snapshot {{{req.snap_start},{req.snap_end}}} start {req.start}"
+    extras = [
+        "strict" if req.strict else "",
+        "ignore-purged" if req.ignore_purged else "",
+        f"remote-purge {req.remote_purge}" if req.remote_purge else "",
+        f"collection-high {req.collection_high}" if req.collection_high is not None else "",
+        f"end {req.end}" if req.end != UINT64_MAX else "",
+    ]
+    return " ".join([text, *(x for x in extras if x)])
+
+
+def _example(ex: DecisionExample, report: DiffReport, args: tuple[str, str] | None) -> list[str]:
+    p = ex.producer
+    table_text = ", ".join(f"{e.uuid}@{e.seqno}" for e in p.table.entries)
+    width = max(len(report.name_a), len(report.name_b)) + 1
+    lines = [
+        f"request {_request(ex.request)}; producer table [{table_text}] "
+        f"high {p.high_seqno} purge {p.purge_seqno}",
+    ]
+    for name, d in ((report.name_a, ex.decision_a), (report.name_b, ex.decision_b)):
+        reason = f": {d.reason}" if d.reason else ""
+        lines.append(f"{name + ':':<{width}} {_answer(d)} ({d.case}{reason})")
+    for rules in args or (report.name_a, report.name_b):
+        lines.append(f"decide: {decide_command(ex, rules)}")
+    return lines
+
+
+def decide_command(ex: DecisionExample, rules: str) -> str:
+    """A shell line (bash) that asks ``dcpcheck decide`` the example's question."""
+    req, p = ex.request, ex.producer
+    table_json = json.dumps([e.to_json() for e in p.table.entries], separators=(",", ":"))
+    words = ["dcpcheck", "decide", f"<(echo {shlex.quote(table_json)})"]
+    words += [str(p.high_seqno), str(p.purge_seqno), "--rules", shlex.quote(rules)]
+    if req.strict:
+        words.append("--strict")
+    if req.ignore_purged:
+        words.append("--ignore-purged")
+    if req.remote_purge:
+        words += ["--remote-purge", str(req.remote_purge)]
+    if req.collection_high is not None:
+        words += ["--collection-high", str(req.collection_high)]
+    if req.end != UINT64_MAX:
+        words += ["--end", str(req.end)]
+    line = f"{req.uuid} {req.snap_start} {req.snap_end} {req.start}"
+    return f'echo "{line}" | ' + " ".join(words)
+
+
+def _run(name: str, trace: Trace | None) -> list[str]:
+    if trace is None:
+        return [f"under {name}: not replayed"]
+    steps = [
+        f"{_request(r.request)} -> {_answer(r.decision)} ({r.decision.case})" for r in trace.rounds
+    ]
+    end = "stream runs" if trace.accepted else "no stream"
+    return [f"under {name}: " + "; then ".join(steps) + f"; {end}"]
+
+
+def _witness(w: Witness, report: DiffReport) -> list[str]:
+    status = "confirmed on the reference" if w.confirmed else "NOT CONFIRMED: " + w.detail
+    where = f"the runs part in round {w.round}"
+    claim = f"{w.claim}; {where}" if w.prop else where
+    lines = [f"witness ({w.pair}, {status}): {claim}"]
+    if w.trace_b is not None:
+        scenario = list(takewhile(lambda s: not s.startswith("request "), timeline(w.trace_b)))
+        lines += ["  " + s for s in scenario]
+    lines += ["  " + s for s in _run(f"A ({report.name_a})", w.trace_a)]
+    lines += ["  " + s for s in _run(f"B ({report.name_b})", w.trace_b)]
+    if w.prop and w.culprit_trace is not None:
+        lines.append(f"  {w.prop}: {explain(w.prop, w.culprit_trace)}")
+    return lines
+
+
+# -- JSON -----------------------------------------------------------------------------
+
+
+def report_json(report: DiffReport) -> dict[str, Any]:
+    return {
+        "subject": report.subject,
+        "a": report.name_a,
+        "b": report.name_b,
+        "context": report.context,
+        "bounds": report.bounds.to_json(),
+        "table_entries": report.table_entries,
+        "complete": report.complete,
+        "equivalent": report.equivalent,
+        "note": report.note or None,
+        "seconds": round(report.seconds, 3),
+        "summary": {v.value: report.count(v) for v in Verdict},
+        "regions": [_region_json(r) for r in report.regions],
+    }
+
+
+def _region_json(r: RegionResult) -> dict[str, Any]:
+    return {
+        "case_a": r.region.case_a,
+        "case_b": r.region.case_b,
+        "change": r.region.change.name,
+        "via": r.region.via or None,
+        "verdict": r.verdict.value,
+        "note": r.note or None,
+        "example": None if r.example is None else _example_json(r.example),
+        "evidence": [
+            {
+                "consumer": e.pair,
+                "reached": e.reached,
+                "regressions": e.regressions,
+                "fixes": e.fixes,
+                "needless_a": e.needless_a,
+                "needless_b": e.needless_b,
+                "unknown": e.unknown,
+            }
+            for e in r.evidence
+        ],
+        "witness": None if r.witness is None else _witness_json(r.witness),
+    }
+
+
+def _example_json(ex: DecisionExample) -> dict[str, Any]:
+    return {
+        "request": request_json(ex.request),
+        "producer": {
+            "table": ex.producer.table.to_json(),
+            "high_seqno": ex.producer.high_seqno,
+            "purge_seqno": ex.producer.purge_seqno,
+        },
+        "decision_a": ex.decision_a.to_json(),
+        "decision_b": ex.decision_b.to_json(),
+    }
+
+
+def _witness_json(w: Witness) -> dict[str, Any]:
+    return {
+        "claim": w.claim,
+        "consumer": w.pair,
+        "confirmed": w.confirmed,
+        "detail": w.detail or None,
+        "round": w.round,
+        "size": w.size or None,
+        "scenario": scenario_to_json(w.scenario),
+        "trace_a": None if w.trace_a is None else trace_to_json(w.trace_a),
+        "trace_b": None if w.trace_b is None else trace_to_json(w.trace_b),
+    }

@@ -1,0 +1,50 @@
+"""kv-current rewritten: the same answers, different clauses.
+
+* start-zero's guard is De Morgan'd;
+* the uuid check comes before the purge check (both roll back to 0);
+* the two snapshot adjustments are folded into the guards that read them;
+* the last two clauses are one: rollback to min(upper, adjusted snap_start)...
+  written as a choice between upper and the adjusted snapshot start.
+"""
+
+from spec.expr import ite
+from spec.rules import Clause, F, RuleSet, accept, otherwise, rollback
+
+AHEAD = "consumer ahead of producer - producer upper at {upper}"
+
+collection_stream_done = (
+    F.has_collection_high
+    & (F.start < F.purge_seqno)
+    & (F.start >= F.collection_high)
+    & (F.collection_high <= F.purge_seqno)
+)
+snap_end = ite(F.start == F.snap_start, F.start, F.snap_end)
+snap_start = ite(F.start == snap_end, F.start, F.snap_start)
+
+RULES = RuleSet(
+    name="kv-current-rewrite",
+    summary="kv-current with folded adjustments and a merged last clause",
+    steps=(
+        Clause("start-zero", when=(F.start == 0) & ~(F.strict & (F.uuid != 0)), then=accept()),
+        Clause(
+            "uuid-not-found",
+            when=~F.uuid_found & ((F.start != 0) | F.strict),
+            then=rollback(0),
+        ),
+        Clause(
+            "purge",
+            when=(F.start < F.purge_seqno)
+            & (F.start != 0)
+            & ~collection_stream_done
+            & (F.remote_purge != F.purge_seqno),
+            then=rollback(0),
+        ),
+        Clause("lagging", when=snap_end <= F.upper, then=accept()),
+        Clause(
+            "ahead",
+            when=otherwise,
+            then=rollback(ite(F.upper < snap_start, F.upper, snap_start)),
+            reason=AHEAD,
+        ),
+    ),
+)
