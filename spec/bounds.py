@@ -35,6 +35,8 @@ class Bounds:
         for name in ("seqnos", "keys", "entries"):
             if getattr(self, name) < 1:
                 raise ValueError(f"bound {name} must be at least 1")
+        if self.max_entries < 1:
+            raise ValueError("bound max_entries must be at least 1")
         if self.failovers < 0:
             raise ValueError("bound failovers must be at least 0")
         if self.entries <= self.failovers:
@@ -47,10 +49,13 @@ class Bounds:
         return self.entries - self.failovers
 
     def describe(self) -> str:
-        return (
+        text = (
             f"seqnos<={self.seqnos}, keys<={self.keys}, table entries<={self.entries}, "
             f"failovers<={self.failovers}, rounds<={self.rounds}"
         )
+        if self.max_entries < self.entries:
+            text += f", tables capped at {self.max_entries}"
+        return text
 
     def to_json(self) -> dict[str, int]:
         return {

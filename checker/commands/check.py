@@ -51,6 +51,13 @@ def add_bounds_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
     group.add_argument("--failovers", type=int, default=defaults.failovers, metavar="N")
     group.add_argument("--rounds", type=int, default=0, metavar="N", help="default entries + 3")
+    group.add_argument(
+        "--max-entries",
+        type=int,
+        default=defaults.max_entries,
+        metavar="N",
+        help="kv_engine's max_failover_entries: tables are capped at N (default 25)",
+    )
 
 
 def bounds_from(args: argparse.Namespace) -> Bounds:
@@ -61,6 +68,7 @@ def bounds_from(args: argparse.Namespace) -> Bounds:
             entries=args.entries,
             failovers=args.failovers,
             rounds=args.rounds,
+            max_entries=args.max_entries,
         )
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None

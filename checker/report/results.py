@@ -37,6 +37,7 @@ def reproduce_command(r: CheckResult) -> str:
     return (
         f"dcpcheck check --rules {r.rules} --consumer {r.consumer} --property {r.property} "
         f"--seqnos {b.seqnos} --keys {b.keys} --entries {b.entries} --failovers {b.failovers}"
+        + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
     )
 
 
