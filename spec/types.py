@@ -37,6 +37,20 @@ class StreamRequest:
         """The stream-request invariant; a producer refuses others with ERANGE."""
         return self.snap_start <= self.start <= self.snap_end and self.start <= self.end
 
+    def to_json(self) -> dict[str, object]:
+        """Every field, as counterexample and vector files write a request."""
+        return {
+            "uuid": self.uuid,
+            "start": self.start,
+            "snap_start": self.snap_start,
+            "snap_end": self.snap_end,
+            "end": self.end,
+            "strict": self.strict,
+            "ignore_purged": self.ignore_purged,
+            "remote_purge": self.remote_purge,
+            "collection_high": self.collection_high,
+        }
+
     @property
     def humpty_expressible(self) -> bool:
         """True if humpty_dumpty's four stdin fields say everything about this request."""
@@ -56,6 +70,13 @@ class ProducerState:
     table: FailoverTable
     high_seqno: int
     purge_seqno: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "table": self.table.to_json(),
+            "high_seqno": self.high_seqno,
+            "purge_seqno": self.purge_seqno,
+        }
 
 
 class Outcome(StrEnum):

@@ -16,7 +16,7 @@ from vectorhelp import BASELINE, CORPUS, ROOT, humpty, jsonl
 
 from checker.inputs import load_json
 from checker.vectors.baseline import baseline_corpus
-from checker.vectors.format import dump_corpus, load_corpus, producer_json, request_json
+from checker.vectors.format import dump_corpus, load_corpus
 from spec.rules import RULE_SETS
 
 BUILTIN = ["kv-current", "rollback-doc"]
@@ -97,7 +97,7 @@ def test_corpus_holds_every_confirmed_counterexample_decision() -> None:
     """A new counterexample in counterexamples/ needs `dcpcheck vectors generate` re-run."""
     corpus = load_corpus(CORPUS)
     inputs = {
-        json.dumps([producer_json(v.producer), request_json(v.request)], sort_keys=True)
+        json.dumps([v.producer.to_json(), v.request.to_json()], sort_keys=True)
         for v in corpus.vectors
     }
     for path in sorted((ROOT / "counterexamples").glob("*.json")):

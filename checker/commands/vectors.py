@@ -35,8 +35,6 @@ from checker.vectors.format import (
     Answer,
     corpus_path,
     load_corpus,
-    producer_json,
-    request_json,
 )
 from checker.vectors.generate import generate
 from checker.vectors.outputs import render, write_tree
@@ -201,7 +199,7 @@ def _print_score(result: Score, path: Path, vectors: int, humpty_only: bool) -> 
     for verdict in result.verdicts:
         if verdict.verdict == "survived" and verdict.witness is not None:
             req, producer = verdict.witness
-            vector = json.dumps({"producer": producer_json(producer), "request": request_json(req)})
+            vector = json.dumps({"producer": producer.to_json(), "request": req.to_json()})
             print(
                 f"survived {verdict.mutant.id}: {verdict.mutant.description}; "
                 f"a vector that kills it: {vector}"

@@ -12,7 +12,7 @@ from tabulate import tabulate
 from checker.diff.classify import Verdict, Witness
 from checker.diff.decisions import DecisionExample
 from checker.diff.engine import DiffReport, RegionResult
-from checker.report.counterexample import request_json, scenario_to_json, trace_to_json
+from checker.report.counterexample import scenario_to_json, trace_to_json
 from checker.report.timeline import explain, timeline
 from spec.failover_table import UINT64_MAX
 from spec.trace import Trace
@@ -270,7 +270,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
 
 def _example_json(ex: DecisionExample) -> dict[str, Any]:
     return {
-        "request": request_json(ex.request),
+        "request": ex.request.to_json(),
         "producer": {
             "table": ex.producer.table.to_json(),
             "high_seqno": ex.producer.high_seqno,

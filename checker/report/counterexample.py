@@ -21,7 +21,7 @@ from spec.errors import InvalidInput
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.scenario import Failover, Item, Mutation, Scenario, key_name
 from spec.trace import Trace
-from spec.types import Decision, StreamRequest
+from spec.types import Decision
 
 FORMAT = "dcpcheck-counterexample/1"
 
@@ -56,20 +56,6 @@ def item_json(item: Item) -> dict[str, Any]:
     }
 
 
-def request_json(req: StreamRequest) -> dict[str, Any]:
-    return {
-        "uuid": req.uuid,
-        "start": req.start,
-        "snap_start": req.snap_start,
-        "snap_end": req.snap_end,
-        "end": req.end,
-        "strict": req.strict,
-        "ignore_purged": req.ignore_purged,
-        "remote_purge": req.remote_purge,
-        "collection_high": req.collection_high,
-    }
-
-
 def scenario_to_json(s: Scenario) -> dict[str, Any]:
     return {
         "history": [mutation_json(x, m) for x, m in enumerate(s.history, start=1)],
@@ -97,7 +83,7 @@ def trace_to_json(t: Trace) -> dict[str, Any]:
         "held": [item_json(i) for i in t.held],
         "boundaries": list(t.boundaries),
         "rounds": [
-            {"request": request_json(r.request), "decision": r.decision.to_json(), "keep": r.keep}
+            {"request": r.request.to_json(), "decision": r.decision.to_json(), "keep": r.keep}
             for r in t.rounds
         ],
         "accepted": t.accepted,
@@ -121,7 +107,7 @@ def decisions_json(t: Trace, rules: str, prop: str) -> list[dict[str, Any]]:
     return [
         {
             "rules": rules,
-            "request": request_json(r.request),
+            "request": r.request.to_json(),
             "producer": producer,
             "decision": r.decision.to_json(),
             "property": prop,

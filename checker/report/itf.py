@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.report.counterexample import item_json, request_json
+from checker.report.counterexample import item_json
 from spec.failover_table import FailoverTable
 from spec.scenario import Item, key_name
 from spec.trace import Trace
@@ -98,7 +98,7 @@ def to_itf(trace: Trace, meta: dict[str, Any]) -> dict[str, Any]:
         producer = producer | {"purge_seqno": s.purge_seqno}
         emit("Compact", purge_seqno=s.purge_seqno)
     for n, r in enumerate(trace.rounds):
-        emit("StreamRequest", round=n, request=request_json(r.request), answer=r.decision.to_json())
+        emit("StreamRequest", round=n, request=r.request.to_json(), answer=r.decision.to_json())
         if r.decision.rolls_back and n + 1 < len(trace.rounds):
             keep = trace.rounds[n + 1].keep
             consumer["items"] = [i for i in consumer["items"] if i.seqno <= keep]

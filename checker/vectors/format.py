@@ -51,8 +51,6 @@ __all__ = [
     "load_corpus",
     "parse_producer",
     "parse_request",
-    "producer_json",
-    "request_json",
     "vector_id",
 ]
 
@@ -136,8 +134,8 @@ class Vector:
             "id": self.id,
             "origin": self.origin,
             "covers": list(self.covers),
-            "producer": producer_json(self.producer),
-            "request": request_json(self.request),
+            "producer": self.producer.to_json(),
+            "request": self.request.to_json(),
             "expected": {name: e.to_json() for name, e in self.expected.items()},
         }
 
@@ -165,31 +163,9 @@ class Corpus:
         }
 
 
-def request_json(req: StreamRequest) -> dict[str, Any]:
-    return {
-        "uuid": req.uuid,
-        "start": req.start,
-        "snap_start": req.snap_start,
-        "snap_end": req.snap_end,
-        "end": req.end,
-        "strict": req.strict,
-        "ignore_purged": req.ignore_purged,
-        "remote_purge": req.remote_purge,
-        "collection_high": req.collection_high,
-    }
-
-
-def producer_json(producer: ProducerState) -> dict[str, Any]:
-    return {
-        "table": producer.table.to_json(),
-        "high_seqno": producer.high_seqno,
-        "purge_seqno": producer.purge_seqno,
-    }
-
-
 def vector_id(req: StreamRequest, producer: ProducerState) -> str:
     """A stable id from the inputs alone: the same inputs always get the same id."""
-    text = json.dumps([request_json(req), producer_json(producer)], sort_keys=True)
+    text = json.dumps([req.to_json(), producer.to_json()], sort_keys=True)
     return "v-" + hashlib.sha256(text.encode()).hexdigest()[:8]
 
 

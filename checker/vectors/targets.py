@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checker.loading import resolve
-from checker.vectors.format import Answer, Vector, producer_json, request_json
+from checker.vectors.format import Answer, Vector
 from checker.vectors.humpty_output import parse_answers
 from checker.vectors.process import LineSession, NoAnswer, run_once
 from spec.errors import InvalidInput
@@ -210,8 +210,8 @@ class JsonlTarget(Target):
         line = json.dumps(
             {
                 "id": vector.id,
-                "producer": producer_json(vector.producer),
-                "request": request_json(vector.request),
+                "producer": vector.producer.to_json(),
+                "request": vector.request.to_json(),
             }
         )
         try:
