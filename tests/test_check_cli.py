@@ -188,3 +188,45 @@ def test_bad_check_arguments_are_one_line_exit_2(args, expected, monkeypatch, ca
     assert result.code == 2
     assert result.err.count("\n") == 1, result.err
     assert expected in result.err
+
+
+USER_PROPERTY = """
+from spec.expr import all_of, implies
+from spec.properties import Property
+from spec.properties.derive import rolled_back
+
+
+def at_most_one_rollback(t):
+    rounds = list(t.rounds)
+    return all_of(*(implies(rolled_back(t, i), ~rolled_back(t, i + 1)) for i in rounds[:-1]))
+
+
+PROPERTY = Property("at-most-one-rollback", "cost", "never rolled back twice", at_most_one_rollback)
+"""
+
+
+def test_a_user_property_file_is_searched_and_replayed(tmp_path: Path, monkeypatch, capsys) -> None:
+    prop = tmp_path / "once.py"
+    prop.write_text(USER_PROPERTY)
+    result = run_cli(
+        [
+            "check",
+            "--property",
+            prop,
+            "--rules",
+            "kv-current",
+            "--consumer",
+            "correct",
+            "--json",
+            "--out",
+            tmp_path / "out",
+            *FAST,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    (record,) = json.loads(result.out)["results"]
+    assert record["property"] == "at-most-one-rollback"
+    # kv-current can roll a correct consumer back twice (ahead of upper, then purge).
+    assert record["verdict"] == "violated" and record["replay"] == "confirmed"
