@@ -24,6 +24,7 @@ COMMANDS = {
     "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
     "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
     "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
+    "durability": "SyncWrite durability across failovers, restarts, rollbacks (multi-node model)",
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,

@@ -1,0 +1,183 @@
+"""Actions of the active node: ClientPrepare, ClientSet, CloseSnapshot, Commit.
+
+Each action is a guard (``*_enabled``: the action values allowed in a state)
+and an effect (``apply_*``: the next state). Level Majority only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from spec.cluster.actions import ClientPrepare, ClientSet, CloseSnapshot, Commit
+from spec.cluster.setup import Setup
+from spec.cluster.state import (
+    COMMIT,
+    PREPARE,
+    SET,
+    ClusterState,
+    Item,
+    NodeState,
+    SyncWrite,
+    evolve,
+)
+
+__all__ = [
+    "acked_by",
+    "apply_client_prepare",
+    "apply_client_set",
+    "apply_close_snapshot",
+    "apply_commit",
+    "client_prepare_enabled",
+    "client_set_enabled",
+    "close_snapshot_enabled",
+    "commit_enabled",
+    "open_snapshot_start",
+    "pending_prepares",
+]
+
+
+def pending_prepares(node: NodeState) -> list[int]:
+    """Seqnos of the PREPAREs in ``node``'s history with no COMMIT after them."""
+    committed = {item.prepare_seqno for item in node.items if item.op == COMMIT}
+    return [
+        x for x, item in enumerate(node.items, start=1) if item.op == PREPARE and x not in committed
+    ]
+
+
+def open_snapshot_start(node: NodeState) -> int:
+    return (node.snapshots[-1][1] if node.snapshots else 0) + 1
+
+
+def _pending_keys(node: NodeState) -> set[int]:
+    return {node.items[x - 1].key for x in pending_prepares(node)}
+
+
+def acked_by(state: ClusterState, seqno: int) -> list[int]:
+    """Nodes counted for the PREPARE at ``seqno``: the active, and replicas whose ack covers it."""
+    assert state.active is not None
+    return [state.active] + [r for r in state.replicas() if state.acks[r] >= seqno]
+
+
+# -- ClientPrepare(key) ---------------------------------------------------------------
+# Who: the active, for a client. What: appends PREPARE(key) (level Majority) to its
+# open snapshot. Refused (not modelled as an action) when the key already has a
+# pending SyncWrite (SYNC_WRITE_IN_PROGRESS), when fewer than a majority of nodes
+# are left (durability impossible), or when its COMMIT would not fit in the bounds.
+# Not modelled: levels MajorityAndPersistOnMaster and PersistToMajority, timeouts,
+# aborts, durability fences.
+
+
+def client_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientPrepare]:
+    node = state.active_node
+    b = setup.bounds
+    if node is None or state.prepares >= b.prepares or node.high_seqno + 2 > b.items:
+        return
+    if sum(n.alive for n in state.nodes) < b.majority:
+        return
+    busy = _pending_keys(node)
+    for key in range(b.keys):
+        if key not in busy:
+            yield ClientPrepare(key)
+
+
+def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepare) -> ClusterState:
+    assert state.active is not None
+    node = state.nodes[state.active]
+    node = _append(node, Item(PREPARE, action.key, state.epoch))
+    write = SyncWrite(node.high_seqno, state.epoch, action.key, state.faults)
+    return evolve(
+        state.with_node(state.active, node),
+        prepares=state.prepares + 1,
+        in_flight=(*state.in_flight, write),
+    )
+
+
+# -- ClientSet(key) -------------------------------------------------------------------
+# Who: the active, for a client. What: appends SET(key) (not durable) to its open
+# snapshot; refused while the key has a pending SyncWrite. Not modelled: deletions,
+# deduplication (every item is sent).
+
+
+def client_set_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientSet]:
+    node = state.active_node
+    b = setup.bounds
+    if node is None or state.sets >= b.sets or node.high_seqno + 1 > b.items:
+        return
+    busy = _pending_keys(node)
+    for key in range(b.keys):
+        if key not in busy:
+            yield ClientSet(key)
+
+
+def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:
+    assert state.active is not None
+    node = _append(state.nodes[state.active], Item(SET, action.key, state.epoch))
+    return evolve(state.with_node(state.active, node), sets=state.sets + 1)
+
+
+# -- CloseSnapshot ----------------------------------------------------------------------
+# Who: the active. What: ends its open snapshot (checkpoint) at its high seqno; the
+# stream sends only closed snapshots, so this is where the producer cuts snapshot
+# markers. Not modelled: different cuts for different streams, disk snapshots
+# (backfill) - every stream is a memory stream.
+
+
+def close_snapshot_enabled(setup: Setup, state: ClusterState) -> Iterator[CloseSnapshot]:
+    node = state.active_node
+    if node is not None and node.high_seqno >= open_snapshot_start(node):
+        yield CloseSnapshot()
+
+
+def apply_close_snapshot(setup: Setup, state: ClusterState, action: CloseSnapshot) -> ClusterState:
+    assert state.active is not None
+    return state.with_node(state.active, _closed(state.nodes[state.active]))
+
+
+# -- Commit -----------------------------------------------------------------------------
+# Who: the active (its ActiveDurabilityMonitor). What: once the active and enough
+# replicas to make a majority acked its lowest pending PREPARE, appends COMMIT(key);
+# if this active wrote the PREPARE, the client is acknowledged. A COMMIT never joins
+# the open snapshot holding its key's PREPARE (kv_engine starts a new checkpoint).
+# A PREPARE inherited from an earlier active is committed too, but nobody is
+# acknowledged (its client was connected to the crashed node).
+
+
+def commit_enabled(setup: Setup, state: ClusterState) -> Iterator[Commit]:
+    node = state.active_node
+    if node is None or node.high_seqno + 1 > setup.bounds.items:
+        return
+    pending = pending_prepares(node)
+    if pending and len(acked_by(state, pending[0])) >= setup.bounds.majority:
+        yield Commit()
+
+
+def apply_commit(setup: Setup, state: ClusterState, action: Commit) -> ClusterState:
+    assert state.active is not None
+    node = state.nodes[state.active]
+    seqno = pending_prepares(node)[0]
+    prepare = node.items[seqno - 1]
+    start = open_snapshot_start(node)
+    if any(i.op == PREPARE and i.key == prepare.key for i in node.items[start - 1 :]):
+        node = _closed(node)
+    node = _append(node, Item(COMMIT, prepare.key, state.epoch, prepare_seqno=seqno))
+    state = state.with_node(state.active, node)
+    written = [w for w in state.in_flight if w.seqno == seqno and w.epoch == prepare.epoch]
+    if written:
+        state = evolve(
+            state,
+            acknowledged=tuple(sorted((*state.acknowledged, written[0]))),
+            in_flight=tuple(w for w in state.in_flight if w != written[0]),
+        )
+    return state
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def _append(node: NodeState, item: Item) -> NodeState:
+    return evolve(node, items=(*node.items, item))
+
+
+def _closed(node: NodeState) -> NodeState:
+    snapshot = (open_snapshot_start(node), node.high_seqno)
+    return evolve(node, snapshots=(*node.snapshots, snapshot))

@@ -1,0 +1,155 @@
+"""Bounds of the cluster model, kept apart from it (TLA+'s ``MC*.cfg``), and named presets.
+
+A verdict of ``dcpcheck durability`` holds *within* these bounds: every
+interleaving of the model's actions that stays inside them was explored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from spec.errors import InvalidInput
+
+__all__ = ["PRESETS", "ClusterBounds", "Preset", "preset"]
+
+
+@dataclass(frozen=True)
+class ClusterBounds:
+    """How big a cluster run may get.
+
+    * ``nodes``: N0..N(nodes-1); N0 is the first active. ``replicas`` must be
+      ``nodes - 1`` (the vbucket has one copy per node); 0 means that.
+    * ``majority``: acks (the active's included) a Majority SyncWrite needs;
+      0 means kv_engine's ``chain size / 2 + 1``. The chain keeps its size
+      after a failover (the failed node's slot is undefined, not removed).
+    * ``keys``: keys the client's SyncWrites and SETs use.
+    * ``prepares`` / ``sets``: client SyncWrites / plain SETs, in all epochs.
+    * ``items``: the longest history any node may hold (COMMITs count); a
+      prepare is only accepted while its commit still fits.
+    * ``failovers``: active crashes (each followed by a promotion).
+    * ``restarts``: replica restarts.
+    * ``prefix``: SETs N0 holds at the start, in one closed snapshot
+      ``[1, prefix]``; ``prefix_replicas``: how many replicas (N1, N2, ...)
+      start with that snapshot received and persisted.
+    """
+
+    nodes: int = 3
+    replicas: int = 0
+    majority: int = 0
+    keys: int = 1
+    prepares: int = 1
+    sets: int = 0
+    items: int = 4
+    failovers: int = 2
+    restarts: int = 0
+    prefix: int = 0
+    prefix_replicas: int = 0
+
+    def __post_init__(self) -> None:
+        if self.nodes < 2:
+            raise ValueError("nodes must be at least 2 (an active and a replica)")
+        if self.replicas == 0:
+            object.__setattr__(self, "replicas", self.nodes - 1)
+        if self.replicas != self.nodes - 1:
+            raise ValueError(
+                f"replicas must be nodes - 1 = {self.nodes - 1} (one copy of the vbucket per node)"
+            )
+        if self.majority == 0:
+            object.__setattr__(self, "majority", self.nodes // 2 + 1)
+        if not 1 <= self.majority <= self.nodes:
+            raise ValueError(f"majority must be between 1 and nodes ({self.nodes})")
+        for name in ("keys",):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        for name in ("prepares", "sets", "failovers", "restarts", "prefix", "prefix_replicas"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be at least 0")
+        if self.items < self.prefix:
+            raise ValueError(f"items ({self.items}) must be at least prefix ({self.prefix})")
+        if self.prefix_replicas > self.replicas:
+            raise ValueError(f"prefix_replicas must be at most replicas ({self.replicas})")
+        if self.prefix_replicas and not self.prefix:
+            raise ValueError("prefix_replicas needs a prefix")
+
+    def describe(self) -> str:
+        text = (
+            f"{self.nodes} nodes ({self.replicas} replica{'s' if self.replicas > 1 else ''}, "
+            f"majority {self.majority}), "
+            f"items<={self.items}, prepares<={self.prepares}, sets<={self.sets}, "
+            f"keys<={self.keys}, failovers<={self.failovers}, restarts<={self.restarts}"
+        )
+        if self.prefix:
+            text += f", prefix {self.prefix} SETs on N0..N{self.prefix_replicas}"
+        return text
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+    def but(self, **changes: int) -> ClusterBounds:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    summary: str
+    bounds: ClusterBounds
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset(
+            "mb-34150",
+            "MB-34150's setup: 4 nodes, 3 replicas, majority 3; N0 holds "
+            "[1:SET(B), 2:SET(C)], received and persisted by N1 and N2, not by N3; "
+            "one SyncWrite, two failovers",
+            ClusterBounds(
+                nodes=4,
+                majority=3,
+                keys=1,
+                prepares=1,
+                items=4,
+                failovers=2,
+                prefix=2,
+                prefix_replicas=2,
+            ),
+        ),
+        Preset(
+            "mb-34150-wide",
+            "MB-34150's setup with room for one more item: a SET may share the "
+            "SyncWrite's snapshot (keys A and B, 5 items)",
+            ClusterBounds(
+                nodes=4,
+                majority=3,
+                keys=2,
+                prepares=1,
+                sets=1,
+                items=5,
+                failovers=2,
+                prefix=2,
+                prefix_replicas=2,
+            ),
+        ),
+        Preset(
+            "mb-51805",
+            "MB-51805's setup: 2 nodes, 1 replica, majority 2; a PREPARE(A) and a "
+            "SET(B), one replica restart",
+            ClusterBounds(nodes=2, keys=2, prepares=1, sets=1, items=3, failovers=0, restarts=1),
+        ),
+        Preset(
+            "small",
+            "from an empty vbucket: 3 nodes, 2 replicas, majority 2; one SyncWrite "
+            "and one SET (keys A, B), two failovers, one restart",
+            ClusterBounds(nodes=3, keys=2, prepares=1, sets=1, items=4, failovers=2, restarts=1),
+        ),
+    )
+}
+
+
+def preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        known = ", ".join(PRESETS)
+        raise InvalidInput("--preset", f"unknown preset '{name}'; known: {known}") from None

@@ -1,0 +1,146 @@
+"""Expected verdicts of the cluster model, per preset (its exact bounds).
+
+The harness is wrong if it disagrees (MISSION.md: MB-34150's scenario loses
+the committed SyncWrite under the 6.0 rules and not under the fixed ones).
+Broken and mixed variants are kept with the verdict they must get, as TLA+
+specs keep their broken configurations; ``dcpcheck durability`` shows the
+comparison, and ``dcpcheck verify`` can read the same table.
+"""
+
+from __future__ import annotations
+
+__all__ = ["EXPECTED", "expected_verdict"]
+
+ACK_RULES = ("ack-on-prepare", "ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix")
+BRANCH_RULES = ("persisted-snapshot", "highest-snapshot")
+SNAPSHOT_END_WITHOUT_FIX = "ack-at-snapshot-end"
+
+# (preset, ack rule, branch rule, property) -> (verdict, why)
+EXPECTED: dict[tuple[str, str, str, str], tuple[str, str]] = {}
+
+
+def _expect(preset: str, ack: str, branch: str, prop: str, verdict: str, why: str) -> None:
+    EXPECTED[(preset, ack, branch, prop)] = (verdict, why)
+
+
+for _ack in ACK_RULES:
+    # MB-34150 itself: 4 nodes, majority 3, the seed's setup.
+    _expect(
+        "mb-34150",
+        _ack,
+        "persisted-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        "MB-34150: N1 is promoted with its branch at its persisted snapshot (2), N2 is rolled "
+        "back to 2 and discards 3:PREPARE, N1 crashes, N2 is promoted without it",
+    )
+    _expect(
+        "mb-34150",
+        _ack,
+        "highest-snapshot",
+        "no-lost-syncwrite",
+        "holds",
+        "the MB-34150 fix: the branch point covers every complete snapshot, so no replica "
+        "holding the acked PREPARE is rolled back (the PREPARE is alone in its snapshot in "
+        "this preset, so the ack rules do not differ here; see mb-34150-wide)",
+    )
+    for _branch in BRANCH_RULES:
+        _expect(
+            "mb-34150",
+            _ack,
+            _branch,
+            "prepare-ack-progress",
+            "holds",
+            "no item shares the PREPARE's snapshot, so no stream resumes in the middle of it",
+        )
+        # MB-51805: 2 nodes, a replica restart mid-snapshot.
+        _expect(
+            "mb-51805",
+            _ack,
+            _branch,
+            "no-lost-syncwrite",
+            "holds",
+            "no failover in this preset",
+        )
+        _expect(
+            "mb-51805",
+            _ack,
+            _branch,
+            "prepare-ack-progress",
+            "violated" if _ack == SNAPSHOT_END_WITHOUT_FIX else "holds",
+            "MB-51805: after a restart mid-snapshot the new PassiveStream does not know the "
+            "snapshot held a PREPARE and never notifies its end"
+            if _ack == SNAPSHOT_END_WITHOUT_FIX
+            else "the HPS moves on the PREPARE (ack-on-prepare) or the new stream notifies "
+            "the snapshot end (MB-51805 fix)",
+        )
+        # 3 nodes, majority 2: one failure after the write is all Majority promises.
+        _expect(
+            "small",
+            _ack,
+            _branch,
+            "no-lost-syncwrite",
+            "holds",
+            "with 2 replicas MB-34150 needs two failures, more than majority 2 tolerates "
+            "(the MB is 'if replicas>2')",
+        )
+        _expect(
+            "small",
+            _ack,
+            _branch,
+            "prepare-ack-progress",
+            "violated" if _ack == SNAPSHOT_END_WITHOUT_FIX else "holds",
+            "MB-51805, from an empty vbucket"
+            if _ack == SNAPSHOT_END_WITHOUT_FIX
+            else "the HPS moves on the PREPARE or at the end of every resumed snapshot",
+        )
+
+
+def expected_verdict(preset: str, ack_rule: str, branch_rule: str, prop: str) -> str | None:
+    entry = EXPECTED.get((preset, ack_rule, branch_rule, prop))
+    return entry[0] if entry else None
+
+
+# MB-34150's setup with one more item: a SET may share the SyncWrite's snapshot.
+for _ack in ACK_RULES:
+    _expect(
+        "mb-34150-wide",
+        _ack,
+        "persisted-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        "MB-34150, as in the mb-34150 preset",
+    )
+    for _branch in BRANCH_RULES:
+        _expect(
+            "mb-34150-wide",
+            _ack,
+            _branch,
+            "prepare-ack-progress",
+            "violated" if _ack == SNAPSHOT_END_WITHOUT_FIX else "holds",
+            "MB-51805 without a restart: after a failover N2 resumes [3:PREPARE, 4:SET] on a "
+            "new stream from the promoted N1, which does not know the snapshot held a PREPARE"
+            if _ack == SNAPSHOT_END_WITHOUT_FIX
+            else "the HPS moves on the PREPARE or at the end of every resumed snapshot",
+        )
+_expect(
+    "mb-34150-wide",
+    "ack-on-prepare",
+    "highest-snapshot",
+    "no-lost-syncwrite",
+    "violated",
+    "one fix without the other: N1 and N2 ack 3:PREPARE of [3,4] before 4 arrives; N1 is "
+    "promoted mid-snapshot, branches at 2 (its last complete snapshot) and rolls N2 back to 2",
+)
+for _ack in ("ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"):
+    _expect(
+        "mb-34150-wide",
+        _ack,
+        "highest-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        "finding (docs/findings.md): N2 acked 3:PREPARE (snapshot [3,3] complete) but persisted "
+        "only up to 2; N1 is promoted mid-snapshot [4,5] with its branch at 3 and tells N2 "
+        "(also mid [4,5]) to roll back to 3; kv_engine's rollback lands on the disk's seqno 2 "
+        "and drops every unpersisted item above it, the acked PREPARE with them",
+    )

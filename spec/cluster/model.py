@@ -1,0 +1,107 @@
+"""The cluster model: init states, actions (guards), next state (effects), properties.
+
+The shape of stateright's ``Model``: a checker (``checker.explore``) calls
+``init_states``, ``actions(state)``, ``next_state(state, action)`` and the
+``properties()`` and never looks inside a state. ``format_step`` says in
+words what an action did, for counterexamples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from spec.cluster import active, failover, replica
+from spec.cluster.actions import (
+    AckPrepare,
+    Action,
+    ClientPrepare,
+    ClientSet,
+    CloseSnapshot,
+    Commit,
+    CrashActive,
+    PersistReplica,
+    PromoteReplica,
+    ReconnectReplica,
+    ReplicateItem,
+    RestartReplica,
+)
+from spec.cluster.narrate import describe_state, describe_step
+from spec.cluster.properties import CLUSTER_PROPERTIES, BoundProperty, ClusterProperty
+from spec.cluster.setup import Setup
+from spec.cluster.state import SET, ClusterState, Item, NodeState, epoch_uuid
+from spec.failover_table import FailoverTable
+
+__all__ = ["ClusterModel"]
+
+_GUARDS = (
+    active.client_prepare_enabled,
+    active.client_set_enabled,
+    active.close_snapshot_enabled,
+    active.commit_enabled,
+    replica.replicate_item_enabled,
+    replica.persist_replica_enabled,
+    replica.ack_prepare_enabled,
+    failover.crash_active_enabled,
+    failover.promote_replica_enabled,
+    replica.reconnect_replica_enabled,
+    replica.restart_replica_enabled,
+)
+
+_EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterState]] = {
+    ClientPrepare: active.apply_client_prepare,  # type: ignore[dict-item]
+    ClientSet: active.apply_client_set,  # type: ignore[dict-item]
+    CloseSnapshot: active.apply_close_snapshot,  # type: ignore[dict-item]
+    Commit: active.apply_commit,  # type: ignore[dict-item]
+    ReplicateItem: replica.apply_replicate_item,  # type: ignore[dict-item]
+    PersistReplica: replica.apply_persist_replica,  # type: ignore[dict-item]
+    AckPrepare: replica.apply_ack_prepare,  # type: ignore[dict-item]
+    CrashActive: failover.apply_crash_active,  # type: ignore[dict-item]
+    PromoteReplica: failover.apply_promote_replica,  # type: ignore[dict-item]
+    ReconnectReplica: replica.apply_reconnect_replica,  # type: ignore[dict-item]
+    RestartReplica: replica.apply_restart_replica,  # type: ignore[dict-item]
+}
+
+
+class ClusterModel:
+    """One vbucket on ``bounds.nodes`` nodes, under one ack rule, branch rule and rule set.
+
+    ``extra``: properties besides the registered ones (a user's, from a file).
+    """
+
+    def __init__(self, setup: Setup, extra: Sequence[ClusterProperty] = ()) -> None:
+        self.setup = setup
+        self.extra = tuple(p for p in extra if p.id not in CLUSTER_PROPERTIES)
+
+    def init_states(self) -> list[ClusterState]:
+        """N0 active with the prefix snapshot; every replica streaming from it."""
+        b = self.setup.bounds
+        table = FailoverTable.of((epoch_uuid(0), 0))
+        prefix = tuple(Item(SET, b.keys + i, 0) for i in range(b.prefix))
+        snapshots = ((1, b.prefix),) if b.prefix else ()
+        first = NodeState(True, prefix, snapshots, table, marker_due=False)
+        with_prefix = NodeState(
+            True, prefix, snapshots, table, persisted_seqno=b.prefix, connected=True
+        )
+        empty = NodeState(True, (), (), table, connected=True)
+        replicas = tuple(
+            with_prefix if r <= b.prefix_replicas else empty for r in range(1, b.nodes)
+        )
+        return [ClusterState((first, *replicas), 0, 0, (0,) * b.nodes)]
+
+    def actions(self, state: ClusterState) -> list[Action]:
+        out: list[Action] = []
+        for guard in _GUARDS:
+            out.extend(guard(self.setup, state))
+        return out
+
+    def next_state(self, state: ClusterState, action: Action) -> ClusterState:
+        return _EFFECTS[type(action)](self.setup, state, action)
+
+    def properties(self) -> Sequence[BoundProperty]:
+        return [p.bind(self.setup) for p in (*CLUSTER_PROPERTIES, *self.extra)]
+
+    def format_step(self, before: ClusterState, action: Action, after: ClusterState) -> str:
+        return describe_step(self.setup, before, action, after)
+
+    def format_state(self, state: ClusterState) -> list[str]:
+        return describe_state(state)

@@ -1,0 +1,190 @@
+"""Properties of the cluster model, by stable id, written as conditions on one state.
+
+* ``no-lost-syncwrite`` (safety, *always*): every SyncWrite acknowledged to a
+  client is in the history of the active, at its seqno, in every state that
+  has an active (so in every active from the acknowledgement on), as long as
+  fewer than ``majority`` failures (failovers and restarts, each of which may
+  wipe one node's memory) happened since its PREPARE was written. That is level
+  Majority's promise: the write is in the memory of a majority, so it
+  survives any fewer failures; more failures may lose it by design (level
+  PersistToMajority exists for that). The negated bad state: an active
+  without an acknowledged PREPARE within that failure budget.
+* ``prepare-ack-progress`` (progress, *always*, over quiescent replicas): a
+  replica connected to the active that has received everything the stream
+  can send it (every closed snapshot, so every snapshot it holds is
+  complete) and has nothing left to ack (its HPS is what the active
+  recorded) has acked every PREPARE it holds that is still pending on the
+  active. In such a state only a new PREPARE (a new snapshot) or a failure
+  can move the replica, so a violation is exactly a replica that "does not
+  ack a satisfied prepare until another prepare arrives" (MB-51805). This is
+  the bounded form of "eventually acks": no fairness assumption is needed.
+* ``syncwrite-acknowledged`` (reachability, *sometimes*): some state has an
+  acknowledged SyncWrite; checked alongside the others so that a ``holds``
+  of no-lost-syncwrite is not vacuous (bounds too small to commit anything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from spec.cluster.active import pending_prepares
+from spec.cluster.replica import next_message
+from spec.cluster.setup import Setup
+from spec.cluster.state import PREPARE, ClusterState, SyncWrite, node_name
+from spec.registry import Registry
+
+__all__ = [
+    "CLUSTER_PROPERTIES",
+    "BoundProperty",
+    "ClusterProperty",
+    "lost_syncwrites",
+    "unacked_prepares",
+]
+
+
+@dataclass(frozen=True)
+class ClusterProperty:
+    """A property of the cluster model; ``condition(setup, state)`` is true where it holds."""
+
+    id: str
+    kind: Literal["safety", "progress", "reachability"]
+    expectation: Literal["always", "sometimes"]
+    summary: str
+    condition: Callable[[Setup, ClusterState], bool]
+    explain: Callable[[Setup, ClusterState], str]
+
+    @property
+    def name(self) -> str:
+        return self.id
+
+    def bind(self, setup: Setup) -> BoundProperty:
+        return BoundProperty(self, setup)
+
+
+@dataclass(frozen=True)
+class BoundProperty:
+    """A property for one setup: what a checker evaluates (``name``, ``expectation``,
+    ``holds(state)``)."""
+
+    property: ClusterProperty
+    setup: Setup
+
+    @property
+    def name(self) -> str:
+        return self.property.id
+
+    @property
+    def expectation(self) -> str:
+        return self.property.expectation
+
+    def holds(self, state: ClusterState) -> bool:
+        return self.property.condition(self.setup, state)
+
+    def explain(self, state: ClusterState) -> str:
+        return self.property.explain(self.setup, state)
+
+
+def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
+    """Acknowledged SyncWrites the active does not hold although fewer than a majority
+    of failures happened since they were written (empty without an active)."""
+    active = state.active_node
+    if active is None:
+        return []
+    lost = []
+    for write in state.acknowledged:
+        if state.faults - write.faults_before >= setup.bounds.majority:
+            continue
+        held = active.items[write.seqno - 1] if write.seqno <= active.high_seqno else None
+        if held != write.prepare:
+            lost.append(write)
+    return lost
+
+
+def unacked_prepares(state: ClusterState) -> list[tuple[int, int]]:
+    """(replica, seqno): pending PREPAREs a quiescent replica holds but did not ack."""
+    active = state.active_node
+    if active is None:
+        return []
+    pending = set(pending_prepares(active))
+    out = []
+    for r in state.replicas():
+        node = state.nodes[r]
+        if not node.connected or next_message(active, node) is not None:
+            continue
+        if node.high_prepared_seqno > state.acks[r]:
+            continue  # an AckPrepare is still to come
+        for x, item in enumerate(node.items, start=1):
+            if (
+                item.op == PREPARE
+                and x in pending
+                and x > state.acks[r]
+                and x <= active.high_seqno
+                and active.items[x - 1] == item
+            ):
+                out.append((r, x))
+    return out
+
+
+def _explain_lost(setup: Setup, state: ClusterState) -> str:
+    assert state.active is not None
+    parts = []
+    for write in lost_syncwrites(setup, state):
+        faults = state.faults - write.faults_before
+        parts.append(
+            f"the client was acknowledged {write.label()}; the active "
+            f"{node_name(state.active)} does not hold it, {faults} failure"
+            f"{'s' if faults != 1 else ''} after it was written (majority "
+            f"{setup.bounds.majority})"
+        )
+    return "; ".join(parts)
+
+
+def _explain_unacked(setup: Setup, state: ClusterState) -> str:
+    active = state.active_node
+    assert active is not None
+    parts = []
+    for r, x in unacked_prepares(state):
+        node = state.nodes[r]
+        parts.append(
+            f"{node_name(r)} holds {active.items[x - 1].label(x)} in a complete snapshot, "
+            f"has received all the stream can send and its HPS is {node.high_prepared_seqno}: "
+            f"it never acks it unless another PREPARE arrives"
+        )
+    return "; ".join(parts)
+
+
+def _builtins() -> None:
+    for prop in (
+        ClusterProperty(
+            "no-lost-syncwrite",
+            "safety",
+            "always",
+            "a SyncWrite acknowledged to the client is in the history of every active "
+            "from then on (MB-34150)",
+            lambda setup, state: not lost_syncwrites(setup, state),
+            _explain_lost,
+        ),
+        ClusterProperty(
+            "prepare-ack-progress",
+            "progress",
+            "always",
+            "a replica holding a complete snapshot with a pending PREPARE acks it without "
+            "needing another PREPARE (MB-51805); checked in quiescent states",
+            lambda setup, state: not unacked_prepares(state),
+            _explain_unacked,
+        ),
+        ClusterProperty(
+            "syncwrite-acknowledged",
+            "reachability",
+            "sometimes",
+            "some SyncWrite gets acknowledged (so a 'holds' above is not vacuous)",
+            lambda setup, state: bool(state.acknowledged),
+            lambda setup, state: f"acknowledged {', '.join(w.label() for w in state.acknowledged)}",
+        ),
+    ):
+        CLUSTER_PROPERTIES.register(prop.id, prop)
+
+
+CLUSTER_PROPERTIES: Registry[ClusterProperty] = Registry("property", _builtins)

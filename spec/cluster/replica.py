@@ -1,0 +1,295 @@
+"""Actions of a replica: ReplicateItem, PersistReplica, AckPrepare, RestartReplica,
+ReconnectReplica.
+
+Each action is a guard (``*_enabled``) and an effect (``apply_*``). The ack rule
+(``spec.cluster.rules.AckRule``) decides when the high prepared seqno moves; the
+rule set (``spec.rules``) answers stream requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from spec.cluster.actions import (
+    AckPrepare,
+    PersistReplica,
+    ReconnectReplica,
+    ReplicateItem,
+    RestartReplica,
+)
+from spec.cluster.setup import Setup
+from spec.cluster.state import (
+    PREPARE,
+    ClusterState,
+    NodeState,
+    evolve,
+    highest_prepare_at_or_below,
+    reset_uuid,
+)
+from spec.errors import HarnessBug
+from spec.failover_table import FailoverTable
+from spec.types import Decision, Outcome, ProducerState, StreamRequest
+
+__all__ = [
+    "Message",
+    "ack_prepare_enabled",
+    "apply_ack_prepare",
+    "apply_persist_replica",
+    "apply_reconnect_replica",
+    "apply_replicate_item",
+    "apply_restart_replica",
+    "next_message",
+    "persist_replica_enabled",
+    "reconnect_replica_enabled",
+    "replicate_item_enabled",
+    "restart_replica_enabled",
+    "rollback_landing",
+    "stream_request",
+]
+
+Message = tuple[str, int, int]  # ("marker", snap_start, snap_end) or ("item", seqno, 0)
+
+
+def next_message(active: NodeState, replica: NodeState) -> Message | None:
+    """What the active's stream sends ``replica`` next, if anything.
+
+    After a marker come the items of its snapshot, up to its end; then the
+    marker of the active's closed snapshot holding the next seqno. A stream
+    that resumes mid-snapshot starts with that snapshot's marker again (seed
+    004: ``SnapshotMarker 1-2`` then seqno 2).
+    """
+    high = replica.high_seqno
+    if replica.marker_due:
+        for start, end in active.snapshots:
+            if start <= high + 1 <= end:
+                return ("marker", start, end)
+        return None
+    marker = replica.current_marker
+    if marker is not None and high < marker[1] and high < active.high_seqno:
+        return ("item", high + 1, 0)
+    return None
+
+
+# -- ReplicateItem(node) ----------------------------------------------------------------
+# Who: a replica connected to the active. What: receives the next message of the
+# stream, a snapshot marker or one item. On a PREPARE the PassiveStream sets
+# cur_snapshot_prepare (and with ack-on-prepare the HPS moves to it); on the last
+# item of a snapshot it notifies the PassiveDurabilityMonitor if that flag is set,
+# which moves the HPS to the last PREPARE of the snapshot (ack-at-snapshot-end*).
+# Not modelled: messages lost or reordered (a TCP stream), flow control, disk
+# snapshots, deduplication, aborts.
+
+
+def replicate_item_enabled(setup: Setup, state: ClusterState) -> Iterator[ReplicateItem]:
+    active = state.active_node
+    if active is None:
+        return
+    for r in state.replicas():
+        node = state.nodes[r]
+        if node.connected and next_message(active, node) is not None:
+            yield ReplicateItem(r)
+
+
+def apply_replicate_item(setup: Setup, state: ClusterState, action: ReplicateItem) -> ClusterState:
+    active = state.active_node
+    node = state.nodes[action.node]
+    assert active is not None
+    message = next_message(active, node)
+    assert message is not None
+    kind, first, second = message
+    high = node.high_seqno
+    if kind == "marker":
+        kept = tuple(m for m in node.snapshots if m[1] <= high and m[1] < first)
+        node = evolve(node, snapshots=(*kept, (first, second)), marker_due=False)
+        return state.with_node(action.node, node)
+    rule = setup.ack_rule
+    item = active.items[first - 1]
+    items = (*node.items, item)
+    hps = node.high_prepared_seqno
+    flag = node.snapshot_has_prepare
+    if item.op == PREPARE:
+        flag = rule.hps_at_snapshot_end
+        if rule.hps_on_prepare:
+            hps = first
+    marker_due = False
+    if node.current_marker is not None and first == node.current_marker[1]:
+        if flag:
+            hps = max(hps, highest_prepare_at_or_below(items, first))
+        flag = False
+        marker_due = True
+    node = evolve(
+        node,
+        items=items,
+        high_prepared_seqno=hps,
+        snapshot_has_prepare=flag,
+        marker_due=marker_due,
+    )
+    return state.with_node(action.node, node)
+
+
+# -- PersistReplica(node) ----------------------------------------------------------------
+# Who: a replica's flusher. What: persists every item received so far, with the
+# snapshot range it lies in and the HPS (under ack-at-snapshot-end the HPS only
+# moves at snapshot ends, so mid-snapshot the persisted HPS is the one of the last
+# complete snapshot, as in seed 004). Not modelled: flushing a prefix of what was
+# received, the active's own persistence (it never restarts), failover-table
+# writes (the table is taken as persisted when it changes).
+
+
+def persist_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[PersistReplica]:
+    for r in state.replicas():
+        node = state.nodes[r]
+        if node.persisted_seqno < node.high_seqno:
+            yield PersistReplica(r)
+
+
+def apply_persist_replica(
+    setup: Setup, state: ClusterState, action: PersistReplica
+) -> ClusterState:
+    node = state.nodes[action.node]
+    node = evolve(node, persisted_seqno=node.high_seqno, persisted_hps=node.high_prepared_seqno)
+    return state.with_node(action.node, node)
+
+
+# -- AckPrepare(node) ---------------------------------------------------------------------
+# Who: a replica connected to the active. What: sends its HPS (a seqno ack); the
+# active's ADM records it for this replica. Enabled whenever the HPS is above what
+# this active last recorded (kv_engine also acks on stream connection).
+# Not modelled: acks in flight when the active changes (an ack reaches the active
+# it was sent to, or is lost with it).
+
+
+def ack_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[AckPrepare]:
+    if state.active is None:
+        return
+    for r in state.replicas():
+        node = state.nodes[r]
+        if node.connected and node.high_prepared_seqno > state.acks[r]:
+            yield AckPrepare(r)
+
+
+def apply_ack_prepare(setup: Setup, state: ClusterState, action: AckPrepare) -> ClusterState:
+    acks = list(state.acks)
+    acks[action.node] = state.nodes[action.node].high_prepared_seqno
+    return evolve(state, acks=tuple(acks))
+
+
+# -- RestartReplica(node) -----------------------------------------------------------------
+# Who: a replica (graceful shutdown or crash of its node, then warmup). What: keeps
+# only what it persisted: items, snapshot range and HPS; the in-memory
+# cur_snapshot_prepare flag is lost and its stream is closed. A replica restart
+# creates no failover entry (kv_engine does so only for an active vbucket).
+# Not modelled: restarts of the active, a replica missing from the topology while
+# down (its acks stay recorded by the active).
+
+
+def restart_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[RestartReplica]:
+    if state.restarts >= setup.bounds.restarts:
+        return
+    for r in state.replicas():
+        yield RestartReplica(r)
+
+
+def apply_restart_replica(
+    setup: Setup, state: ClusterState, action: RestartReplica
+) -> ClusterState:
+    node = state.nodes[action.node]
+    items, snapshots = node.truncated(node.persisted_seqno)
+    node = evolve(
+        node,
+        items=items,
+        snapshots=snapshots,
+        high_prepared_seqno=node.persisted_hps,
+        snapshot_has_prepare=False,
+        connected=False,
+        marker_due=True,
+    )
+    return evolve(state.with_node(action.node, node), restarts=state.restarts + 1)
+
+
+# -- ReconnectReplica(node) ----------------------------------------------------------------
+# Who: a replica without a stream (after a failover or a restart). What: sends a
+# stream request (its latest uuid, its high seqno, the snapshot range it is in) to
+# the active, answered by the rule set. OK: it takes the active's failover table
+# and the stream opens (a new PassiveStream: cur_snapshot_prepare starts false, or
+# true with the MB-51805 fix). ROLLBACK(R): the replica rolls back as kv_engine
+# does: its disk goes back to the newest header at or below R and every unpersisted
+# item above that is discarded, so it keeps min(R, persisted seqno); at 0 the
+# vbucket is reset. Its table is pruned there; it stays disconnected and asks again
+# with another ReconnectReplica. Not modelled: couchstore's headers (a disk with
+# items above R is assumed to hold a header at R; kv_engine may land lower, or
+# reset when more than half the items would go), purging and compaction.
+
+
+def stream_request(node: NodeState) -> StreamRequest:
+    snap_start, snap_end = node.request_snapshot()
+    return StreamRequest(node.table.latest.uuid, node.high_seqno, snap_start, snap_end)
+
+
+def producer_of(active: NodeState) -> ProducerState:
+    return ProducerState(active.table, active.high_seqno, 0)
+
+
+def rollback_landing(node: NodeState, rollback_seqno: int) -> int:
+    """Where a rollback to ``rollback_seqno`` leaves ``node``: unpersisted items go."""
+    return min(rollback_seqno, node.persisted_seqno)
+
+
+def reconnect_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[ReconnectReplica]:
+    if state.active is None:
+        return
+    for r in state.replicas():
+        if not state.nodes[r].connected:
+            yield ReconnectReplica(r)
+
+
+def reconnect_decision(setup: Setup, state: ClusterState, node: int) -> Decision:
+    active = state.active_node
+    assert active is not None
+    return setup.decide(stream_request(state.nodes[node]), producer_of(active))
+
+
+def apply_reconnect_replica(
+    setup: Setup, state: ClusterState, action: ReconnectReplica
+) -> ClusterState:
+    active = state.active_node
+    node = state.nodes[action.node]
+    assert active is not None
+    decision = reconnect_decision(setup, state, action.node)
+    if decision.outcome is Outcome.ACCEPT:
+        node = evolve(
+            node,
+            table=active.table,
+            connected=True,
+            marker_due=True,
+            snapshot_has_prepare=(
+                setup.ack_rule.hps_at_snapshot_end and setup.ack_rule.prepare_flag_on_new_stream
+            ),
+        )
+        return state.with_node(action.node, node)
+    if decision.outcome is Outcome.ERANGE or decision.rollback_seqno is None:
+        raise HarnessBug(
+            f"{setup.rules.name} answered {decision.outcome.value} to a valid request "
+            f"{stream_request(node)}"
+        )
+    return state.with_node(action.node, rolled_back(node, action.node, decision.rollback_seqno))
+
+
+def rolled_back(node: NodeState, index: int, rollback_seqno: int) -> NodeState:
+    landing = rollback_landing(node, rollback_seqno)
+    if landing == 0:
+        return NodeState(True, (), (), FailoverTable.of((reset_uuid(index), 0)), marker_due=True)
+    items, snapshots = node.truncated(landing)
+    hps = highest_prepare_at_or_below(items, min(node.persisted_hps, landing))
+    return evolve(
+        node,
+        items=items,
+        snapshots=snapshots,
+        table=node.table.prune(landing, reset_uuid(index)),
+        persisted_seqno=landing,
+        persisted_hps=hps,
+        high_prepared_seqno=hps,
+        snapshot_has_prepare=False,
+        connected=False,
+        marker_due=True,
+    )

@@ -1,0 +1,315 @@
+"""The state of a vbucket replicated over N0..N(n-1): immutable, hashable values.
+
+State variables grouped by owner, as in the TLA+ replication specs:
+
+* every node (``NodeState``): its history of items (seqno i is ``items[i-1]``),
+  the snapshot markers it received (the active: the snapshots it closed), its
+  failover table, what survives a restart (``persisted_seqno``,
+  ``persisted_hps``), its PassiveDurabilityMonitor position
+  (``high_prepared_seqno``) and the PassiveStream's in-memory flag
+  ``snapshot_has_prepare`` (kv_engine's ``cur_snapshot_prepare``);
+* the cluster (``ClusterState``): which node is active, the epoch (failovers
+  so far), the active's ActiveDurabilityMonitor positions (``acks``: the HPS
+  each replica acked to the *current* active), the SyncWrites acknowledged to
+  a client and those still in flight (history variables for the properties),
+  and the budgets the bounds cap (prepares, sets, restarts).
+
+An item carries the epoch that wrote it: two items at one seqno written by
+different actives are different items (as in docs/model.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from spec.failover_table import FailoverTable
+from spec.scenario import key_name
+
+__all__ = [
+    "COMMIT",
+    "DEAD",
+    "PREPARE",
+    "SET",
+    "ClusterState",
+    "Item",
+    "NodeState",
+    "SyncWrite",
+    "epoch_uuid",
+    "evolve",
+    "highest_prepare_at_or_below",
+    "node_name",
+    "reset_uuid",
+    "uuid_name",
+]
+
+PREPARE = "PREPARE"
+COMMIT = "COMMIT"
+SET = "SET"
+
+Snapshot = tuple[int, int]  # (snap_start, snap_end)
+
+
+def node_name(index: int) -> str:
+    return f"N{index}"
+
+
+def epoch_uuid(epoch: int) -> int:
+    """The vbucket uuid the active of ``epoch`` creates: AAAA, BBBB, CCCC, ..."""
+    return 0xAAAA + 0x1111 * epoch
+
+
+def reset_uuid(node: int) -> int:
+    """The uuid of a vbucket a rollback to 0 recreated on ``node`` (kv_engine: random)."""
+    return 0xF00 + node
+
+
+def uuid_name(uuid: int) -> str:
+    return f"{uuid:X}"
+
+
+def _epoch_mark(epoch: int) -> str:
+    return "'" * epoch
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One mutation: ``PREPARE(key)``, ``COMMIT(key)`` (of the prepare at ``prepare_seqno``)
+    or ``SET(key)``, written by the active of ``epoch``."""
+
+    op: str
+    key: int
+    epoch: int
+    prepare_seqno: int = 0
+
+    def label(self, seqno: int) -> str:
+        """``3:PREPARE(A)``; items of later epochs get primes: ``5':SET(B)``."""
+        return f"{seqno}{_epoch_mark(self.epoch)}:{self.op}({key_name(self.key)})"
+
+    def to_json(self, seqno: int) -> dict[str, object]:
+        return {
+            "seqno": seqno,
+            "op": self.op,
+            "key": key_name(self.key),
+            "epoch": self.epoch,
+            "prepare_seqno": self.prepare_seqno,
+        }
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SyncWrite:
+    """A client's SyncWrite, named by its prepare (seqno, the epoch of the active that
+    wrote it, key), with the failures (failovers + restarts) that had happened when
+    the PREPARE was written."""
+
+    seqno: int
+    epoch: int
+    key: int
+    faults_before: int = 0
+
+    @property
+    def prepare(self) -> Item:
+        return Item(PREPARE, self.key, self.epoch)
+
+    def label(self) -> str:
+        return self.prepare.label(self.seqno)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seqno": self.seqno,
+            "epoch": self.epoch,
+            "key": key_name(self.key),
+            "faults_before": self.faults_before,
+        }
+
+
+def highest_prepare_at_or_below(items: tuple[Item, ...], seqno: int) -> int:
+    """The seqno of the last PREPARE at or below ``seqno`` (0 if none)."""
+    for x in range(min(seqno, len(items)), 0, -1):
+        if items[x - 1].op == PREPARE:
+            return x
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class NodeState:
+    """One node's copy of the vbucket.
+
+    ``snapshots``: for a replica, the markers received, oldest first (the last
+    one may be partial: its end above the high seqno); for the active, the
+    snapshots it closed (items above the last one are its open snapshot).
+    ``connected``: a stream from the current active is open (accepted);
+    ``marker_due``: that stream's next message is a snapshot marker.
+    """
+
+    alive: bool
+    items: tuple[Item, ...]
+    snapshots: tuple[Snapshot, ...]
+    table: FailoverTable
+    persisted_seqno: int = 0
+    persisted_hps: int = 0
+    high_prepared_seqno: int = 0
+    snapshot_has_prepare: bool = False
+    connected: bool = False
+    marker_due: bool = True
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        cached = self._hash
+        if not cached:
+            cached = hash(
+                (
+                    self.alive,
+                    self.items,
+                    self.snapshots,
+                    self.table,
+                    self.persisted_seqno,
+                    self.persisted_hps,
+                    self.high_prepared_seqno,
+                    self.snapshot_has_prepare,
+                    self.connected,
+                    self.marker_due,
+                )
+            )
+            object.__setattr__(self, "_hash", cached or 1)
+        return cached or 1
+
+    @property
+    def high_seqno(self) -> int:
+        return len(self.items)
+
+    @property
+    def last_snapshot_end(self) -> int:
+        """End of the highest snapshot received whole (kv_engine's failover seqno)."""
+        high = len(self.items)
+        for _, end in reversed(self.snapshots):
+            if end <= high:
+                return end
+        return 0
+
+    @property
+    def last_persisted_snapshot_end(self) -> int:
+        """End of the highest snapshot persisted whole."""
+        for _, end in reversed(self.snapshots):
+            if end <= self.persisted_seqno:
+                return end
+        return 0
+
+    @property
+    def current_marker(self) -> Snapshot | None:
+        return self.snapshots[-1] if self.snapshots else None
+
+    def request_snapshot(self) -> Snapshot:
+        """The snapshot range a stream request reports (kv_engine's getSnapshotInfo):
+        the marker holding the last item, or ``{high, high}`` if no item of the
+        last marker has arrived."""
+        high = len(self.items)
+        marker = self.current_marker
+        if marker is not None and marker[0] <= high <= marker[1]:
+            return marker
+        return (high, high)
+
+    def truncated(self, seqno: int) -> tuple[tuple[Item, ...], tuple[Snapshot, ...]]:
+        """Items and markers a copy truncated to ``seqno`` keeps: the markers up to
+        ``seqno`` and the one ``seqno`` lies in (it is then partial)."""
+        kept = tuple(m for m in self.snapshots if m[1] <= seqno)
+        partial = tuple(m for m in self.snapshots if m[0] <= seqno < m[1])[:1]
+        return self.items[:seqno], kept + partial
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "alive": self.alive,
+            "high_seqno": self.high_seqno,
+            "items": [item.to_json(x) for x, item in enumerate(self.items, start=1)],
+            "snapshots": [list(m) for m in self.snapshots],
+            "table": self.table.to_json(),
+            "persisted_seqno": self.persisted_seqno,
+            "persisted_hps": self.persisted_hps,
+            "high_prepared_seqno": self.high_prepared_seqno,
+            "snapshot_has_prepare": self.snapshot_has_prepare,
+            "connected": self.connected,
+            "marker_due": self.marker_due,
+        }
+
+
+DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due=False)
+"""What a crashed (failed-over) node is: it never comes back, its contents do not matter."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterState:
+    nodes: tuple[NodeState, ...]
+    active: int | None  # None between CrashActive and PromoteReplica
+    epoch: int  # failovers so far; the active of epoch e writes items of epoch e
+    acks: tuple[int, ...]  # per node: the HPS it acked to the current active
+    acknowledged: tuple[SyncWrite, ...] = ()  # SyncWrites acknowledged to a client
+    in_flight: tuple[SyncWrite, ...] = ()  # written by this active, not yet acknowledged
+    prepares: int = 0  # client prepares written so far (all epochs)
+    sets: int = 0
+    restarts: int = 0
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        cached = self._hash
+        if not cached:
+            cached = hash(
+                (
+                    self.nodes,
+                    self.active,
+                    self.epoch,
+                    self.acks,
+                    self.acknowledged,
+                    self.in_flight,
+                    self.prepares,
+                    self.sets,
+                    self.restarts,
+                )
+            )
+            object.__setattr__(self, "_hash", cached or 1)
+        return cached or 1
+
+    @property
+    def faults(self) -> int:
+        """Failures so far that cost a node its memory: failovers and restarts."""
+        return self.epoch + self.restarts
+
+    @property
+    def active_node(self) -> NodeState | None:
+        return None if self.active is None else self.nodes[self.active]
+
+    def replicas(self) -> list[int]:
+        """Living nodes that are not the active."""
+        return [i for i, n in enumerate(self.nodes) if n.alive and i != self.active]
+
+    def with_node(self, index: int, node: NodeState) -> ClusterState:
+        nodes = (*self.nodes[:index], node, *self.nodes[index + 1 :])
+        return evolve(self, nodes=nodes)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "active": None if self.active is None else node_name(self.active),
+            "epoch": self.epoch,
+            "acks": {node_name(i): a for i, a in enumerate(self.acks)},
+            "acknowledged": [w.to_json() for w in self.acknowledged],
+            "in_flight": [w.to_json() for w in self.in_flight],
+            "nodes": {node_name(i): n.to_json() for i, n in enumerate(self.nodes)},
+            "budget_used": {
+                "prepares": self.prepares,
+                "sets": self.sets,
+                "restarts": self.restarts,
+                "failovers": self.epoch,
+            },
+        }
+
+
+StateT = TypeVar("StateT", NodeState, ClusterState)
+
+
+def evolve(value: StateT, **changes: object) -> StateT:
+    """``dataclasses.replace`` for the state classes, without its per-call overhead
+    (a search makes one new state per transition)."""
+    new = object.__new__(type(value))
+    for name in value.__slots__:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(value, name))
+    object.__setattr__(new, "_hash", 0)
+    return new

@@ -1,0 +1,175 @@
+"""`dcpcheck durability`: verdicts, exit codes, counterexample files, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from clihelp import run_cli, run_subprocess
+
+from checker.durability import replay_counterexample
+from checker.report.durability import load_counterexample
+from spec.rules import RULE_SETS
+
+SIX_O = ["--ack-rule", "ack-on-prepare", "--branch-rule", "persisted-snapshot"]
+FIXED = ["--ack-rule", "ack-at-snapshot-end+restart-fix", "--branch-rule", "highest-snapshot"]
+
+
+def _no_nulls(value: Any) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, dict):
+        return all(_no_nulls(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_no_nulls(v) for v in value)
+    return True
+
+
+def test_mb34150_under_the_60_rules_exits_1_with_the_seeds_run(tmp_path: Path) -> None:
+    result = run_subprocess(
+        ["durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path]
+    )
+    assert result.code == 1, result.err
+    out = result.out
+    assert "no-lost-syncwrite: violated in 14 steps" in out
+    assert "PromoteReplica(N1): ns_server promotes N1 (high seqno 3); branch point 2" in out
+    assert "ReconnectReplica(N2): N2 asks uuid AAAA start 3 snapshot {3,3}: rollback to 2" in out
+    assert "discarding 3:PREPARE(A)" in out
+    assert "14. PromoteReplica(N2)" in out
+    assert "reproduce: dcpcheck durability --ack-rule ack-on-prepare" in out
+    (stored,) = [p for p in tmp_path.glob("*.json") if not p.name.endswith(".itf.json")]
+    assert stored.name.startswith("no-lost-syncwrite--ack-on-prepare--persisted-snapshot--")
+    itf = json.loads(stored.with_name(stored.name[: -len(".json")] + ".itf.json").read_text())
+    assert itf["vars"][0] == "action" and "nodes" in itf["vars"]
+    assert len(itf["states"]) == 15 and itf["states"][0]["action"] == {"name": "Init"}
+    assert itf["states"][-1]["active"] == "N2" and _no_nulls(itf)
+
+
+def test_the_stored_counterexample_replays_to_the_same_violation(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    result = run_cli(
+        ["durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path, "--json"],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    (record,) = json.loads(result.out)["results"]
+    stored = load_counterexample(record["counterexample"])
+    replayed = replay_counterexample(
+        stored.ack_rule,
+        stored.branch_rule,
+        stored.property,
+        RULE_SETS.get(stored.rules),
+        stored.bounds,
+        stored.actions,
+    )
+    assert replayed.confirmed, replayed.detail
+    assert "3:PREPARE(A)" in replayed.detail
+
+
+def test_the_fixed_rules_hold_in_the_mb34150_preset(tmp_path: Path, monkeypatch, capsys) -> None:
+    result = run_cli(
+        ["durability", *FIXED, "--property", "no-lost-syncwrite", "--json", "--out", tmp_path],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 0, result.err
+    (record,) = json.loads(result.out)["results"]
+    assert record["verdict"] == "holds" and record["expected"] == "holds"
+    assert record["complete"] and record["states"] == 30007 and not record["vacuous"]
+    assert not list(tmp_path.iterdir())
+
+
+def test_mb51805_without_the_fix_reads_like_the_seed(tmp_path: Path, monkeypatch, capsys) -> None:
+    result = run_cli(
+        [
+            "durability",
+            "--preset",
+            "mb-51805",
+            "--ack-rule",
+            "ack-at-snapshot-end",
+            "--branch-rule",
+            "highest-snapshot",
+            "--property",
+            "prepare-ack-progress",
+            "--out",
+            tmp_path,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 1
+    assert "N1 restarts with what it persisted: seqno 1, HPS 0" in result.out
+    assert "N1 receives snapshot marker [1,2]" in result.out
+    assert "10. ReplicateItem(N1): N1 receives 2:SET(B), the end of snapshot [1,2]" in result.out
+    assert "it never acks it unless another PREPARE arrives" in result.out
+
+
+def test_a_state_limit_is_unknown_and_exits_3(tmp_path: Path, monkeypatch, capsys) -> None:
+    result = run_cli(
+        ["durability", *FIXED, "--property", "no-lost-syncwrite", "--max-states", "100"],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 3
+    assert "unknown (state limit (100) reached" in result.out
+    assert "nothing is claimed" in result.out
+
+
+def test_bounds_flags_override_the_preset_and_the_table_compares_expectations(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    result = run_cli(
+        [
+            "durability",
+            "--preset",
+            "mb-51805",
+            "--property",
+            "prepare-ack-progress",
+            "--out",
+            tmp_path,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 1
+    lines = [line.split() for line in result.out.splitlines() if "prepare-ack-progress  " in line]
+    assert len(lines) == 6 and all(line[-1] == "ok" for line in lines)
+    changed = run_cli(
+        ["durability", "--preset", "mb-51805", "--restarts", "0", *FIXED, "--json"],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    records = json.loads(changed.out)["results"]
+    assert all(r["preset"] is None and r["expected"] is None for r in records)
+    assert all(r["bounds"]["restarts"] == 0 for r in records)
+
+
+def test_unknown_names_and_bad_bounds_are_one_line_exit_2(monkeypatch, capsys) -> None:
+    for args, fragment in [
+        (["--ack-rule", "ack-never"], "unknown ack-rule 'ack-never'; known: ack-at-snapshot-end"),
+        (["--branch-rule", "lowest"], "unknown branch-rule 'lowest'"),
+        (["--property", "no-missed-item"], "unknown property 'no-missed-item'"),
+        (["--preset", "mb-1"], "--preset: unknown preset 'mb-1'; known: mb-34150"),
+        (["--nodes", "4", "--replicas", "2"], "bad bounds: replicas must be nodes - 1 = 3"),
+        (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
+        (["--max-states", "0"], "--max-states must be positive"),
+    ]:
+        result = run_cli(["durability", *args], "", monkeypatch, capsys)
+        assert result.code == 2, args
+        assert result.err.count("\n") == 1 and fragment in result.err, result.err
+
+
+def test_help_lists_the_command(monkeypatch, capsys) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit):
+        run_cli(["--help"], "", monkeypatch, capsys)
+    assert "durability" in capsys.readouterr().out

@@ -1,0 +1,78 @@
+"""The cluster model gets the verdicts spec/cluster/expected.py records; stored runs replay.
+
+Checked-in counterexamples (counterexamples/durability/) run first: each is
+replayed action by action on the model and must violate its property again,
+at its last step and not before. Then the expected verdicts are searched for
+the presets that explore in seconds (mb-34150, mb-51805) and, for the larger
+presets, for the recorded violations (a breadth-first search stops at the
+first one); the larger presets' ``holds`` run in the benchmark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from checker.durability import check_durability, replay_counterexample
+from checker.report.durability import load_counterexample
+from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
+from spec.cluster.expected import EXPECTED
+from spec.rules import RULE_SETS
+
+ROOT = Path(__file__).resolve().parent.parent
+STORED = sorted(
+    p
+    for p in (ROOT / "counterexamples" / "durability").glob("*.json")
+    if not p.name.endswith(".itf.json")
+)
+FAST = {"mb-34150", "mb-51805"}
+
+
+@pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
+def test_stored_counterexample_replays_to_its_violation(path: Path) -> None:
+    stored = load_counterexample(path)
+    replayed = replay_counterexample(
+        stored.ack_rule,
+        stored.branch_rule,
+        stored.property,
+        RULE_SETS.get(stored.rules),
+        stored.bounds,
+        stored.actions,
+    )
+    assert replayed.confirmed, replayed.detail
+
+
+def test_the_corpus_holds_both_seeds() -> None:
+    names = {p.name.split("--")[0] + "/" + p.name.split("--")[1] for p in STORED}
+    assert "no-lost-syncwrite/ack-on-prepare" in names  # MB-34150
+    assert "prepare-ack-progress/ack-at-snapshot-end" in names  # MB-51805
+
+
+CASES = sorted(k for k, (verdict, _) in EXPECTED.items() if k[0] in FAST or verdict == "violated")
+
+
+@pytest.mark.parametrize("preset, ack, branch, prop", CASES, ids=["/".join(c) for c in CASES])
+def test_expected_verdict(preset: str, ack: str, branch: str, prop: str) -> None:
+    want, why = EXPECTED[(preset, ack, branch, prop)]
+    result = check_durability(
+        ACK_RULES.get(ack),
+        BRANCH_RULES.get(branch),
+        CLUSTER_PROPERTIES.get(prop),
+        RULE_SETS.get("kv-current"),
+        PRESETS[preset].bounds,
+        preset=preset,
+    )
+    assert result.verdict.value == want, why
+    assert not result.vacuous
+
+
+def test_every_preset_has_a_verdict_for_every_combination() -> None:
+    combos = {
+        (preset, ack, branch, prop)
+        for preset in PRESETS
+        for ack in ACK_RULES.names()
+        for branch in BRANCH_RULES.names()
+        for prop in ("no-lost-syncwrite", "prepare-ack-progress")
+    }
+    assert combos == set(EXPECTED)
