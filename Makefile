@@ -1,4 +1,4 @@
-# make verify : set up .venv if needed, then run every built-in rule set x consumer x property
+# make verify : set up .venv if needed, then run every built-in variant x property (single-node matrix, then the durability model)
 # make test   : set up .venv if needed, then run the whole test suite
 # make lint / make bench / make clean
 

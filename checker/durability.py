@@ -26,14 +26,16 @@ from spec.cluster import (
     ClusterModel,
     ClusterProperty,
     Setup,
+    preset,
 )
 from spec.cluster.actions import Action
 from spec.cluster.state import ClusterState
-from spec.rules import RuleSet
+from spec.rules import RULE_SETS, RuleSet
 
 __all__ = [
     "SANITY",
     "DurabilityResult",
+    "DurabilityTask",
     "Replayed",
     "check_durability",
     "model_for",
@@ -125,6 +127,61 @@ def check_durability(
         explanation=explanation,
         acknowledged_reachable=reachable,
     )
+
+
+@dataclass(frozen=True)
+class DurabilityTask:
+    """A combination of built-ins named by id, at a preset's bounds.
+
+    What ``dcpcheck verify`` ships to a Spark executor: ``run`` checks it and
+    returns only picklable parts (rules and properties hold functions), and
+    ``result`` rebuilds the full ``DurabilityResult`` on the driver.
+    """
+
+    ack_rule: str
+    branch_rule: str
+    property: str
+    preset: str
+    rules: str = "kv-current"
+
+    def run(
+        self, *, max_states: int | None = None, timeout_s: float | None = None
+    ) -> tuple[Exploration[ClusterState, Action], str, bool | None]:
+        done = check_durability(
+            ACK_RULES.get(self.ack_rule),
+            BRANCH_RULES.get(self.branch_rule),
+            CLUSTER_PROPERTIES.get(self.property),
+            RULE_SETS.get(self.rules),
+            preset(self.preset).bounds,
+            preset=self.preset,
+            max_states=max_states,
+            timeout_s=timeout_s,
+        )
+        return done.exploration, done.explanation, done.acknowledged_reachable
+
+    def result(
+        self, ran: tuple[Exploration[ClusterState, Action], str, bool | None]
+    ) -> DurabilityResult:
+        exploration, explanation, reachable = ran
+        prop = CLUSTER_PROPERTIES.get(self.property)
+        bounds = preset(self.preset).bounds
+        rules = RULE_SETS.get(self.rules)
+        model = model_for(
+            ACK_RULES.get(self.ack_rule), BRANCH_RULES.get(self.branch_rule), rules, bounds, (prop,)
+        )
+        return DurabilityResult(
+            ack_rule=self.ack_rule,
+            branch_rule=self.branch_rule,
+            rules=rules.name,
+            property=prop,
+            preset=self.preset,
+            bounds=bounds,
+            verdict=exploration.outcomes[prop.id].verdict,
+            exploration=exploration,
+            model=model,
+            explanation=explanation,
+            acknowledged_reachable=reachable,
+        )
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from clihelp import run_cli
 
 from checker.check import Verdict
-from checker.commands.verify import verify_exit_code
+from checker.commands.verify import combined_exit_code, verify_exit_code
+from checker.durability import DurabilityTask, replay_counterexample
+from checker.explore import Verdict as ClusterVerdict
+from checker.report.durability import exit_code_against_expected
+from checker.spark.durability import run_durability
 from checker.spark.matrix import run_matrix
 from spec.bounds import Bounds
+from spec.rules import RULE_SETS
 
 SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
@@ -42,6 +49,8 @@ def test_verify_prints_the_table_and_writes_junit(
             junit,
             "--out",
             tmp_path / "cex",
+            "--durability-preset",
+            "mb-51805",
             *SMALL,
         ],
         "",
@@ -50,10 +59,83 @@ def test_verify_prints_the_table_and_writes_junit(
     )
     assert result.code == 0, result.out + result.err
     assert "as expected" in result.out and "EXPECTED" not in result.out
+    assert "durability, preset mb-51805" in result.out
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == "2" and suite.get("failures") == "0"
+    assert suite.get("tests") == str(2 + 12) and suite.get("failures") == "0"
+    durability = [c for c in suite if c.get("classname", "").startswith("dcpcheck.durability.")]
+    assert len(durability) == 12
     assert list((tmp_path / "cex").glob("no-missed-item--kv-current--collapse-snapshot--*.json"))
+    # MB-51805: snapshot-end acks without the restart fix stall after a restart
+    stalled = (tmp_path / "cex" / "durability").glob("prepare-ack-progress--ack-at-snapshot-end--*")
+    assert list(stalled)
     assert spark.sparkContext._jsc is not None  # the shared session survived
+
+
+def test_verify_json_carries_the_durability_results_with_their_expectations(
+    spark, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    result = run_cli(
+        [
+            "verify",
+            "--json",
+            "--rules",
+            "kv-current",
+            "--consumer",
+            "correct",
+            "--property",
+            "valid-request",
+            "--durability-preset",
+            "mb-51805",
+            "--out",
+            tmp_path,
+            *SMALL,
+        ],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 0, result.err
+    records = json.loads(result.out)["durability"]
+    assert len(records) == 12
+    assert all(r["verdict"] == r["expected"] for r in records)
+    stalled = {
+        (r["ack_rule"], r["branch_rule"])
+        for r in records
+        if r["property"] == "prepare-ack-progress" and r["verdict"] == "violated"
+    }
+    assert stalled == {
+        ("ack-at-snapshot-end", "persisted-snapshot"),
+        ("ack-at-snapshot-end", "highest-snapshot"),
+    }
+
+
+def test_durability_tasks_come_back_from_spark_as_full_results(spark) -> None:
+    tasks = [
+        DurabilityTask("ack-on-prepare", "persisted-snapshot", "no-lost-syncwrite", "mb-34150"),
+        DurabilityTask("ack-on-prepare", "highest-snapshot", "no-lost-syncwrite", "mb-34150"),
+    ]
+    lost, kept = run_durability(spark, tasks, max_states=None, timeout_s=300)
+    assert lost.verdict is ClusterVerdict.VIOLATED and kept.verdict is ClusterVerdict.HOLDS
+    assert lost.path is not None and len(lost.path) == 14
+    replayed = replay_counterexample(
+        lost.ack_rule,
+        lost.branch_rule,
+        lost.property.id,
+        RULE_SETS.get(lost.rules),
+        lost.bounds,
+        lost.path.actions(),
+    )
+    assert replayed.confirmed, replayed.detail
+
+
+def test_a_bad_durability_preset_is_a_usage_error(monkeypatch, capsys) -> None:
+    result = run_cli(["verify", "--durability-preset", "mb-99999"], "", monkeypatch, capsys)
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and "mb-99999" in result.err
+    both = run_cli(
+        ["verify", "--no-durability", "--durability-preset", "mb-51805"], "", monkeypatch, capsys
+    )
+    assert both.code == 2 and "contradict" in both.err
 
 
 def test_an_unexpected_verdict_makes_verify_fail(spark) -> None:
@@ -62,3 +144,19 @@ def test_an_unexpected_verdict_makes_verify_fail(spark) -> None:
     wanted = {combos[0]: "holds"}
     assert verify_exit_code(results, wanted) == 1
     assert verify_exit_code(results, {combos[0]: "violated"}) == 0
+
+
+def test_a_durability_verdict_other_than_the_recorded_one_fails_verify() -> None:
+    task = DurabilityTask(
+        "ack-at-snapshot-end", "highest-snapshot", "prepare-ack-progress", "mb-51805"
+    )
+    stalled = task.result(task.run())
+    assert stalled.verdict is ClusterVerdict.VIOLATED
+    assert exit_code_against_expected([stalled]) == 0  # recorded as violated (MB-51805)
+    claimed = dataclasses.replace(stalled, verdict=ClusterVerdict.HOLDS)
+    assert exit_code_against_expected([claimed]) == 1
+    unknown = dataclasses.replace(stalled, verdict=ClusterVerdict.UNKNOWN)
+    assert exit_code_against_expected([unknown]) == 3
+    off_preset = dataclasses.replace(stalled, preset=None)  # no record: a violation is unexpected
+    assert exit_code_against_expected([off_preset]) == 1
+    assert combined_exit_code(0, 3, 1) == 1 and combined_exit_code(3, 0) == 3

@@ -33,6 +33,8 @@ __all__ = [
     "FORMAT",
     "StoredCounterexample",
     "exit_code",
+    "exit_code_against_expected",
+    "expected_of",
     "load_counterexample",
     "long_form",
     "one_line",
@@ -209,6 +211,13 @@ def write_counterexample(r: DurabilityResult, out_dir: str | Path) -> Path | Non
     return path
 
 
+def expected_of(r: DurabilityResult) -> str | None:
+    """The recorded verdict for ``r``'s combination, if its bounds are exactly a preset's."""
+    if r.preset is None or r.bounds != PRESETS[r.preset].bounds:
+        return None
+    return expected_verdict(r.preset, r.ack_rule, r.branch_rule, r.property.id)
+
+
 def result_json(r: DurabilityResult, path: Path | None) -> dict[str, Any]:
     e = r.exploration
     return {
@@ -218,9 +227,7 @@ def result_json(r: DurabilityResult, path: Path | None) -> dict[str, Any]:
         "property": r.property.id,
         "kind": r.property.kind,
         "verdict": r.verdict.value,
-        "expected": expected_verdict(r.preset, r.ack_rule, r.branch_rule, r.property.id)
-        if r.preset and r.bounds == PRESETS[r.preset].bounds
-        else None,
+        "expected": expected_of(r),
         "preset": r.preset,
         "bounds": r.bounds.to_json(),
         "steps": len(r.path) if r.path is not None else None,
@@ -241,11 +248,7 @@ def result_json(r: DurabilityResult, path: Path | None) -> dict[str, Any]:
 def summary_table(results: list[DurabilityResult]) -> str:
     rows = []
     for r in results:
-        want = (
-            expected_verdict(r.preset, r.ack_rule, r.branch_rule, r.property.id)
-            if r.preset and r.bounds == PRESETS[r.preset].bounds
-            else None
-        )
+        want = expected_of(r)
         rows.append(
             [
                 r.ack_rule,
@@ -265,6 +268,17 @@ def summary_table(results: list[DurabilityResult]) -> str:
 def exit_code(results: list[DurabilityResult]) -> int:
     if any(r.verdict is Verdict.VIOLATED for r in results):
         return EXIT_VIOLATION
+    if any(r.verdict is Verdict.UNKNOWN for r in results):
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
+def exit_code_against_expected(results: list[DurabilityResult]) -> int:
+    """``dcpcheck verify``'s reading: 1 when a verdict is not the recorded one (a
+    violation without a record counts), else 3 when one is unknown, else 0."""
+    for r in results:
+        if r.verdict is not Verdict.UNKNOWN and (expected_of(r) or "holds") != r.verdict.value:
+            return EXIT_VIOLATION
     if any(r.verdict is Verdict.UNKNOWN for r in results):
         return EXIT_UNKNOWN
     return EXIT_OK

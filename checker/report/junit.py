@@ -1,4 +1,5 @@
-"""Results as JUnit XML, for CI systems: one testcase per (rules, consumer, property).
+"""Results as JUnit XML, for CI systems: one testcase per (rules, consumer, property),
+and per (preset, ack rule, branch rule, property) of the durability model.
 
 A testcase passes when its verdict is the expected one (a deliberately
 broken variant that is found violated passes); it fails on any other
@@ -9,18 +10,26 @@ counterexample was not confirmed by the reference implementation.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 
 from checker.atomic import write_text_atomic
 from checker.check import CheckResult, Verdict
+from checker.durability import DurabilityResult
+from checker.explore import Verdict as ClusterVerdict
+from checker.report.durability import expected_of
 
 __all__ = ["write_junit"]
 
 
 def write_junit(
-    results: list[CheckResult], expected: dict, path: str | Path, name: str = "dcpcheck"
+    results: list[CheckResult],
+    expected: dict,
+    path: str | Path,
+    name: str = "dcpcheck",
+    durability: Sequence[DurabilityResult] = (),
 ) -> Path:
-    suite = ET.Element("testsuite", name=name, tests=str(len(results)))
+    suite = ET.Element("testsuite", name=name, tests=str(len(results) + len(durability)))
     failures = errors = 0
     total = 0.0
     for r in results:
@@ -42,6 +51,26 @@ def write_junit(
             failures += 1
             ET.SubElement(
                 case, "failure", message=f"expected {want}, got {r.verdict.value}"
+            ).text = detail
+        ET.SubElement(case, "system-out").text = detail
+    for d in durability:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"dcpcheck.durability.{d.preset}.{d.ack_rule}.{d.branch_rule}",
+            name=d.property.id,
+            time=f"{d.exploration.seconds:.3f}",
+        )
+        total += d.exploration.seconds
+        want = expected_of(d) or "holds"
+        detail = f"{d.verdict.value} within {d.bounds.describe()} ({d.exploration.states} states)"
+        if d.verdict is ClusterVerdict.UNKNOWN:
+            errors += 1
+            ET.SubElement(case, "error", message=f"unknown: {d.exploration.stopped}").text = detail
+        elif want != d.verdict.value:
+            failures += 1
+            ET.SubElement(
+                case, "failure", message=f"expected {want}, got {d.verdict.value}"
             ).text = detail
         ET.SubElement(case, "system-out").text = detail
     suite.set("failures", str(failures))

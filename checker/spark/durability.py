@@ -1,0 +1,32 @@
+"""The durability part of the verify job: one cluster-model search per Spark task.
+
+Each task is a ``DurabilityTask`` (built-ins named by id at a preset's
+bounds); the executor runs the breadth-first search and returns its
+picklable parts, the driver rebuilds the results in a fixed order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from checker.durability import DurabilityResult, DurabilityTask
+
+__all__ = ["run_durability"]
+
+
+def _run_one(item):  # type: ignore[no-untyped-def]
+    index, task, max_states, timeout_s = item
+    return index, task.run(max_states=max_states, timeout_s=timeout_s)
+
+
+def run_durability(
+    spark,  # type: ignore[no-untyped-def]
+    tasks: Sequence[DurabilityTask],
+    *,
+    max_states: int | None,
+    timeout_s: float | None,
+) -> list[DurabilityResult]:
+    items = [(n, task, max_states, timeout_s) for n, task in enumerate(tasks)]
+    rdd = spark.sparkContext.parallelize(items, numSlices=max(1, len(items)))
+    ran = dict(rdd.map(_run_one).collect())
+    return [task.result(ran[n]) for n, task in enumerate(tasks)]
