@@ -40,6 +40,7 @@ __all__ = [
     "check_durability",
     "model_for",
     "replay_counterexample",
+    "result_of",
 ]
 
 SANITY = "syncwrite-acknowledged"
@@ -107,25 +108,34 @@ def check_durability(
         timeout_s=timeout_s,
         progress=progress,
     )
-    outcome = result.outcomes[prop.id]
+    return result_of(model, prop, result, preset)
+
+
+def result_of(
+    model: ClusterModel,
+    prop: ClusterProperty,
+    exploration: Exploration[ClusterState, Action],
+    preset: str | None = None,
+) -> DurabilityResult:
+    """The verdict on ``prop`` that ``exploration`` of ``model`` reached, explained."""
+    outcome = exploration.outcomes[prop.id]
     explanation = ""
     if outcome.path is not None:
-        bound = prop.bind(model.setup)
-        explanation = bound.explain(outcome.path.last_state)
-    sanity = result.outcomes[SANITY].verdict
-    reachable = None if sanity is Verdict.UNKNOWN else sanity is Verdict.HOLDS
+        explanation = prop.bind(model.setup).explain(outcome.path.last_state)
+    sanity = exploration.outcomes[SANITY].verdict
+    setup = model.setup
     return DurabilityResult(
-        ack_rule=ack_rule.id,
-        branch_rule=branch_rule.id,
-        rules=rules.name,
+        ack_rule=setup.ack_rule.id,
+        branch_rule=setup.branch_rule.id,
+        rules=setup.rules.name,
         property=prop,
         preset=preset,
-        bounds=bounds,
+        bounds=setup.bounds,
         verdict=outcome.verdict,
-        exploration=result,
+        exploration=exploration,
         model=model,
         explanation=explanation,
-        acknowledged_reachable=reachable,
+        acknowledged_reachable=None if sanity is Verdict.UNKNOWN else sanity is Verdict.HOLDS,
     )
 
 
@@ -146,42 +156,28 @@ class DurabilityTask:
 
     def run(
         self, *, max_states: int | None = None, timeout_s: float | None = None
-    ) -> tuple[Exploration[ClusterState, Action], str, bool | None]:
-        done = check_durability(
+    ) -> Exploration[ClusterState, Action]:
+        """The search alone: picklable, unlike the model it explored."""
+        return check_durability(
             ACK_RULES.get(self.ack_rule),
             BRANCH_RULES.get(self.branch_rule),
             CLUSTER_PROPERTIES.get(self.property),
             RULE_SETS.get(self.rules),
             preset(self.preset).bounds,
-            preset=self.preset,
             max_states=max_states,
             timeout_s=timeout_s,
-        )
-        return done.exploration, done.explanation, done.acknowledged_reachable
+        ).exploration
 
-    def result(
-        self, ran: tuple[Exploration[ClusterState, Action], str, bool | None]
-    ) -> DurabilityResult:
-        exploration, explanation, reachable = ran
+    def result(self, exploration: Exploration[ClusterState, Action]) -> DurabilityResult:
         prop = CLUSTER_PROPERTIES.get(self.property)
-        bounds = preset(self.preset).bounds
-        rules = RULE_SETS.get(self.rules)
         model = model_for(
-            ACK_RULES.get(self.ack_rule), BRANCH_RULES.get(self.branch_rule), rules, bounds, (prop,)
+            ACK_RULES.get(self.ack_rule),
+            BRANCH_RULES.get(self.branch_rule),
+            RULE_SETS.get(self.rules),
+            preset(self.preset).bounds,
+            (prop,),
         )
-        return DurabilityResult(
-            ack_rule=self.ack_rule,
-            branch_rule=self.branch_rule,
-            rules=rules.name,
-            property=prop,
-            preset=self.preset,
-            bounds=bounds,
-            verdict=exploration.outcomes[prop.id].verdict,
-            exploration=exploration,
-            model=model,
-            explanation=explanation,
-            acknowledged_reachable=reachable,
-        )
+        return result_of(model, prop, exploration, self.preset)
 
 
 @dataclass(frozen=True)
