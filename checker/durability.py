@@ -6,7 +6,9 @@ together with ``syncwrite-acknowledged``, so that a ``holds`` says whether
 any SyncWrite was acknowledged at all within the bounds (if not, the
 ``holds`` is vacuous and says so). ``replay_counterexample`` runs the named
 actions of a stored counterexample on the model again and re-checks the
-property on the state they reach.
+property on the state they reach; it then replays the same actions on the
+independent reference cluster (``spec.reference.cluster``), which must reach
+the same summary after every step and see the same violation.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from spec.cluster import (
 )
 from spec.cluster.actions import Action
 from spec.cluster.state import ClusterState
+from spec.reference.cluster_replay import replay_on_reference
+from spec.reference.producer import REFERENCE_DECISIONS
 from spec.rules import RULE_SETS, RuleSet
 
 __all__ = [
@@ -44,6 +48,16 @@ __all__ = [
 ]
 
 SANITY = "syncwrite-acknowledged"
+# What the reference cluster can replay: its producers and its own properties (a
+# user's property file, or a rule set without a reference producer, is model-only).
+REFERENCE_RULE_SETS = frozenset(REFERENCE_DECISIONS)
+REFERENCE_PROPERTIES = frozenset({"no-lost-syncwrite", "prepare-ack-progress", SANITY})
+
+
+@dataclass(frozen=True)
+class Replayed:
+    confirmed: bool
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,11 @@ class DurabilityResult:
     model: ClusterModel
     explanation: str = ""
     acknowledged_reachable: bool | None = None  # None: not known (search stopped early)
+    replay: Replayed | None = None  # a violation replayed on the model and the reference
+
+    @property
+    def confirmed(self) -> bool:
+        return self.replay is not None and self.replay.confirmed
 
     @property
     def path(self) -> Run[ClusterState, Action] | None:
@@ -124,6 +143,17 @@ def result_of(
         explanation = prop.bind(model.setup).explain(outcome.path.last_state)
     sanity = exploration.outcomes[SANITY].verdict
     setup = model.setup
+    replayed = None
+    if outcome.verdict is Verdict.VIOLATED and outcome.path is not None:
+        replayed = replay_counterexample(
+            setup.ack_rule.id,
+            setup.branch_rule.id,
+            prop.id,
+            setup.rules,
+            setup.bounds,
+            outcome.path.actions(),
+            model,
+        )
     return DurabilityResult(
         ack_rule=setup.ack_rule.id,
         branch_rule=setup.branch_rule.id,
@@ -136,6 +166,7 @@ def result_of(
         model=model,
         explanation=explanation,
         acknowledged_reachable=None if sanity is Verdict.UNKNOWN else sanity is Verdict.HOLDS,
+        replay=replayed,
     )
 
 
@@ -180,12 +211,6 @@ class DurabilityTask:
         return result_of(model, prop, exploration, self.preset)
 
 
-@dataclass(frozen=True)
-class Replayed:
-    confirmed: bool
-    detail: str
-
-
 def replay_counterexample(
     ack_rule: str,
     branch_rule: str,
@@ -193,11 +218,15 @@ def replay_counterexample(
     rules: RuleSet,
     bounds: ClusterBounds,
     actions: list[Action],
+    model: ClusterModel | None = None,
 ) -> Replayed:
     """Run ``actions`` from the model's initial state; confirmed if each is enabled
-    where it is taken and the property is violated at the end (and not before)."""
-    model = model_for(ACK_RULES.get(ack_rule), BRANCH_RULES.get(branch_rule), rules, bounds)
-    bound = CLUSTER_PROPERTIES.get(prop).bind(model.setup)
+    where it is taken and the property is violated at the end (and not before),
+    and if the reference cluster, replaying the same actions, observes the model's
+    state after every step and sees the same violation (``spec.reference``)."""
+    if model is None:
+        model = model_for(ACK_RULES.get(ack_rule), BRANCH_RULES.get(branch_rule), rules, bounds)
+    bound = next(p for p in model.properties() if p.name == prop)
     (init,) = model.init_states()
     try:
         path = replay(model, init, actions)
@@ -210,7 +239,22 @@ def replay_counterexample(
             return Replayed(False, f"{prop} already fails after step {early[0]}")
         if bound.holds(states[-1]):
             return Replayed(False, f"{prop} holds at the end of the run")
-        return Replayed(True, bound.explain(states[-1]))
-    if not bound.holds(states[-1]):
+    elif not bound.holds(states[-1]):
         return Replayed(False, f"{prop} is not satisfied at the end of the run")
+    if rules.name in REFERENCE_RULE_SETS and prop in REFERENCE_PROPERTIES:
+        record = {
+            "ack_rule": ack_rule,
+            "branch_rule": branch_rule,
+            "rules": rules.name,
+            "property": prop,
+            "bounds": bounds.to_json(),
+            "init": init.to_json(),
+            "steps": [
+                {"action": a.to_json(), "state": s.to_json()}
+                for a, s in zip(actions, states[1:], strict=True)
+            ],
+        }
+        confirmed, detail = replay_on_reference(record)
+        if not confirmed:
+            return Replayed(False, f"the reference disagrees: {detail}")
     return Replayed(True, bound.explain(states[-1]))

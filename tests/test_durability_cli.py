@@ -32,7 +32,7 @@ def test_mb34150_under_the_60_rules_exits_1_with_the_seeds_run(tmp_path: Path) -
     )
     assert result.code == 1, result.err
     out = result.out
-    assert "no-lost-syncwrite: violated in 14 steps" in out
+    assert "no-lost-syncwrite: violated (confirmed) in 14 steps" in out
     assert "PromoteReplica(N1): ns_server promotes N1 (high seqno 3); branch point 2" in out
     assert "ReconnectReplica(N2): N2 asks uuid AAAA start 3 snapshot {3,3}: rollback to 2" in out
     assert "discarding 3:PREPARE(A)" in out

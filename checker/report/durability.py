@@ -27,7 +27,7 @@ from spec.cluster import PRESETS, ClusterBounds
 from spec.cluster.actions import Action, action_from_json
 from spec.cluster.expected import expected_verdict
 from spec.cluster.state import ClusterState
-from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput
+from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput
 
 __all__ = [
     "FORMAT",
@@ -96,6 +96,14 @@ def one_line(r: DurabilityResult, path: Path | None = None) -> str:
             text += " -- VACUOUS: no SyncWrite is ever acknowledged within these bounds"
         return text
     text = f"{head} in {len(r.path or ())} steps ({_size(r)}): {r.explanation}"
+    if r.replay is not None:
+        text = text.replace(
+            f"{head} in",
+            f"{head} ({'confirmed' if r.confirmed else 'NOT CONFIRMED'}) in",
+            1,
+        )
+        if not r.confirmed:
+            text += f" -- harness bug: the replay disagrees: {r.replay.detail}"
     if path is not None:
         text += f" [{path}]"
     return text
@@ -234,6 +242,8 @@ def result_json(r: DurabilityResult, path: Path | None) -> dict[str, Any]:
         "explanation": r.explanation or None,
         "vacuous": r.vacuous,
         "counterexample": str(path) if path else None,
+        "replay": None if r.replay is None else ("confirmed" if r.confirmed else "not-confirmed"),
+        "replay_detail": None if r.replay is None else r.replay.detail,
         "states": e.states,
         "transitions": e.transitions,
         "max_depth": e.max_depth,
@@ -254,7 +264,9 @@ def summary_table(results: list[DurabilityResult]) -> str:
                 r.ack_rule,
                 r.branch_rule,
                 r.property.id,
-                r.verdict.value + (" (vacuous)" if r.vacuous else ""),
+                r.verdict.value
+                + (" (vacuous)" if r.vacuous else "")
+                + (" NOT CONFIRMED" if r.replay is not None and not r.confirmed else ""),
                 len(r.path) if r.path is not None else "-",
                 f"{r.exploration.states:,}",
                 f"{r.exploration.seconds:.2f}",
@@ -265,7 +277,13 @@ def summary_table(results: list[DurabilityResult]) -> str:
     return tabulate(rows, headers=[*headers, "as expected"])
 
 
+def _unconfirmed(results: list[DurabilityResult]) -> bool:
+    return any(r.replay is not None and not r.confirmed for r in results)
+
+
 def exit_code(results: list[DurabilityResult]) -> int:
+    if _unconfirmed(results):
+        return EXIT_INTERNAL
     if any(r.verdict is Verdict.VIOLATED for r in results):
         return EXIT_VIOLATION
     if any(r.verdict is Verdict.UNKNOWN for r in results):
@@ -275,7 +293,10 @@ def exit_code(results: list[DurabilityResult]) -> int:
 
 def exit_code_against_expected(results: list[DurabilityResult]) -> int:
     """``dcpcheck verify``'s reading: 1 when a verdict is not the recorded one (a
-    violation without a record counts), else 3 when one is unknown, else 0."""
+    violation without a record counts), else 3 when one is unknown, else 0; 4 before
+    all of these when a violation was not confirmed by its replay (a harness bug)."""
+    if _unconfirmed(results):
+        return EXIT_INTERNAL
     for r in results:
         if r.verdict is not Verdict.UNKNOWN and (expected_of(r) or "holds") != r.verdict.value:
             return EXIT_VIOLATION

@@ -67,6 +67,10 @@ def write_junit(
         if d.verdict is ClusterVerdict.UNKNOWN:
             errors += 1
             ET.SubElement(case, "error", message=f"unknown: {d.exploration.stopped}").text = detail
+        elif d.replay is not None and not d.confirmed:
+            errors += 1
+            message = f"harness bug: {d.replay.detail}"
+            ET.SubElement(case, "error", message=message).text = detail
         elif want != d.verdict.value:
             failures += 1
             ET.SubElement(
