@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from checker.explore import Exploration, Verdict, explore, replay
 from checker.explore import Path as Run
@@ -118,16 +119,22 @@ def check_durability(
     progress: Callable[[int, int, float], None] | None = None,
 ) -> DurabilityResult:
     model = model_for(ack_rule, branch_rule, rules, bounds, (prop,))
-    wanted = [prop.id] if prop.id == SANITY else [prop.id, SANITY]
-    result = explore(
+    result = _search(
         model,
-        wanted,
+        prop,
         strategy=strategy,
         max_states=max_states,
         timeout_s=timeout_s,
         progress=progress,
     )
     return result_of(model, prop, result, preset)
+
+
+def _search(
+    model: ClusterModel, prop: ClusterProperty, **limits: Any
+) -> Exploration[ClusterState, Action]:
+    """Explore ``model`` for ``prop`` and the sanity search that flags a vacuous holds."""
+    return explore(model, [prop.id] if prop.id == SANITY else [prop.id, SANITY], **limits)
 
 
 def result_of(
@@ -189,17 +196,15 @@ class DurabilityTask:
         self, *, max_states: int | None = None, timeout_s: float | None = None
     ) -> Exploration[ClusterState, Action]:
         """The search alone: picklable, unlike the model it explored."""
-        return check_durability(
-            ACK_RULES.get(self.ack_rule),
-            BRANCH_RULES.get(self.branch_rule),
-            CLUSTER_PROPERTIES.get(self.property),
-            RULE_SETS.get(self.rules),
-            preset(self.preset).bounds,
-            max_states=max_states,
-            timeout_s=timeout_s,
-        ).exploration
+        model, prop = self._model()
+        return _search(model, prop, max_states=max_states, timeout_s=timeout_s)
 
     def result(self, exploration: Exploration[ClusterState, Action]) -> DurabilityResult:
+        """The verdict ``run`` reached, explained and (a violation) replayed."""
+        model, prop = self._model()
+        return result_of(model, prop, exploration, self.preset)
+
+    def _model(self) -> tuple[ClusterModel, ClusterProperty]:
         prop = CLUSTER_PROPERTIES.get(self.property)
         model = model_for(
             ACK_RULES.get(self.ack_rule),
@@ -208,7 +213,7 @@ class DurabilityTask:
             preset(self.preset).bounds,
             (prop,),
         )
-        return result_of(model, prop, exploration, self.preset)
+        return model, prop
 
 
 def replay_counterexample(

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from checker.durability import DurabilityResult, DurabilityTask
+from checker.spark.matrix import one_task_each
 
 __all__ = ["run_durability"]
 
 
 def _run_one(item):  # type: ignore[no-untyped-def]
-    index, task, max_states, timeout_s = item
-    return index, task.run(max_states=max_states, timeout_s=timeout_s)
+    task, max_states, timeout_s = item
+    return task.run(max_states=max_states, timeout_s=timeout_s)
 
 
 def run_durability(
@@ -26,7 +27,6 @@ def run_durability(
     max_states: int | None,
     timeout_s: float | None,
 ) -> list[DurabilityResult]:
-    items = [(n, task, max_states, timeout_s) for n, task in enumerate(tasks)]
-    rdd = spark.sparkContext.parallelize(items, numSlices=max(1, len(items)))
-    ran = dict(rdd.map(_run_one).collect())
-    return [task.result(ran[n]) for n, task in enumerate(tasks)]
+    items = [(task, max_states, timeout_s) for task in tasks]
+    ran = one_task_each(spark, _run_one, items)
+    return [task.result(exploration) for task, exploration in zip(tasks, ran, strict=True)]

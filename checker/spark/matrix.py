@@ -7,12 +7,16 @@ collects results in a fixed order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from checker.check import CheckResult
 from spec.bounds import Bounds
 
-__all__ = ["run_matrix"]
+__all__ = ["one_task_each", "run_matrix"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def _check_one(task: tuple[str, str, str, Bounds, float]) -> CheckResult:
@@ -38,7 +42,11 @@ def run_matrix(
     bounds: Bounds,
     timeout_s: float,
 ) -> list[CheckResult]:
-    tasks = [(r, c, p, bounds, timeout_s) for r, c, p in combos]
-    rdd = spark.sparkContext.parallelize(list(enumerate(tasks)), numSlices=max(1, len(tasks)))
-    results = rdd.map(lambda item: (item[0], _check_one(item[1]))).collect()
-    return [result for _, result in sorted(results, key=lambda pair: pair[0])]
+    return one_task_each(spark, _check_one, [(r, c, p, bounds, timeout_s) for r, c, p in combos])
+
+
+def one_task_each(spark, run: Callable[[T], R], items: Sequence[T]) -> list[R]:  # type: ignore[no-untyped-def]
+    """``run`` on each item, one Spark task per item; the results in the items' order."""
+    rdd = spark.sparkContext.parallelize(list(enumerate(items)), numSlices=max(1, len(items)))
+    results = dict(rdd.map(lambda pair: (pair[0], run(pair[1]))).collect())
+    return [results[n] for n in range(len(items))]
