@@ -14,8 +14,8 @@ import time
 from tabulate import tabulate
 
 from checker.check import check
-from checker.search import exhaustive
-from checker.search import random as random_search
+from checker.engines import exhaustive
+from checker.engines import random as random_search
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.model.build import ScenarioModel
@@ -36,7 +36,7 @@ def first_counterexample(bounds: Bounds) -> None:
     z3_result, z3_time = _timed(lambda: check(rules, variant, prop, bounds, minimise=False))
     rnd, rnd_time = _timed(lambda: random_search.search(model, prop, max_examples=200_000))
     exh, exh_time = _timed(lambda: exhaustive.search(model, prop))
-    assert z3_result.verdict.value == "violated" and rnd.violation and exh.violation
+    assert z3_result.verdict.value == "violated" and rnd.scenario and exh.scenario
     rows = [
         ["z3", f"{z3_time:.2f}", "-", "1.0"],
         ["random (hypothesis)", f"{rnd_time:.2f}", rnd.examined, f"{rnd_time / z3_time:.0f}"],
@@ -48,17 +48,21 @@ def first_counterexample(bounds: Bounds) -> None:
 
 
 def matrix(bounds: Bounds) -> None:
-    from checker.spark.matrix import _check_one, run_matrix
     from checker.spark.session import spark_session
+    from checker.spark.tasks import run_tasks
+    from checker.tasks import ScenarioTask, run_task
 
     combos = [
-        (r, c, p) for r in RULE_SETS.names() for c in CONSUMERS.names() for p in PROPERTIES.names()
+        ScenarioTask(r, c, p, bounds, timeout_s=600.0)
+        for r in RULE_SETS.names()
+        for c in CONSUMERS.names()
+        for p in PROPERTIES.names()
     ]
-    _, local = _timed(lambda: [_check_one((r, c, p, bounds, 600.0)) for r, c, p in combos])
+    _, local = _timed(lambda: [run_task(task) for task in combos])
     spark, created = spark_session("local[*]", "dcpcheck benchmark")
     try:
-        run_matrix(spark, combos[:1], bounds, 600.0)  # warm the workers
-        _, distributed = _timed(lambda: run_matrix(spark, combos, bounds, 600.0))
+        run_tasks(spark, combos[:1])  # warm the workers
+        _, distributed = _timed(lambda: run_tasks(spark, combos))
     finally:
         if created:
             spark.stop()

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from spec.expr import evaluate, evaluate_many
+from checker.result import Replayed
+from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.reference.simulate import simulate
 from spec.scenario import Scenario
 from spec.trace import Trace, TraceFields, trace_values
 
-__all__ = ["Replay", "model_trace_values", "replay_scenario"]
+__all__ = ["Replay", "replay_scenario"]
 
 
 @dataclass
@@ -33,18 +34,9 @@ class Replay:
     def status(self) -> str:
         return "confirmed" if self.confirmed else "not-confirmed"
 
-
-def model_trace_values(model: ScenarioModel, scenario: Scenario) -> dict[str, object]:
-    """The trace the symbolic model predicts for ``scenario``, in the scenario's uuids."""
-    assignment = model.vars.encode(scenario)
-    names = list(model.trace)
-    values = dict(
-        zip(names, evaluate_many([model.trace[n] for n in names], assignment), strict=True)
-    )
-    uuids = model.vars.uuid_map(scenario)
-    for i in range(model.bounds.rounds):
-        values[f"r{i}.uuid"] = uuids.get(int(values[f"r{i}.uuid"]), values[f"r{i}.uuid"])
-    return values
+    def outcome(self) -> Replayed:
+        """What a ``Result`` records of this replay."""
+        return Replayed(self.confirmed, self.detail, tuple(self.mismatches))
 
 
 def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) -> Replay:
@@ -54,7 +46,7 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
     violated = not evaluate(prop.holds(TraceFields(model.bounds)), reference)
-    predicted = model_trace_values(model, scenario)
+    predicted = model.predicted(scenario)
     mismatches = [
         f"{name}: model {predicted[name]!r}, reference {reference[name]!r}"
         for name in sorted(reference)

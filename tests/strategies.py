@@ -90,6 +90,6 @@ def decision_inputs(draw: st.DrawFn, max_entries: int = 4) -> tuple[StreamReques
     return draw(requests(producer)), producer
 
 
-# -- scenarios: the package's own strategy (checker/search/random.py) -------------------------
+# -- scenarios: the package's own strategy (checker/engines/random.py) -------------------------
 
-from checker.search.random import scenario_strategy as scenarios  # noqa: E402, F401
+from checker.engines.random import scenario_strategy as scenarios  # noqa: E402, F401

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import DATA
 
-from checker.diff.classify import Verdict
+from checker.diff.classify import Classification
 from checker.diff.engine import DiffReport, diff_rules
 from checker.loading import resolve
 from spec.bounds import Bounds
@@ -26,7 +26,7 @@ def diff(a: str, b: str, **options: object) -> DiffReport:
 
 
 def verdicts(report: DiffReport) -> dict[str, str]:
-    return {r.region.label: r.verdict.value for r in report.regions}
+    return {r.region.label: r.shown for r in report.regions}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_unreached_regions_say_so_and_reached_ones_have_a_confirmed_witness(
 
 def test_dropping_the_purge_clause_is_a_safety_regression() -> None:
     report = diff("kv-current", str(RULES / "no_purge.py"))
-    assert set(verdicts(report).values()) == {Verdict.SAFETY_REGRESSION.value}
+    assert set(verdicts(report).values()) == {Classification.SAFETY_REGRESSION.value}
     assert all(r.region.case_a == "purge" for r in report.regions)
     missed = [e for r in report.regions for e in r.evidence if "no-missed-item" in e.regressions]
     assert missed, "a consumer behind the purge seqno misses a purged deletion"
@@ -92,7 +92,7 @@ def test_dropping_the_purge_clause_is_a_safety_regression() -> None:
 
 def test_restoring_the_purge_clause_is_the_matching_safety_fix() -> None:
     report = diff(str(RULES / "no_purge.py"), "kv-current")
-    assert set(verdicts(report).values()) == {Verdict.SAFETY_FIX.value}
+    assert set(verdicts(report).values()) == {Classification.SAFETY_FIX.value}
     assert report.exit_code == EXIT_OK
 
 
@@ -114,7 +114,7 @@ def test_a_behaviour_preserving_rewrite_is_proved_equivalent() -> None:
 
 def test_the_purge_test_on_snap_start_costs_rollbacks_but_is_safe() -> None:
     report = diff("kv-current", str(RULES / "purge_on_snap_start.py"))
-    assert set(verdicts(report).values()) == {Verdict.COST_REGRESSION.value}
+    assert set(verdicts(report).values()) == {Classification.COST_REGRESSION.value}
     assert {r.region.case_b for r in report.regions} == {"purge"}
     assert report.exit_code == EXIT_OK
 

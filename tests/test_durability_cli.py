@@ -9,7 +9,7 @@ from typing import Any
 from clihelp import run_cli, run_subprocess
 
 from checker.durability import replay_counterexample
-from checker.report.durability import load_counterexample
+from checker.report.stored_cluster import load_counterexample
 from spec.rules import RULE_SETS
 
 SIX_O = ["--ack-rule", "ack-on-prepare", "--branch-rule", "persisted-snapshot"]

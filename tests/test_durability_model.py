@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from checker.durability import SANITY
-from checker.explore import explore, replay
+from checker.engines.explore import explore, replay
 from spec.cluster import (
     ACK_RULES,
     BRANCH_RULES,

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checker.durability import model_for, replay_counterexample
-from checker.report.durability import load_counterexample
+from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json
 from spec.reference.cluster import ActionNotEnabled, Cluster
@@ -245,4 +245,4 @@ def test_a_violation_the_reference_does_not_confirm_is_a_harness_bug(
     monkeypatch.setattr(Cluster, "acks_at_snapshot_end", property(lambda self: False))
     result = run_cli(args, "", monkeypatch, capsys)
     assert result.code == 4
-    assert "NOT CONFIRMED" in result.out and "harness bug" in result.out
+    assert "NOT CONFIRMED" in result.out and "HARNESS BUG" in result.out

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from checker.durability import check_durability, replay_counterexample
-from checker.report.durability import load_counterexample
+from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.cluster.expected import EXPECTED
 from spec.rules import RULE_SETS

@@ -13,7 +13,7 @@ import pytest
 from broken_variants import BROKEN
 
 from checker.check import Verdict, check
-from checker.search.exhaustive import scenarios
+from checker.engines.exhaustive import scenarios
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import Compiled, all_of, substitute

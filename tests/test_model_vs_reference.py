@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from strategies import scenarios
 
-from checker.confirm import model_trace_values
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import evaluate
@@ -38,7 +37,7 @@ MODELS = {
 def test_model_trace_equals_reference_trace(rules, consumer, scenario: Scenario) -> None:
     model = MODELS[(rules, consumer)]
     reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
-    predicted = model_trace_values(model, scenario)
+    predicted = model.predicted(scenario)
     differ = {k: (predicted[k], reference[k]) for k in reference if predicted[k] != reference[k]}
     assert not differ, differ
 
@@ -49,7 +48,7 @@ def test_model_trace_equals_reference_trace(rules, consumer, scenario: Scenario)
 def test_properties_agree_on_model_and_reference(rules, consumer, scenario: Scenario) -> None:
     model = MODELS[(rules, consumer)]
     reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
-    predicted = model_trace_values(model, scenario)
+    predicted = model.predicted(scenario)
     for prop in PROPERTIES:
         formula = prop.holds(model.fields)
         assert evaluate(formula, predicted) == evaluate(formula, reference), prop.id

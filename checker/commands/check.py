@@ -16,62 +16,22 @@ reference implementation does not confirm (a harness bug).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Generic, TypeVar
+from functools import partial
 
-from checker.check import ENGINES, CheckResult, Verdict, check
-from checker.loading import resolve_many
-from checker.report.html import write_html
-from checker.report.results import (
-    exit_code,
-    long_form,
-    one_line,
-    result_json,
-    summary_table,
-    write_counterexample,
+from checker.check import ENGINES, check
+from checker.commands.common import (
+    Chosen,
+    add_scenario_bounds,
+    chosen,
+    print_results,
+    scenario_bounds_from,
 )
-from spec.bounds import Bounds
+from checker.report.html import write_html
+from checker.report.text import exit_code
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
-from spec.registry import Registry
 from spec.rules import RULE_SETS, RuleSet
-
-T = TypeVar("T")
-
-
-def add_bounds_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("bounds (a verdict holds within these)")
-    defaults = Bounds()
-    group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
-    group.add_argument("--keys", type=int, default=defaults.keys, metavar="N")
-    group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
-    group.add_argument("--failovers", type=int, default=defaults.failovers, metavar="N")
-    group.add_argument("--rounds", type=int, default=0, metavar="N", help="default entries + 3")
-    group.add_argument(
-        "--max-entries",
-        type=int,
-        default=defaults.max_entries,
-        metavar="N",
-        help="kv_engine's max_failover_entries: tables are capped at N (default 25)",
-    )
-
-
-def bounds_from(args: argparse.Namespace) -> Bounds:
-    try:
-        return Bounds(
-            seqnos=args.seqnos,
-            keys=args.keys,
-            entries=args.entries,
-            failovers=args.failovers,
-            rounds=args.rounds,
-            max_entries=args.max_entries,
-        )
-    except ValueError as exc:
-        raise UsageError(f"bad bounds: {exc}") from None
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,36 +52,13 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass(frozen=True)
-class Chosen(Generic[T]):
-    """A definition and the text that names it (``NAME`` or ``FILE.py[:NAME]``).
-
-    Spark executors are other processes: they resolve ``spec`` again, which
-    works for built-in names and for files alike.
-    """
-
-    item: T
-    spec: str
-
-
-def _chosen(registry: Registry[T], kind: type[T], texts: list[str] | None) -> list[Chosen[T]]:
-    out: list[Chosen[T]] = []
-    for text in texts or registry.names():
-        items = resolve_many(registry, kind, text)
-        for item in items:
-            name = getattr(item, "name", "")
-            spec = text if len(items) == 1 or ".py:" in text else f"{text}:{name}"
-            out.append(Chosen(item, spec))
-    return out
-
-
 def selection(
     args: argparse.Namespace,
 ) -> tuple[list[Chosen[RuleSet]], list[Chosen[ConsumerVariant]], list[Chosen[Property]]]:
     return (
-        _chosen(RULE_SETS, RuleSet, args.rules),
-        _chosen(CONSUMERS, ConsumerVariant, args.consumer),
-        _chosen(PROPERTIES, Property, args.property),
+        chosen(RULE_SETS, RuleSet, args.rules),
+        chosen(CONSUMERS, ConsumerVariant, args.consumer),
+        chosen(PROPERTIES, Property, args.property),
     )
 
 
@@ -153,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--examples", type=int, default=10_000, metavar="N", help="for --engine random"
     )
-    add_bounds_arguments(parser)
+    add_scenario_bounds(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be positive")
     if args.examples <= 0:
         raise UsageError("--examples must be positive")
-    bounds = bounds_from(args)
+    bounds = scenario_bounds_from(args)
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
     spark, created = None, False
@@ -169,41 +106,34 @@ def run(args: argparse.Namespace) -> int:
         from checker.spark.session import spark_session
 
         spark, created = spark_session(args.master, "dcpcheck check --engine exhaustive")
-    results: list[tuple[CheckResult, Path | None]] = []
+
+    def one(r: Chosen[RuleSet], c: Chosen[ConsumerVariant], p: Chosen[Property]):  # type: ignore[no-untyped-def]
+        on_spark = None
+        if spark is not None:
+            from checker.spark.exhaustive import exhaustive_on_spark
+
+            on_spark = exhaustive_on_spark(spark, r.spec, c.spec, p.spec)
+        return check(
+            r.item,
+            c.item,
+            p.item,
+            bounds,
+            timeout_s=args.timeout,
+            minimise=not args.no_minimise,
+            engine=args.engine,
+            spark=on_spark,
+            random_examples=args.examples,
+        )
+
     try:
-        for n, (r, c, p) in enumerate(combos, start=1):
-            if len(combos) > 1:
-                label = f"{r.item.name}/{c.item.name}: {p.item.id}"
-                print(f"[{n}/{len(combos)}] {label} ...", file=sys.stderr, flush=True)
-            result = check(
-                r.item,
-                c.item,
-                p.item,
-                bounds,
-                timeout_s=args.timeout,
-                minimise=not args.no_minimise,
-                engine=args.engine,
-                spark=(spark, r.spec, c.spec, p.spec) if spark is not None else None,
-                random_examples=args.examples,
-            )
-            path = (
-                write_counterexample(result, args.out)
-                if result.verdict is Verdict.VIOLATED
-                else None
-            )
-            results.append((result, path))
-            if not args.json:
-                print(one_line(result, path))
-                if result.verdict is Verdict.VIOLATED:
-                    print("\n".join(long_form(result)))
+        checks = [
+            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, r, c, p))
+            for r, c, p in combos
+        ]
+        results = print_results(checks, out=args.out, as_json=args.json)
     finally:
         if created and spark is not None:
             spark.stop()
     if args.html:
-        write_html([r for r, _ in results], args.html, "dcpcheck check")
-    if args.json:
-        print(json.dumps({"results": [result_json(r, p) for r, p in results]}, indent=2))
-    elif len(results) > 1:
-        print()
-        print(summary_table([r for r, _ in results]))
-    return exit_code([r for r, _ in results])
+        write_html(results, args.html, "dcpcheck check")
+    return exit_code(results)

@@ -24,7 +24,7 @@ import argparse
 import json
 import sys
 
-from checker.commands.check import add_bounds_arguments, bounds_from
+from checker.commands.common import add_scenario_bounds, scenario_bounds_from
 from checker.diff.engine import diff_consumers, diff_rules
 from checker.diff.report import report_json, text
 from checker.loading import resolve, resolve_many
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first witness scenario found"
     )
-    add_bounds_arguments(parser)
+    add_scenario_bounds(parser)
     parser.add_argument(
         "--table-entries",
         type=int,
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
-    bounds = bounds_from(args)
+    bounds = scenario_bounds_from(args)
     options = {
         "max_regions": args.max,
         "timeout_s": args.timeout,

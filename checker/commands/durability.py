@@ -18,53 +18,33 @@ Exit: 0 all hold, 1 a violation, 3 an unknown.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import TypeVar
+from functools import partial
 
-from checker.durability import DurabilityResult, check_durability
-from checker.explore import STRATEGIES, Verdict
-from checker.loading import resolve, resolve_many
-from checker.report.durability import (
-    exit_code,
-    long_form,
-    one_line,
-    result_json,
-    summary_table,
-    write_counterexample,
+from checker.commands.common import (
+    add_cluster_bounds,
+    chosen,
+    cluster_bounds_from,
+    print_results,
 )
+from checker.durability import check_durability
+from checker.engines import STRATEGIES
+from checker.loading import resolve
+from checker.report.text import exit_code
+from checker.result import Result
+from checker.tasks import ClusterTask
 from spec.cluster import (
     ACK_RULES,
     BRANCH_RULES,
     CLUSTER_PROPERTIES,
-    PRESETS,
     AckRule,
     BranchRule,
-    ClusterBounds,
     ClusterProperty,
-    preset,
 )
 from spec.errors import UsageError
-from spec.registry import Registry
 from spec.rules import RULE_SETS, RuleSet
 
-T = TypeVar("T")
-
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
-
-_BOUNDS_HELP = {
-    "nodes": "nodes N0..N(n-1); replicas = nodes - 1",
-    "replicas": "replicas (must be nodes - 1; gives nodes when --nodes is absent)",
-    "majority": "acks a SyncWrite needs, the active's included (default nodes/2 + 1)",
-    "keys": "keys the client writes",
-    "prepares": "client SyncWrites, all epochs",
-    "sets": "client plain SETs, all epochs",
-    "items": "longest history a node may hold (COMMITs count)",
-    "failovers": "active crashes, each followed by a promotion",
-    "restarts": "replica restarts",
-    "prefix": "SETs N0 holds at the start, in one closed snapshot",
-    "prefix_replicas": "replicas (N1, N2, ...) that start with the prefix received and persisted",
-}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,12 +73,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|FILE",
         help="rule set answering stream requests (default kv-current)",
     )
-    parser.add_argument(
-        "--preset",
-        default="mb-34150",
-        metavar="NAME",
-        help=f"bounds to start from (default mb-34150; known: {', '.join(PRESETS)})",
-    )
     parser.add_argument("--strategy", choices=STRATEGIES, default="bfs", help="default bfs")
     parser.add_argument(
         "--max-states",
@@ -116,35 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
     )
-    group = parser.add_argument_group("bounds (override the preset's; a verdict holds within them)")
-    for name, text in _BOUNDS_HELP.items():
-        group.add_argument(f"--{name.replace('_', '-')}", type=int, metavar="N", help=text)
-
-
-def bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | None]:
-    """The preset's bounds with the flags given applied; the preset name if unchanged."""
-    base = preset(args.preset).bounds
-    changes = {
-        name: getattr(args, name) for name in _BOUNDS_HELP if getattr(args, name) is not None
-    }
-    if "replicas" in changes and "nodes" not in changes:
-        changes["nodes"] = changes["replicas"] + 1
-    if "nodes" in changes and "replicas" not in changes:
-        changes["replicas"] = 0
-    if "nodes" in changes and "majority" not in changes:
-        changes["majority"] = 0
-    try:
-        bounds = base.but(**changes)
-    except ValueError as exc:
-        raise UsageError(f"bad bounds: {exc}") from None
-    return bounds, args.preset if bounds == base else None
-
-
-def _chosen(registry: Registry[T], kind: type[T], texts: list[str] | None) -> list[T]:
-    out: list[T] = []
-    for text in texts or registry.names():
-        out += resolve_many(registry, kind, text)
-    return out
+    add_cluster_bounds(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,21 +98,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-states must be positive")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
-    bounds, preset_name = bounds_from(args)
+    bounds, preset_name = cluster_bounds_from(args)
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
-    acks: list[AckRule] = _chosen(ACK_RULES, AckRule, args.ack_rule)
-    branches: list[BranchRule] = _chosen(BRANCH_RULES, BranchRule, args.branch_rule)
-    props: list[ClusterProperty] = _chosen(
-        CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES)
-    )
-    combos = [(a, b, p) for a in acks for b in branches for p in props]
-    results: list[DurabilityResult] = []
-    paths = []
-    for n, (ack, branch, prop) in enumerate(combos, start=1):
-        label = f"{ack.id}/{branch.id}: {prop.id}"
-        print(f"[{n}/{len(combos)}] {label} ...", file=sys.stderr, flush=True)
+    acks = chosen(ACK_RULES, AckRule, args.ack_rule)
+    branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
+    props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
 
-        def progress(states: int, depth: int, seconds: float, label: str = label) -> None:
+    def one(ack: AckRule, branch: BranchRule, prop: ClusterProperty, label: str) -> Result:
+        def progress(states: int, depth: int, seconds: float) -> None:
             print(
                 f"    {label}: {states:,} states, depth {depth}, {seconds:.0f}s",
                 file=sys.stderr,
@@ -185,19 +124,13 @@ def run(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             progress=progress,
         )
-        path = write_counterexample(result, args.out)
-        results.append(result)
-        paths.append(path)
-        if not args.json:
-            print(one_line(result, path))
-            if result.verdict is Verdict.VIOLATED or (
-                result.property.expectation == "sometimes" and result.verdict is Verdict.HOLDS
-            ):
-                print("\n".join(long_form(result)))
-    if args.json:
-        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
-        print(json.dumps({"results": records}, indent=2))
-    elif len(results) > 1:
-        print()
-        print(summary_table(results))
+        return result.but(expected=ClusterTask.expected(result))
+
+    checks = []
+    for a in acks:
+        for b in branches:
+            for p in props:
+                label = f"{a.item.id}/{b.item.id}: {p.item.id}"
+                checks.append((label, partial(one, a.item, b.item, p.item, label)))
+    results = print_results(checks, out=args.out, as_json=args.json, expected=True)
     return exit_code(results)

@@ -24,21 +24,16 @@ import json
 import sys
 import time
 
-from checker.check import CheckResult, Verdict
-from checker.commands.check import (
-    add_bounds_arguments,
-    add_selection_arguments,
-    bounds_from,
-    selection,
-)
-from checker.durability import DurabilityResult, DurabilityTask
-from checker.report import durability as durability_report
+from checker.commands.check import add_selection_arguments, selection
+from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
-from checker.report.results import result_json, summary_table, write_counterexample
+from checker.report.text import exit_code_against_expected, result_json, summary_table
+from checker.result import Result
+from checker.tasks import ClusterTask, ScenarioTask, Task, run_task
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
-from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
-from spec.expected import EXPECTED
+from spec.errors import UsageError
 
 DURABILITY_PRESETS = ("mb-34150", "mb-51805")
 DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
@@ -71,10 +66,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
-    add_bounds_arguments(parser)
+    add_scenario_bounds(parser)
 
 
-def durability_tasks(args: argparse.Namespace) -> list[DurabilityTask]:
+def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
     if args.no_durability:
         if args.durability_preset:
             raise UsageError("--no-durability and --durability-preset contradict each other")
@@ -86,7 +81,7 @@ def durability_tasks(args: argparse.Namespace) -> list[DurabilityTask]:
                 f"--durability-preset: unknown preset {name!r} (known: {', '.join(PRESETS)})"
             )
     return [
-        DurabilityTask(ack, branch, prop, name)
+        ClusterTask(ack, branch, prop, PRESETS[name].bounds, name, timeout_s=args.timeout)
         for name in presets
         for ack in ACK_RULES.names()
         for branch in BRANCH_RULES.names()
@@ -94,32 +89,17 @@ def durability_tasks(args: argparse.Namespace) -> list[DurabilityTask]:
     ]
 
 
-def _expected_map() -> dict[tuple[str, str, str], str]:
-    return {key: verdict for key, (verdict, _) in EXPECTED.items()}
-
-
-def verify_exit_code(results: list[CheckResult], expected: dict[tuple[str, str, str], str]) -> int:
-    if any(r.replay is not None and not r.replay.confirmed for r in results):
-        return EXIT_INTERNAL
-    unexpected = [
-        r
-        for r in results
-        if r.verdict is not Verdict.UNKNOWN
-        and expected.get((r.rules, r.consumer, r.property), "holds") != r.verdict.value
-    ]
-    if unexpected:
-        return EXIT_VIOLATION
-    if any(r.verdict is Verdict.UNKNOWN for r in results):
-        return EXIT_UNKNOWN
-    return EXIT_OK
-
-
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
-    bounds = bounds_from(args)
+    bounds = scenario_bounds_from(args)
     rules, consumers, props = selection(args)
-    tasks = [(r.spec, c.spec, p.spec) for r in rules for c in consumers for p in props]
+    tasks: list[Task] = [
+        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
+        for r in rules
+        for c in consumers
+        for p in props
+    ]
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
     print(
@@ -128,73 +108,51 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
+    everything: list[Task] = [*tasks, *cluster_tasks]
     if args.no_spark:
-        from checker.spark.matrix import _check_one
-
-        results = [_check_one((r, c, p, bounds, args.timeout)) for r, c, p in tasks]
-        cluster = [t.result(t.run(timeout_s=args.timeout)) for t in cluster_tasks]
+        results = [run_task(task) for task in everything]
     else:
-        from checker.spark.durability import run_durability
-        from checker.spark.matrix import run_matrix
         from checker.spark.session import spark_session
+        from checker.spark.tasks import run_tasks
 
         spark, created = spark_session(args.master, "dcpcheck verify")
         try:
-            results = run_matrix(spark, tasks, bounds, args.timeout)
-            cluster = (
-                run_durability(spark, cluster_tasks, max_states=None, timeout_s=args.timeout)
-                if cluster_tasks
-                else []
-            )
+            results = run_tasks(spark, everything)
         finally:
             if created:
                 spark.stop()
-    cluster_paths = [
-        durability_report.write_counterexample(r, f"{args.out}/durability") for r in cluster
-    ]
+    single = [r for r in results if r.model == "scenario"]
+    cluster = [r for r in results if r.model == "cluster"]
     paths = [
-        write_counterexample(r, args.out) if r.verdict is Verdict.VIOLATED else None
+        write_counterexample(r, args.out if r.model == "scenario" else f"{args.out}/durability")
         for r in results
     ]
-    expected = _expected_map()
     if args.junit:
-        write_junit(results, expected, args.junit, name="dcpcheck verify", durability=cluster)
+        write_junit(results, args.junit, name="dcpcheck verify")
     if args.html:
-        write_html(results, args.html, "dcpcheck verify", expected)
+        write_html(results, args.html, "dcpcheck verify")
     if args.json:
-        records = [
-            result_json(r, p) | {"expected": expected.get((r.rules, r.consumer, r.property))}
-            for r, p in zip(results, paths, strict=True)
-        ]
-        durability = [
-            durability_report.result_json(r, p) for r, p in zip(cluster, cluster_paths, strict=True)
-        ]
-        print(json.dumps({"results": records, "durability": durability}, indent=2))
+        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
+        print(
+            json.dumps(
+                {"results": records[: len(single)], "durability": records[len(single) :]},
+                indent=2,
+            )
+        )
     else:
-        print(summary_table(results, expected))
+        print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
         _print_durability(cluster)
         elapsed = time.perf_counter() - started
-        print(f"\n{len(results) + len(cluster)} checks in {elapsed:.1f}s")
-    return combined_exit_code(
-        verify_exit_code(results, expected),
-        durability_report.exit_code_against_expected(cluster),
-    )
+        print(f"\n{len(results)} checks in {elapsed:.1f}s")
+    return exit_code_against_expected(results)
 
 
-def _print_durability(cluster: list[DurabilityResult]) -> None:
+def _print_durability(cluster: list[Result]) -> None:
     if not cluster:
         return
     for name in dict.fromkeys(r.preset for r in cluster):
         part = [r for r in cluster if r.preset == name]
         print(f"\ndurability, preset {name}: {part[0].bounds.describe()}")
-        print(durability_report.summary_table(part))
+        print(summary_table(part, expected=True))
     print("holds = no violation in any interleaving within a preset's bounds (docs/durability.md)")
-
-
-def combined_exit_code(*codes: int) -> int:
-    """The most serious of several exit codes: harness bug, unexpected verdict, unknown, ok."""
-    for code in (EXIT_INTERNAL, EXIT_VIOLATION, EXIT_UNKNOWN):
-        if code in codes:
-            return code
-    return EXIT_OK

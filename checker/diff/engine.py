@@ -20,10 +20,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from checker.diff.classify import Evidence, Probe, Verdict, Witness, verdict_of
+from checker.diff.classify import Classification, Evidence, Probe, Witness, classify
 from checker.diff.decisions import DecisionExample, search_regions
 from checker.diff.regions import Region
 from checker.diff.scenarios import consumer_pair, rule_pair
+from checker.result import Verdict
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
@@ -34,15 +35,32 @@ __all__ = ["DiffReport", "RegionResult", "diff_consumers", "diff_rules"]
 
 @dataclass
 class RegionResult:
+    """One region: its classification (None when a question it depends on went unanswered)
+    and, as for every check, a verdict: ``violated`` for a safety regression, ``unknown``
+    when undecided, ``holds`` otherwise."""
+
     region: Region
-    verdict: Verdict
+    classification: Classification | None
     evidence: list[Evidence]
     example: DecisionExample | None = None  # rule diffs: a request and producer state
     witness: Witness | None = None  # the scenario behind the verdict
 
     @property
+    def verdict(self) -> Verdict:
+        if self.classification is None:
+            return Verdict.UNKNOWN
+        if self.classification is Classification.SAFETY_REGRESSION:
+            return Verdict.VIOLATED
+        return Verdict.HOLDS
+
+    @property
+    def shown(self) -> str:
+        """The classification, or ``unknown``."""
+        return "unknown" if self.classification is None else self.classification.value
+
+    @property
     def note(self) -> str:
-        if self.verdict is Verdict.UNKNOWN:
+        if self.classification is None:
             return "; ".join(u for e in self.evidence for u in e.unknown)
         if not any(e.reached for e in self.evidence):
             return f"not reached by {', '.join(e.pair for e in self.evidence)} within the bounds"
@@ -66,16 +84,17 @@ class DiffReport:
     def equivalent(self) -> bool:
         return self.complete and not self.regions
 
-    def count(self, verdict: Verdict) -> int:
-        return sum(r.verdict is verdict for r in self.regions)
+    def count(self, classification: Classification | None) -> int:
+        """Regions so classified (None: the unknown ones)."""
+        return sum(r.classification is classification for r in self.regions)
 
     @property
     def exit_code(self) -> int:
         if any(r.witness is not None and not r.witness.confirmed for r in self.regions):
             return EXIT_INTERNAL
-        if self.count(Verdict.SAFETY_REGRESSION):
+        if any(r.verdict is Verdict.VIOLATED for r in self.regions):
             return EXIT_VIOLATION
-        if self.count(Verdict.UNKNOWN) or not self.complete:
+        if any(r.verdict is Verdict.UNKNOWN for r in self.regions) or not self.complete:
             return EXIT_UNKNOWN
         return EXIT_OK
 
@@ -136,8 +155,8 @@ def diff_consumers(
 def _classified(
     region: Region, probes: list[Probe], evidence: list[Evidence], minimise: bool
 ) -> RegionResult:
-    verdict, key = verdict_of(region, evidence)
-    result = RegionResult(region, verdict, evidence)
+    classification, key = classify(region, evidence)
+    result = RegionResult(region, classification, evidence)
     if key:
         for probe, e in zip(probes, evidence, strict=True):
             if key in e.witnesses:

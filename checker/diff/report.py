@@ -9,24 +9,25 @@ from typing import Any
 
 from tabulate import tabulate
 
-from checker.diff.classify import Verdict, Witness
+from checker.diff.classify import Classification, Witness
 from checker.diff.decisions import DecisionExample
 from checker.diff.engine import DiffReport, RegionResult
 from checker.report.counterexample import scenario_to_json, trace_to_json
-from checker.report.timeline import explain, timeline
 from spec.failover_table import UINT64_MAX
+from spec.model.narrate import run_of
+from spec.properties import PROPERTIES
 from spec.trace import Trace
 from spec.types import Decision, Outcome, StreamRequest
 
 __all__ = ["decide_command", "long_form", "report_json", "summary", "table", "text"]
 
-PLURAL = {
-    Verdict.SAFETY_REGRESSION: "safety regressions",
-    Verdict.SAFETY_FIX: "safety fixes",
-    Verdict.COST_REGRESSION: "cost regressions",
-    Verdict.COST_IMPROVEMENT: "cost improvements",
-    Verdict.NEUTRAL: "neutral",
-    Verdict.UNKNOWN: "unknown",
+PLURAL: dict[Classification | None, str] = {
+    Classification.SAFETY_REGRESSION: "safety regressions",
+    Classification.SAFETY_FIX: "safety fixes",
+    Classification.COST_REGRESSION: "cost regressions",
+    Classification.COST_IMPROVEMENT: "cost improvements",
+    Classification.NEUTRAL: "neutral",
+    None: "unknown",
 }
 
 
@@ -76,7 +77,7 @@ def table(report: DiffReport) -> str:
                 r.region.case_b,
                 r.region.change.name,
                 r.region.via or "-",
-                r.verdict.value,
+                r.shown,
                 ", ".join(reached) or "none",
             ]
         )
@@ -90,11 +91,7 @@ def table(report: DiffReport) -> str:
 
 
 def summary(report: DiffReport) -> str:
-    counts = [
-        f"{PLURAL[v]} {report.count(v)}"
-        for v in Verdict
-        if report.count(v) or v is not Verdict.UNKNOWN
-    ]
+    counts = [f"{PLURAL[c]} {report.count(c)}" for c in PLURAL if report.count(c) or c is not None]
     unreached = sum(not any(e.reached for e in r.evidence) for r in report.regions)
     text = ", ".join(counts)
     if unreached:
@@ -115,7 +112,7 @@ def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[
 def long_form(
     n: int, r: RegionResult, report: DiffReport, rules_args: tuple[str, str] | None = None
 ) -> list[str]:
-    lines = [f"region {n}: {r.region.label}: {r.verdict.value}"]
+    lines = [f"region {n}: {r.region.label}: {r.shown}"]
     body: list[str] = []
     if r.region.via:
         body.append(
@@ -133,13 +130,13 @@ def long_form(
             body.append(f"{e.pair}: A violates {', '.join(e.fixes)} where B does not")
     if r.witness is not None:
         body += _witness(r.witness, report)
-        cost = (Verdict.COST_REGRESSION, Verdict.COST_IMPROVEMENT)
-        if r.verdict in cost and not r.witness.prop:
+        cost = (Classification.COST_REGRESSION, Classification.COST_IMPROVEMENT)
+        if r.classification in cost and not r.witness.prop:
             body.append(
                 "no scenario within the bounds in which no-needless-rollback holds for one run "
                 "and fails for the other"
             )
-    elif r.verdict is not Verdict.UNKNOWN and any(e.reached for e in r.evidence):
+    elif r.classification is not None and any(e.reached for e in r.evidence):
         body.append("no safety difference in any scenario within the bounds")
     return lines + ["    " + line for line in body] + [""]
 
@@ -214,12 +211,15 @@ def _witness(w: Witness, report: DiffReport) -> list[str]:
     claim = f"{w.claim}; {where}" if w.prop else where
     lines = [f"witness ({w.pair}, {status}): {claim}"]
     if w.trace_b is not None:
-        scenario = list(takewhile(lambda s: not s.startswith("request "), timeline(w.trace_b)))
+        run = run_of(w.trace_b)
+        before = takewhile(lambda s: s.name != "StreamRequest", run.steps)
+        scenario = [*run.init_lines, *(s.narration for s in before if s.narration)]
         lines += ["  " + s for s in scenario]
     lines += ["  " + s for s in _run(f"A ({report.name_a})", w.trace_a)]
     lines += ["  " + s for s in _run(f"B ({report.name_b})", w.trace_b)]
     if w.prop and w.culprit_trace is not None:
-        lines.append(f"  {w.prop}: {explain(w.prop, w.culprit_trace)}")
+        explanation = PROPERTIES.get(w.prop).explain(w.culprit_trace, report.bounds)
+        lines.append(f"  {w.prop}: {explanation}")
     return lines
 
 
@@ -238,7 +238,7 @@ def report_json(report: DiffReport) -> dict[str, Any]:
         "equivalent": report.equivalent,
         "note": report.note or None,
         "seconds": round(report.seconds, 3),
-        "summary": {v.value: report.count(v) for v in Verdict},
+        "summary": {(c.value if c else "unknown"): report.count(c) for c in PLURAL},
         "regions": [_region_json(r) for r in report.regions],
     }
 
@@ -250,6 +250,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
         "change": r.region.change.name,
         "via": r.region.via or None,
         "verdict": r.verdict.value,
+        "classification": r.shown,
         "note": r.note or None,
         "example": None if r.example is None else _example_json(r.example),
         "evidence": [

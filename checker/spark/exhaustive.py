@@ -1,22 +1,25 @@
 """Exhaustive search on Spark: one task per first history.
 
 Each task enumerates every scenario that starts from its first history
-(``checker.search.exhaustive``) and returns how many it examined and its
+(``checker.engines.exhaustive``) and returns how many it examined and its
 first violation; the driver keeps the violation of the smallest history
 (partitions are in breadth-first order, so it is a small one).
 """
 
 from __future__ import annotations
 
-from checker.search.exhaustive import ExhaustiveResult
-from spec.bounds import Bounds
+from checker.check import SearchOnSpark
+from checker.engines.finding import Finding
+from checker.result import Verdict
+from spec.model.build import ScenarioModel
+from spec.properties import Property
 
-__all__ = ["search_on_spark"]
+__all__ = ["exhaustive_on_spark"]
 
 
 def _task(item):  # type: ignore[no-untyped-def]
+    from checker.engines.exhaustive import search
     from checker.loading import resolve
-    from checker.search.exhaustive import search
     from spec.consumers import CONSUMERS, ConsumerVariant
     from spec.model.build import ScenarioModel
     from spec.properties import PROPERTIES, Property
@@ -26,20 +29,29 @@ def _task(item):  # type: ignore[no-untyped-def]
     model = ScenarioModel(
         bounds, resolve(RULE_SETS, RuleSet, rules), resolve(CONSUMERS, ConsumerVariant, consumer)
     )
-    result = search(model, resolve(PROPERTIES, Property, prop), history=history)
-    return index, result.examined, result.violation
+    found = search(model, resolve(PROPERTIES, Property, prop), history=history)
+    return index, found.examined, found.scenario
 
 
-def search_on_spark(
-    spark, rules: str, consumer: str, prop: str, bounds: Bounds
-) -> ExhaustiveResult:  # type: ignore[no-untyped-def]
-    from checker.search.exhaustive import partitions
+def exhaustive_on_spark(spark, rules: str, consumer: str, prop: str) -> SearchOnSpark:  # type: ignore[no-untyped-def]
+    """The exhaustive engine for the check of (``rules``, ``consumer``, ``prop``), named
+    as the executors resolve them, run on ``spark``."""
 
-    work = [(i, h, (rules, consumer, prop, bounds)) for i, h in enumerate(partitions(bounds))]
-    slices = max(1, min(len(work), 4 * spark.sparkContext.defaultParallelism))
-    rows = spark.sparkContext.parallelize(work, numSlices=slices).map(_task).collect()
-    rows.sort(key=lambda row: row[0])
-    examined = sum(row[1] for row in rows)
-    violation = next((row[2] for row in rows if row[2] is not None), None)
-    # Each task stops at its own first violation; without one, every scenario was examined.
-    return ExhaustiveResult(examined, violation, complete=violation is None)
+    def search(model: ScenarioModel, _prop: Property) -> Finding:
+        from checker.engines.exhaustive import partitions
+
+        names = (rules, consumer, prop, model.bounds)
+        work = [(i, h, names) for i, h in enumerate(partitions(model.bounds))]
+        slices = max(1, min(len(work), 4 * spark.sparkContext.defaultParallelism))
+        rows = spark.sparkContext.parallelize(work, numSlices=slices).map(_task).collect()
+        rows.sort(key=lambda row: row[0])
+        examined = sum(row[1] for row in rows)
+        violation = next((row[2] for row in rows if row[2] is not None), None)
+        if violation is not None:
+            return Finding(Verdict.VIOLATED, violation, examined=examined)
+        # Each task stops at its own first violation; without one, every scenario was examined.
+        return Finding(
+            Verdict.HOLDS, examined=examined, note=f"all {examined} scenarios enumerated"
+        )
+
+    return search

@@ -1,6 +1,6 @@
 """The cluster model: init states, actions (guards), next state (effects), properties.
 
-The shape of stateright's ``Model``: a checker (``checker.explore``) calls
+The shape of stateright's ``Model``: a checker (``checker.engines.explore``) calls
 ``init_states``, ``actions(state)``, ``next_state(state, action)`` and the
 ``properties()`` and never looks inside a state. ``format_step`` says in
 words what an action did, for counterexamples.

@@ -2,10 +2,15 @@
 
 ``describe_step`` compares the state before and after an action and says
 what happened (``N2 asks uuid AAAA start 3 snapshot {3,3}: rollback to 2``);
-``describe_state`` draws each node's history with its snapshot brackets.
+``describe_state`` draws each node's history with its snapshot brackets;
+``run_of`` turns a path of the model into a ``spec.run.Run`` (numbered
+named steps between the start and end states, each node's history as a
+picture).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from spec.cluster.actions import (
     AckPrepare,
@@ -26,9 +31,10 @@ from spec.cluster.replica import reconnect_decision, rollback_landing, stream_re
 from spec.cluster.setup import Setup
 from spec.cluster.state import ClusterState, NodeState, node_name, uuid_name
 from spec.failover_table import FailoverTable
+from spec.run import Cell, Lane, Picture, Run, Span, Step
 from spec.types import Outcome
 
-__all__ = ["describe_state", "describe_step", "history", "table_text"]
+__all__ = ["describe_state", "describe_step", "history", "run_of", "table_text"]
 
 
 def table_text(table: FailoverTable) -> str:
@@ -193,3 +199,47 @@ def _reconnect(setup: Setup, before: ClusterState, after: ClusterState, index: i
         f" (persisted only {old.persisted_seqno})" if landing < rollback else ""
     )
     return text + f"{node_name(index)} {where}, discarding {_lost_items(old, new)}"
+
+
+def run_of(setup: Setup, init: ClusterState, steps: Sequence[tuple[Action, ClusterState]]) -> Run:
+    """A path of the cluster model as a run: the start state, each step told, the end state."""
+    told = []
+    state = init
+    for action, after in steps:
+        told.append(
+            Step(
+                action.to_json(),
+                after.to_json(),
+                str(action),
+                describe_step(setup, state, action, after),
+            )
+        )
+        state = after
+    return Run(
+        start="initial state",
+        init=init.to_json(),
+        steps=tuple(told),
+        init_lines=("start:", *("    " + line for line in describe_state(init))),
+        end_lines=("end:", *("    " + line for line in describe_state(state))),
+        numbered=True,
+        picture=picture_of(state),
+    )
+
+
+_KINDS = {"PREPARE": "prepare", "COMMIT": "commit", "SET": "set"}
+
+
+def picture_of(state: ClusterState) -> Picture:
+    """Each node's history at the end of a run, with its snapshot markers."""
+    lanes = []
+    for i, node in enumerate(state.nodes):
+        role = "failed over" if not node.alive else "active" if i == state.active else "replica"
+        cells = tuple(
+            Cell(x, item.label(x), _KINDS.get(item.op, "set"))
+            for x, item in enumerate(node.items, start=1)
+        )
+        spans = tuple(Span(max(a, 1), b, f"[{a},{b}]") for a, b in node.snapshots)
+        lanes.append(
+            Lane(f"{node_name(i)} {role}", cells if node.alive else (), spans if node.alive else ())
+        )
+    return Picture(tuple(lanes))

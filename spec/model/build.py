@@ -15,17 +15,36 @@ property, and the checkers never look inside the model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
 
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
-from spec.expr import BOOL, FALSE, TRUE, UINT64_MAX, Expr, all_of, any_of, const, ite, min_of
+from spec.expr import (
+    BOOL,
+    FALSE,
+    TRUE,
+    UINT64_MAX,
+    Expr,
+    Sort,
+    Value,
+    all_of,
+    any_of,
+    const,
+    evaluate_many,
+    ite,
+    max_of,
+    min_of,
+    substitute,
+)
 from spec.model.history import InitialStream, producer_after_failovers
-from spec.model.table import TableExprs
+from spec.model.table import TableExprs, count
 from spec.model.variables import ScenarioVars
 from spec.model.view import SymbolicView
+from spec.properties import Property
 from spec.rules.inputs import DecisionExprs, decision_fields, producer_decision
 from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
+from spec.scenario import Scenario
 from spec.trace import TraceFields
 
 __all__ = ["ScenarioModel"]
@@ -45,6 +64,65 @@ class ScenarioModel:
         # compares decisions over these inputs.
         self.round_inputs: list[dict[str, Expr]] = []
         self.round_decisions: list[DecisionExprs] = []
+
+    # -- what a checker may ask ------------------------------------------------------------
+    @property
+    def variables(self) -> dict[str, Sort]:
+        """The scenario's free choices (name -> sort): what a solver declares and decodes."""
+        return self.vars.sorts
+
+    def holds(self, prop: Property) -> Expr:
+        """``prop`` as a formula over the scenario variables."""
+        (formula,) = substitute([prop.holds(self.fields)], self.trace)
+        return formula
+
+    def holds_all(self, props: list[Property]) -> dict[str, Expr]:
+        """Several properties as formulas over the scenario variables, by id."""
+        formulas = substitute([p.holds(self.fields) for p in props], self.trace)
+        return {p.id: f for p, f in zip(props, formulas, strict=True)}
+
+    def decode(self, values: Mapping[str, Value]) -> Scenario:
+        """The scenario an assignment of ``variables`` denotes."""
+        return self.vars.decode(values)
+
+    def encode(self, scenario: Scenario) -> dict[str, Value]:
+        return self.vars.encode(scenario)
+
+    def measures(self) -> list[tuple[str, Expr]]:
+        """What minimisation shrinks, most important first (name, size expression)."""
+        v = self.vars
+        highs = [v["h0.high"]]
+        highs += [ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids]
+        key_vars = [v[name] for name in v.sorts if ".key." in name]
+        rounds = [self.trace[f"r{i}.sent"] for i in range(self.bounds.rounds)]
+        deletions = [v[name] for name in v.sorts if ".del." in name]
+        return [
+            ("seqnos", max_of(*highs)),
+            ("keys", max_of(*key_vars) + 1),
+            ("failovers", count([v[f"f{f}.on"] for f in v.failover_ids])),
+            ("entries", v["t0.len"]),
+            ("rounds", count(rounds)),
+            ("received", v["received"]),
+            ("snapshots", count([v[f"snap.end.{x}"] for x in v.seqnos])),
+            ("purge", v["purge"]),
+            ("deletions", count(deletions)),
+            (
+                "table seqnos",
+                sum_of([v[f"t0.seq.{i}"] for i in range(v.bounds.first_table_entries)]),
+            ),
+        ]
+
+    def predicted(self, scenario: Scenario) -> dict[str, Value]:
+        """The trace fields this model predicts for ``scenario``, in the scenario's uuids."""
+        assignment = self.vars.encode(scenario)
+        names = list(self.trace)
+        values = dict(
+            zip(names, evaluate_many([self.trace[n] for n in names], assignment), strict=True)
+        )
+        uuids = self.vars.uuid_map(scenario)
+        for i in range(self.bounds.rounds):
+            values[f"r{i}.uuid"] = uuids.get(int(values[f"r{i}.uuid"]), values[f"r{i}.uuid"])
+        return values
 
     # -- constraints ------------------------------------------------------------------------
     @cached_property
@@ -178,6 +256,13 @@ class ScenarioModel:
             out[f"f.epoch.{k}"] = ite(sendable, y_epoch, epoch)
             out[f"f.del.{k}"] = ite(sendable, y_deleted, deleted)
         return out
+
+
+def sum_of(terms: list[Expr]) -> Expr:
+    total: Expr = const(0)
+    for term in terms:
+        total = total + term
+    return total
 
 
 def _zero_like(expr: Expr) -> Expr:

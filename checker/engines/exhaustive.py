@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from checker.engines.finding import Finding
+from checker.result import Verdict
 from spec.bounds import Bounds
-from spec.expr import Compiled, all_of, substitute
+from spec.expr import Compiled, all_of
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.scenario import Failover, Mutation, Scenario
 
-__all__ = ["ExhaustiveResult", "Violates", "partitions", "scenarios", "search", "sent_seqnos"]
+__all__ = ["Violates", "partitions", "scenarios", "search", "sent_seqnos"]
 
 
 def _histories(keys: int, length: int) -> Iterator[tuple[Mutation, ...]]:
@@ -119,19 +120,11 @@ class Violates:
     """``violates(scenario)``: the model's "property violated" formula, compiled once."""
 
     def __init__(self, model: ScenarioModel, prop: Property) -> None:
-        (holds,) = substitute([prop.holds(model.fields)], model.trace)
         self.model = model
-        self._program = Compiled([all_of(model.constraints, ~holds)])
+        self._program = Compiled([all_of(model.constraints, ~model.holds(prop))])
 
     def __call__(self, scenario: Scenario) -> bool:
-        return bool(self._program(self.model.vars.encode(scenario))[0])
-
-
-@dataclass
-class ExhaustiveResult:
-    examined: int
-    violation: Scenario | None
-    complete: bool  # every scenario within the bounds was examined
+        return bool(self._program(self.model.encode(scenario))[0])
 
 
 def search(
@@ -139,18 +132,19 @@ def search(
     prop: Property,
     history: tuple[Mutation, ...] | None = None,
     limit: int | None = None,
-    stop_at_first: bool = True,
-) -> ExhaustiveResult:
-    """Examine scenarios in order; stop at the first violation or after ``limit``."""
+) -> Finding:
+    """Examine scenarios in order: violated at the first violation, holds when every
+    scenario was examined, unknown when ``limit`` scenarios were examined first."""
     violates = Violates(model, prop)
     examined = 0
-    found: Scenario | None = None
     for scenario in scenarios(model.bounds, history):
         if limit is not None and examined >= limit:
-            return ExhaustiveResult(examined, found, complete=False)
+            return Finding(
+                Verdict.UNKNOWN,
+                reason=f"stopped after {examined} scenarios (limit)",
+                examined=examined,
+            )
         examined += 1
         if violates(scenario):
-            found = found or scenario
-            if stop_at_first:
-                return ExhaustiveResult(examined, found, complete=False)
-    return ExhaustiveResult(examined, found, complete=True)
+            return Finding(Verdict.VIOLATED, scenario, examined=examined)
+    return Finding(Verdict.HOLDS, examined=examined, note=f"all {examined} scenarios enumerated")

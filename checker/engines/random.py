@@ -10,19 +10,20 @@ until it finds a violation or runs out of examples. Used by the benchmark
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from checker.search.exhaustive import Violates, sent_seqnos
+from checker.engines.exhaustive import Violates, sent_seqnos
+from checker.engines.finding import Finding
+from checker.result import Verdict
 from spec.bounds import Bounds
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.scenario import Failover, Mutation, Scenario
 
-__all__ = ["RandomResult", "scenario_strategy", "search"]
+__all__ = ["scenario_strategy", "search"]
 
 
 def mutations(keys: int, n: int) -> st.SearchStrategy[tuple[Mutation, ...]]:
@@ -65,19 +66,15 @@ def scenario_strategy(draw: st.DrawFn, bounds: Bounds) -> Scenario:
     )
 
 
-@dataclass
-class RandomResult:
-    examined: int
-    violation: Scenario | None
-
-
 class _Found(Exception):
     pass
 
 
 def search(
     model: ScenarioModel, prop: Property, max_examples: int = 10_000, rng_seed: int = 0
-) -> RandomResult:
+) -> Finding:
+    """Violated with the first violating scenario drawn; otherwise unknown: random
+    search never proves that a property holds."""
     violates = Violates(model, prop)
     examined = 0
     found: list[Scenario] = []
@@ -101,4 +98,10 @@ def search(
 
     with contextlib.suppress(_Found):
         probe()
-    return RandomResult(examined, found[0] if found else None)
+    if found:
+        return Finding(Verdict.VIOLATED, found[0], examined=examined)
+    return Finding(
+        Verdict.UNKNOWN,
+        reason=f"no violation in {examined} random scenarios; random search proves nothing",
+        examined=examined,
+    )

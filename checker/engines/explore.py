@@ -21,8 +21,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Generic, Protocol, TypeVar
+
+from checker.engines import STRATEGIES
+from checker.result import Verdict
 
 __all__ = [
     "STRATEGIES",
@@ -32,15 +34,12 @@ __all__ = [
     "Path",
     "PropertyLike",
     "Step",
-    "Verdict",
     "explore",
     "replay",
 ]
 
 S = TypeVar("S", bound=Hashable)
 A = TypeVar("A")
-
-STRATEGIES = ("bfs", "dfs")
 
 
 class PropertyLike(Protocol[S]):  # type: ignore[misc]
@@ -61,12 +60,6 @@ class Model(Protocol[S, A]):  # type: ignore[misc]
     def next_state(self, state: S, action: A) -> S | None: ...
 
     def properties(self) -> Sequence[PropertyLike[S]]: ...
-
-
-class Verdict(StrEnum):
-    HOLDS = "holds"
-    VIOLATED = "violated"
-    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,179 @@
+"""What the commands share: choosing definitions by name or file, bounds from flags,
+and printing a list of results.
+
+Commands are thin: they turn arguments into checks (``checker.check``,
+``checker.durability``, ``checker.tasks``) and hand the results to
+``checker.report``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from checker.loading import resolve_many
+from checker.report.files import write_counterexample
+from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
+from checker.result import Result
+from spec.bounds import Bounds
+from spec.cluster import PRESETS, ClusterBounds, preset
+from spec.errors import UsageError
+from spec.registry import Registry
+
+__all__ = [
+    "Chosen",
+    "add_cluster_bounds",
+    "add_scenario_bounds",
+    "chosen",
+    "cluster_bounds_from",
+    "print_results",
+    "scenario_bounds_from",
+]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Chosen(Generic[T]):
+    """A definition and the text that names it (``NAME`` or ``FILE.py[:NAME]``).
+
+    Spark executors are other processes: they resolve ``spec`` again, which
+    works for built-in names and for files alike.
+    """
+
+    item: T
+    spec: str
+
+
+def chosen(registry: Registry[T], kind: type[T], texts: Sequence[str] | None) -> list[Chosen[T]]:
+    """Every definition the texts name (default: every registered one), in order."""
+    out: list[Chosen[T]] = []
+    for text in texts or registry.names():
+        items = resolve_many(registry, kind, text)
+        for item in items:
+            name = getattr(item, "name", "")
+            spec = text if len(items) == 1 or ".py:" in text else f"{text}:{name}"
+            out.append(Chosen(item, spec))
+    return out
+
+
+# -- the single-node model's bounds ------------------------------------------------------------
+
+
+def add_scenario_bounds(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("bounds (a verdict holds within these)")
+    defaults = Bounds()
+    group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
+    group.add_argument("--keys", type=int, default=defaults.keys, metavar="N")
+    group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
+    group.add_argument("--failovers", type=int, default=defaults.failovers, metavar="N")
+    group.add_argument("--rounds", type=int, default=0, metavar="N", help="default entries + 3")
+    group.add_argument(
+        "--max-entries",
+        type=int,
+        default=defaults.max_entries,
+        metavar="N",
+        help="kv_engine's max_failover_entries: tables are capped at N (default 25)",
+    )
+
+
+def scenario_bounds_from(args: argparse.Namespace) -> Bounds:
+    try:
+        return Bounds(
+            seqnos=args.seqnos,
+            keys=args.keys,
+            entries=args.entries,
+            failovers=args.failovers,
+            rounds=args.rounds,
+            max_entries=args.max_entries,
+        )
+    except ValueError as exc:
+        raise UsageError(f"bad bounds: {exc}") from None
+
+
+# -- the cluster model's bounds ------------------------------------------------------------------
+
+CLUSTER_BOUNDS_HELP = {
+    "nodes": "nodes N0..N(n-1); replicas = nodes - 1",
+    "replicas": "replicas (must be nodes - 1; gives nodes when --nodes is absent)",
+    "majority": "acks a SyncWrite needs, the active's included (default nodes/2 + 1)",
+    "keys": "keys the client writes",
+    "prepares": "client SyncWrites, all epochs",
+    "sets": "client plain SETs, all epochs",
+    "items": "longest history a node may hold (COMMITs count)",
+    "failovers": "active crashes, each followed by a promotion",
+    "restarts": "replica restarts",
+    "prefix": "SETs N0 holds at the start, in one closed snapshot",
+    "prefix_replicas": "replicas (N1, N2, ...) that start with the prefix received and persisted",
+}
+
+
+def add_cluster_bounds(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--preset",
+        default="mb-34150",
+        metavar="NAME",
+        help=f"bounds to start from (default mb-34150; known: {', '.join(PRESETS)})",
+    )
+    group = parser.add_argument_group("bounds (override the preset's; a verdict holds within them)")
+    for name, text in CLUSTER_BOUNDS_HELP.items():
+        group.add_argument(f"--{name.replace('_', '-')}", type=int, metavar="N", help=text)
+
+
+def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | None]:
+    """The preset's bounds with the flags given applied; the preset name if unchanged."""
+    base = preset(args.preset).bounds
+    changes = {
+        name: getattr(args, name) for name in CLUSTER_BOUNDS_HELP if getattr(args, name) is not None
+    }
+    if "replicas" in changes and "nodes" not in changes:
+        changes["nodes"] = changes["replicas"] + 1
+    if "nodes" in changes and "replicas" not in changes:
+        changes["replicas"] = 0
+    if "nodes" in changes and "majority" not in changes:
+        changes["majority"] = 0
+    try:
+        bounds = base.but(**changes)
+    except ValueError as exc:
+        raise UsageError(f"bad bounds: {exc}") from None
+    return bounds, args.preset if bounds == base else None
+
+
+# -- running and printing --------------------------------------------------------------------
+
+
+def print_results(
+    checks: Sequence[tuple[str, Callable[[], Result]]],
+    *,
+    out: str | Path,
+    as_json: bool,
+    expected: bool = False,
+) -> list[Result]:
+    """Run each (label, check) in order with a progress line, write its counterexample
+    files to ``out``, print its one-line (and long) form as it finishes, then a summary
+    table or the JSON of all; return the results."""
+    results: list[Result] = []
+    paths: list[Path | None] = []
+    for n, (label, run) in enumerate(checks, start=1):
+        if len(checks) > 1:
+            print(f"[{n}/{len(checks)}] {label} ...", file=sys.stderr, flush=True)
+        result = run()
+        path = write_counterexample(result, out)
+        results.append(result)
+        paths.append(path)
+        if not as_json:
+            print(one_line(result, path))
+            if shows_run(result) or result.harness_bug:
+                print("\n".join(long_form(result)))
+    if as_json:
+        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
+        print(json.dumps({"results": records}, indent=2))
+    elif len(results) > 1:
+        print()
+        print(summary_table(results, expected=expected))
+    return results

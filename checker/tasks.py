@@ -1,0 +1,115 @@
+"""Checks named by their definitions' names: what a Spark executor is sent.
+
+A task is picklable (names, bounds and limits, never a rule set or a
+property, which hold functions): ``task.run()`` resolves the names again
+(built-ins, or ``FILE.py[:NAME]`` shipped with the job) and returns a
+``checker.result.Result``, plain data the driver collects. ``expected()``
+is the verdict the harness must reproduce for the task, if one is recorded
+(``spec.expected``, ``spec.cluster.expected``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.result import Result
+from spec.bounds import Bounds
+from spec.cluster import ClusterBounds
+
+__all__ = ["ClusterTask", "ScenarioTask", "Task", "run_task"]
+
+
+@dataclass(frozen=True)
+class ScenarioTask:
+    rules: str  # NAME or FILE.py[:NAME]
+    consumer: str
+    property: str
+    bounds: Bounds
+    timeout_s: float | None = 120.0
+    engine: str = "z3"
+    minimise: bool = True
+    random_examples: int = 10_000
+
+    def run(self) -> Result:
+        from checker.check import check
+        from checker.loading import resolve
+        from spec.consumers import CONSUMERS, ConsumerVariant
+        from spec.properties import PROPERTIES, Property
+        from spec.rules import RULE_SETS, RuleSet
+
+        result = check(
+            resolve(RULE_SETS, RuleSet, self.rules),
+            resolve(CONSUMERS, ConsumerVariant, self.consumer),
+            resolve(PROPERTIES, Property, self.property),
+            self.bounds,
+            timeout_s=self.timeout_s,
+            minimise=self.minimise,
+            engine=self.engine,
+            random_examples=self.random_examples,
+        )
+        return result.but(expected=self.expected(result))
+
+    @staticmethod
+    def expected(result: Result) -> str | None:
+        from spec.expected import expected_verdict
+
+        return expected_verdict(
+            result.subject["rules"], result.subject["consumer"], result.property
+        )
+
+
+@dataclass(frozen=True)
+class ClusterTask:
+    ack_rule: str
+    branch_rule: str
+    property: str
+    bounds: ClusterBounds
+    preset: str | None = None  # the preset these bounds are, if they are one
+    rules: str = "kv-current"
+    strategy: str = "bfs"
+    max_states: int | None = None
+    timeout_s: float | None = None
+
+    def run(self) -> Result:
+        from checker.durability import check_durability
+        from checker.loading import resolve
+        from spec.cluster import (
+            ACK_RULES,
+            BRANCH_RULES,
+            CLUSTER_PROPERTIES,
+            AckRule,
+            BranchRule,
+            ClusterProperty,
+        )
+        from spec.rules import RULE_SETS, RuleSet
+
+        result = check_durability(
+            resolve(ACK_RULES, AckRule, self.ack_rule),
+            resolve(BRANCH_RULES, BranchRule, self.branch_rule),
+            resolve(CLUSTER_PROPERTIES, ClusterProperty, self.property),
+            resolve(RULE_SETS, RuleSet, self.rules),
+            self.bounds,
+            preset=self.preset,
+            strategy=self.strategy,
+            max_states=self.max_states,
+            timeout_s=self.timeout_s,
+        )
+        return result.but(expected=self.expected(result))
+
+    @staticmethod
+    def expected(result: Result) -> str | None:
+        """The recorded verdict, if the bounds are exactly a preset's."""
+        from spec.cluster import PRESETS
+        from spec.cluster.expected import expected_verdict
+
+        if result.preset is None or result.bounds != PRESETS[result.preset].bounds:
+            return None
+        s = result.subject
+        return expected_verdict(result.preset, s["ack_rule"], s["branch_rule"], result.property)
+
+
+Task = ScenarioTask | ClusterTask
+
+
+def run_task(task: Task) -> Result:
+    return task.run()
