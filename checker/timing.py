@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Stopwatch"]
+__all__ = ["Stopwatch", "deadline_after"]
 
 
 class Stopwatch:
@@ -15,3 +15,8 @@ class Stopwatch:
     def read(self) -> tuple[float, float]:
         """(wall seconds, CPU seconds of this process) since the stopwatch started."""
         return time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+
+def deadline_after(timeout_s: float | None) -> float | None:
+    """The monotonic time ``timeout_s`` from now (None: no deadline)."""
+    return None if timeout_s is None else time.monotonic() + timeout_s
