@@ -2,8 +2,9 @@
 
 Each subcommand lives in ``checker.commands.<name>`` with ``add_arguments``
 and ``run(args) -> exit code``. Errors raised on purpose (``spec.errors``)
-print one line and exit with their code; nothing else is caught here, so a
-harness bug still shows its traceback.
+print one line and exit with their code; Ctrl-C exits 130; any other
+exception is a harness bug: its traceback is printed and the exit code is 4
+(never 1, which means a violation).
 """
 
 from __future__ import annotations
@@ -11,9 +12,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 
-from spec.errors import EXIT_BAD_INPUT, DcpcheckError, UsageError
+from spec.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    DcpcheckError,
+    UsageError,
+)
 
 __all__ = ["main"]
 
@@ -28,7 +36,7 @@ COMMANDS = {
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,
-3 unknown (solver unknown or timeout), 4 internal error (harness bug)"""
+3 unknown (solver budget or timeout), 4 internal error (harness bug), 130 interrupted"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,11 +78,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("dcpcheck: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (e.g. piped into head); nothing more to say.
         sys.stderr.close()
         return EXIT_BAD_INPUT
+    except Exception:
+        traceback.print_exc()
+        print("dcpcheck: internal error (a harness bug): please report it", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

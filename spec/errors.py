@@ -14,6 +14,8 @@ Exit codes, fixed for every command:
 3     unknown: the solver answered unknown or timed out
 4     internal error: a harness bug (e.g. a counterexample the
       reference implementation does not confirm)
+130   interrupted (Ctrl-C): what was decided before is reported, the
+      rest is ``unknown (interrupted)``
 ====  =============================================================
 """
 
@@ -24,10 +26,12 @@ EXIT_VIOLATION = 1
 EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_UNKNOWN",
     "EXIT_VIOLATION",

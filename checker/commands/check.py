@@ -8,9 +8,12 @@ For every combination, Z3 either finds a violating scenario (minimised,
 replayed on the reference implementation, written to DIR as
 ``<id>.json`` and ``<id>.itf.json``) or proves there is none within the
 bounds. Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
-``unknown`` (solver unknown or timeout: nothing is claimed).
+``unknown`` (the budget of Z3 work ran out, or the outer --timeout, or
+Ctrl-C: nothing is claimed). The same command gives the same verdicts and
+the same counterexamples on any machine, loaded or not (--budget counts
+Z3's resource units, not seconds).
 Exit: 0 all hold, 1 a violation, 3 an unknown, 4 a counterexample the
-reference implementation does not confirm (a harness bug).
+reference implementation does not confirm (a harness bug), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from checker.check import ENGINES, check
+from checker.check import CHECK_BUDGET, ENGINES, check, planned
 from checker.commands.common import (
     Chosen,
+    Planned,
+    add_budget_arguments,
     add_scenario_bounds,
+    budget_from,
     chosen,
     print_results,
     scenario_bounds_from,
 )
 from checker.report.html import write_html
 from checker.report.text import exit_code
+from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
@@ -71,9 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default="counterexamples", metavar="DIR", help="where counterexamples go"
     )
-    parser.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per check (default 120)"
-    )
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
     )
@@ -94,8 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    budget = budget_from(args)
     if args.examples <= 0:
         raise UsageError("--examples must be positive")
     bounds = scenario_bounds_from(args)
@@ -119,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
             p.item,
             bounds,
             timeout_s=args.timeout,
+            budget=budget,
             minimise=not args.no_minimise,
             engine=args.engine,
             spark=on_spark,
@@ -127,13 +132,17 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         checks = [
-            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, r, c, p))
+            Planned(
+                f"{r.item.name}/{c.item.name}: {p.item.id}",
+                partial(one, r, c, p),
+                partial(planned, r.item, c.item, p.item, bounds, args.engine),
+            )
             for r, c, p in combos
         ]
         results = print_results(checks, out=args.out, as_json=args.json)
     finally:
         if created and spark is not None:
             spark.stop()
-    if args.html:
+    if args.html and not any(r.interrupted for r in results):
         write_html(results, args.html, "dcpcheck check")
     return exit_code(results)

@@ -19,7 +19,9 @@ from typing import Generic, TypeVar
 from checker.loading import resolve_many
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
-from checker.result import Result
+from checker.result import Result, Stats, Verdict
+from checker.symbolic.budget import MILLION
+from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.errors import UsageError
@@ -27,11 +29,16 @@ from spec.registry import Registry
 
 __all__ = [
     "Chosen",
+    "Planned",
+    "add_budget_arguments",
     "add_cluster_bounds",
     "add_scenario_bounds",
+    "budget_from",
     "chosen",
     "cluster_bounds_from",
+    "interrupted",
     "print_results",
+    "run_planned",
     "scenario_bounds_from",
 ]
 
@@ -144,32 +151,103 @@ def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | 
     return bounds, args.preset if bounds == base else None
 
 
+# -- budgets and limits ----------------------------------------------------------------------
+
+
+def add_budget_arguments(
+    parser: argparse.ArgumentParser, budget_millions: float, what: str = "per check"
+) -> None:
+    """``--budget`` (deterministic: decides ``unknown``) and ``--timeout`` (outer guard)."""
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=budget_millions,
+        metavar="M",
+        help=f"Z3 work allowed {what}, in millions of resource units (default "
+        f"{budget_millions:g}); when it runs out the verdict is unknown, the same on any "
+        "machine; 0: no limit",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"wall-clock seconds {what} (default none): an outer guard; an unknown it "
+        "causes depends on the machine's load",
+    )
+
+
+def budget_from(args: argparse.Namespace) -> int | None:
+    """The budget in resource units (None: no limit), checked."""
+    if args.budget < 0:
+        raise UsageError("--budget must be positive (0: no limit)")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    return None if args.budget == 0 else int(args.budget * MILLION)
+
+
 # -- running and printing --------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A check to run: its label, how to run it, and its result if it never decides
+    anything (``planned()``: unknown, named and bounded)."""
+
+    label: str
+    run: Callable[[], Result]
+    planned: Callable[[], Result]
+
+
+def interrupted(r: Result) -> Result:
+    """``r`` as a check Ctrl-C stopped before it decided anything."""
+    return r.but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
+
+
+def run_planned(checks: Sequence[Planned], each: Callable[[Result], None]) -> list[Result]:
+    """Run each check in order, calling ``each`` on its result as it finishes. Ctrl-C
+    stops the run: the check it stops is ``unknown (interrupted)`` unless it had decided
+    its verdict (a violation whose minimisation was cut short), and so is every check
+    after it."""
+    results: list[Result] = []
+    for n, check in enumerate(checks, start=1):
+        if results and results[-1].interrupted:
+            result = interrupted(check.planned())
+        else:
+            if len(checks) > 1:
+                print(f"[{n}/{len(checks)}] {check.label} ...", file=sys.stderr, flush=True)
+            clock = Stopwatch()
+            try:
+                result = check.run()
+            except KeyboardInterrupt:
+                result = interrupted(check.planned()).but(stats=Stats(*clock.read()))
+        results.append(result)
+        each(result)
+    return results
+
+
 def print_results(
-    checks: Sequence[tuple[str, Callable[[], Result]]],
+    checks: Sequence[Planned],
     *,
     out: str | Path,
     as_json: bool,
     expected: bool = False,
 ) -> list[Result]:
-    """Run each (label, check) in order with a progress line, write its counterexample
-    files to ``out``, print its one-line (and long) form as it finishes, then a summary
-    table or the JSON of all; return the results."""
-    results: list[Result] = []
+    """Run each check in order with a progress line, write its counterexample files to
+    ``out``, print its one-line (and long) form as it finishes, then a summary table or
+    the JSON of all; return the results. After Ctrl-C the rest are reported
+    ``unknown (interrupted)`` and nothing more is written."""
     paths: list[Path | None] = []
-    for n, (label, run) in enumerate(checks, start=1):
-        if len(checks) > 1:
-            print(f"[{n}/{len(checks)}] {label} ...", file=sys.stderr, flush=True)
-        result = run()
-        path = write_counterexample(result, out)
-        results.append(result)
+
+    def report(result: Result) -> None:
+        path = None if result.interrupted else write_counterexample(result, out)
         paths.append(path)
         if not as_json:
             print(one_line(result, path))
             if shows_run(result) or result.harness_bug:
                 print("\n".join(long_form(result)))
+
+    results = run_planned(checks, report)
     if as_json:
         records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
         print(json.dumps({"results": records}, indent=2))

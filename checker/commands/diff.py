@@ -1,6 +1,6 @@
 """Review a protocol change: where two rule sets (or two consumers) differ, and is it safe?
 
-    dcpcheck diff A B [--consumer NAME|FILE ...] [--json] [--max N]
+    dcpcheck diff A B [--consumer NAME|FILE ...] [--json] [--max N] [--budget M] [--timeout S]
                       [--table-entries T] [--seqnos N] [--keys N] [--entries N] [--failovers N]
     dcpcheck diff --consumers C1 C2 [--rules NAME|FILE] [--json] [--max N] [bounds]
 
@@ -14,8 +14,11 @@ regression (B rolls back more or deeper), cost improvement, or neutral.
 With --consumers, the same for two consumer variants under one rule set.
 
 Exit: 1 if any region is a safety regression; 3 if a needed answer is
-unknown or the search stopped at --max; 4 if a witness is not confirmed by
-the reference implementation; 0 otherwise (equivalent, or no regression).
+unknown (the --budget of Z3 work for the whole diff ran out, or the outer
+--timeout) or the search stopped at --max; 4 if a witness is not confirmed
+by the reference implementation; 130 if Ctrl-C stopped it (the regions
+found so far are listed, those not classified are unknown); 0 otherwise
+(equivalent, or no regression).
 """
 
 from __future__ import annotations
@@ -24,10 +27,16 @@ import argparse
 import json
 import sys
 
-from checker.commands.common import add_scenario_bounds, scenario_bounds_from
-from checker.diff.engine import diff_consumers, diff_rules
+from checker.commands.common import (
+    add_budget_arguments,
+    add_scenario_bounds,
+    budget_from,
+    scenario_bounds_from,
+)
+from checker.diff.engine import DIFF_BUDGET, diff_consumers, diff_rules
 from checker.diff.report import report_json, text
 from checker.loading import resolve, resolve_many
+from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
@@ -61,9 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max", type=int, default=50, metavar="N", help="stop after N regions (default 50)"
     )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="for the whole diff (default 300)"
-    )
+    add_budget_arguments(parser, DIFF_BUDGET / MILLION, what="for the whole diff")
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first witness scenario found"
     )
@@ -81,12 +88,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max < 1:
         raise UsageError("--max must be at least 1")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    budget = budget_from(args)
     bounds = scenario_bounds_from(args)
     options = {
         "max_regions": args.max,
         "timeout_s": args.timeout,
+        "budget": budget,
         "minimise": not args.no_minimise,
     }
     if args.consumers:

@@ -22,12 +22,13 @@ import sys
 from functools import partial
 
 from checker.commands.common import (
+    Planned,
     add_cluster_bounds,
     chosen,
     cluster_bounds_from,
     print_results,
 )
-from checker.durability import check_durability
+from checker.durability import check_durability, planned
 from checker.engines import STRATEGIES
 from checker.loading import resolve
 from checker.report.text import exit_code
@@ -131,6 +132,21 @@ def run(args: argparse.Namespace) -> int:
         for b in branches:
             for p in props:
                 label = f"{a.item.id}/{b.item.id}: {p.item.id}"
-                checks.append((label, partial(one, a.item, b.item, p.item, label)))
+                checks.append(
+                    Planned(
+                        label,
+                        partial(one, a.item, b.item, p.item, label),
+                        partial(
+                            planned,
+                            a.item,
+                            b.item,
+                            p.item,
+                            rules,
+                            bounds,
+                            preset_name,
+                            args.strategy,
+                        ),
+                    )
+                )
     results = print_results(checks, out=args.out, as_json=args.json, expected=True)
     return exit_code(results)

@@ -2,7 +2,7 @@
 
     dcpcheck verify [--master URL] [--rules ...] [--consumer ...] [--property ...]
                     [--durability-preset NAME ... | --no-durability]
-                    [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
+                    [--json] [--junit FILE] [--out DIR] [--budget M] [--timeout S] [bounds]
 
 Runs each combination as a Spark task (embedded ``local[*]`` by default; a
 master URL runs the same job on a cluster), prints a summary table with
@@ -14,7 +14,9 @@ spec/cluster/expected.py), one Spark task each, a second table.
 Counterexamples go to DIR (default out/verify; durability runs to
 DIR/durability). Exit: 0 when every verdict is as expected, 1 when one is
 not (or a violation has no expectation), 3 when one is unknown, 4 when a
-counterexample is not confirmed by the reference implementation.
+counterexample is not confirmed by the reference implementation, 130 when
+Ctrl-C stopped it (the checks decided by then are reported, the rest are
+``unknown (interrupted)``; no JUnit or HTML file is written).
 """
 
 from __future__ import annotations
@@ -25,13 +27,22 @@ import sys
 import time
 
 from checker.commands.check import add_selection_arguments, selection
-from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.commands.common import (
+    Planned,
+    add_budget_arguments,
+    add_scenario_bounds,
+    budget_from,
+    run_planned,
+    scenario_bounds_from,
+)
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.tasks import ClusterTask, ScenarioTask, Task, run_task
+from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
+from checker.tasks import ClusterTask, ScenarioTask, Task
+from checker.unbounded import decision_results
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
 
@@ -55,9 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
     )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="per check (default 300)"
-    )
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--durability-preset",
         action="append",
@@ -66,6 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
+    parser.add_argument(
+        "--no-decision",
+        action="store_true",
+        help="skip the decision-level proofs (every table length, every seqno)",
+    )
     add_scenario_bounds(parser)
 
 
@@ -90,12 +104,11 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    budget = budget_from(args)
     bounds = scenario_bounds_from(args)
     rules, consumers, props = selection(args)
     tasks: list[Task] = [
-        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
+        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout, budget=budget)
         for r in rules
         for c in consumers
         for p in props
@@ -109,33 +122,53 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     everything: list[Task] = [*tasks, *cluster_tasks]
+
+    def decided(n: int, result: Result) -> None:
+        print(f"[{n + 1}/{len(everything)}] {_progress(result)}", file=sys.stderr, flush=True)
+
     if args.no_spark:
-        results = [run_task(task) for task in everything]
+        numbers = iter(range(len(everything)))
+        results = run_planned(
+            [Planned(_label(t), t.run, t.planned) for t in everything],
+            lambda result: decided(next(numbers), result),
+        )
     else:
         from checker.spark.session import spark_session
         from checker.spark.tasks import run_tasks
 
         spark, created = spark_session(args.master, "dcpcheck verify")
         try:
-            results = run_tasks(spark, everything)
+            results = run_tasks(spark, everything, decided)
         finally:
             if created:
                 spark.stop()
+    stopped = any(r.interrupted for r in results)
+    if not stopped and not args.no_decision:
+        try:
+            decided_everywhere = decision_results([r.item for r in rules], Budget(budget))
+        except KeyboardInterrupt:
+            decided_everywhere, stopped = [], True
+        results += decided_everywhere
     single = [r for r in results if r.model == "scenario"]
+    decision = [r for r in results if r.model == "decision"]
     cluster = [r for r in results if r.model == "cluster"]
-    paths = [
-        write_counterexample(r, args.out if r.model == "scenario" else f"{args.out}/durability")
-        for r in results
-    ]
-    if args.junit:
+    paths = [None if r.interrupted else write_counterexample(r, _out(args.out, r)) for r in results]
+    if args.junit and not stopped:
         write_junit(results, args.junit, name="dcpcheck verify")
-    if args.html:
+    if args.html and not stopped:
         write_html(results, args.html, "dcpcheck verify")
     if args.json:
         records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
+        by_model = {"scenario": [], "cluster": [], "decision": []}  # type: ignore[var-annotated]
+        for r, record in zip(results, records, strict=True):
+            by_model[r.model].append(record)
         print(
             json.dumps(
-                {"results": records[: len(single)], "durability": records[len(single) :]},
+                {
+                    "results": by_model["scenario"],
+                    "durability": by_model["cluster"],
+                    "decision": by_model["decision"],
+                },
                 indent=2,
             )
         )
@@ -143,9 +176,26 @@ def run(args: argparse.Namespace) -> int:
         print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
         _print_durability(cluster)
+        if decision:
+            print(f"\ndecision level: {decision[0].bounds.describe()}")
+            print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
         print(f"\n{len(results)} checks in {elapsed:.1f}s")
     return exit_code_against_expected(results)
+
+
+def _out(out: str, r: Result) -> str:
+    return out if r.model == "scenario" else f"{out}/durability"
+
+
+def _label(task: Task) -> str:
+    if isinstance(task, ScenarioTask):
+        return f"{task.rules}/{task.consumer}: {task.property}"
+    return f"{task.ack_rule}/{task.branch_rule}: {task.property} ({task.preset})"
+
+
+def _progress(r: Result) -> str:
+    return f"{r.label}: {r.property}: {r.verdict.value}" + (f" ({r.reason})" if r.reason else "")
 
 
 def _print_durability(cluster: list[Result]) -> None:
