@@ -20,7 +20,7 @@ violation satisfies the assumptions".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from checker.engines.finding import Finding
 from checker.result import Verdict
@@ -29,8 +29,13 @@ from checker.symbolic.session import Answer, Session
 from spec.expr import BOOL, Expr, Value, evaluate, var
 from spec.model.build import ScenarioModel
 from spec.properties import Property
+from spec.scenario import Scenario
 
-__all__ = ["Minimisation", "minimise", "minimised_from", "open_session", "search"]
+__all__ = ["SMALL_SCOPE", "Minimisation", "minimise", "minimised_from", "open_session", "search"]
+
+# Seqnos of the small model searched before the whole one: violations are usually small
+# (a proof pays for this one small model; a violation is found on a small formula).
+SMALL_SCOPE = 4
 
 
 @dataclass
@@ -138,49 +143,93 @@ def search(
 ) -> Finding:
     budget = budget if budget is not None else Budget()
     before = budget.spent
+    found = None
+    if not assume:  # small scope first: most violations are small
+        found = _solve(model.with_seqnos(SMALL_SCOPE), prop, budget, deadline)
+        if found.verdict is not Verdict.VIOLATED:
+            found = None
+    if found is None:
+        found = _solve(model, prop, budget, deadline, assume)
+    if found.verdict is Verdict.VIOLATED and minimised and found.scenario is not None:
+        found = minimised_from(model, prop, found.scenario, budget, deadline)
+    return Finding(
+        found.verdict,
+        found.scenario,
+        reason=found.reason,
+        note=found.note,
+        size=found.size,
+        units=budget.spent - before,
+        interrupted=found.interrupted,
+    )
+
+
+@dataclass(frozen=True)
+class _Solved:
+    """One solver call on a model: its verdict, and the violating assignment if any."""
+
+    verdict: Verdict
+    values: dict[str, Value] = field(default_factory=dict)
+    scenario: Scenario | None = None
+    reason: str = ""
+    note: str = ""
+    size: dict[str, int] = field(default_factory=dict)
+    interrupted: bool = False
+
+
+def _solve(
+    model: ScenarioModel,
+    prop: Property,
+    budget: Budget,
+    deadline: float | None,
+    assume: Sequence[Expr] = (),
+) -> _Solved:
+    """One check of ``model`` for a violation (at key 0 when the property is per key)."""
     goal, canonical = model.violation(prop)
     session = open_session(model, goal, canonical, budget, deadline, assume)
     outcome = session.check(want=model.variables)
     if outcome.answer is Answer.UNSAT:
-        return Finding(Verdict.HOLDS, units=budget.spent - before)
+        return _Solved(Verdict.HOLDS)
     if outcome.answer is Answer.UNKNOWN:
-        return Finding(
-            Verdict.UNKNOWN, reason=f"solver: {outcome.reason}", units=budget.spent - before
-        )
-    if not minimised:
-        return Finding(Verdict.VIOLATED, model.decode(outcome.values), units=budget.spent - before)
-    found = minimised_from(model, prop, outcome.values, budget, deadline)
-    return replace(found, units=budget.spent - before)
+        return _Solved(Verdict.UNKNOWN, reason=f"solver: {outcome.reason}")
+    scenario = model.decode(outcome.values)
+    return _Solved(Verdict.VIOLATED, outcome.values, scenario)
 
 
 def minimised_from(
     model: ScenarioModel,
     prop: Property,
-    values: Mapping[str, Value],
+    scenario: Scenario,
     budget: Budget,
     deadline: float | None = None,
-) -> Finding:
+) -> _Solved:
     """The least violation of ``prop`` in the order of ``model.measures()`` (any key, keys
-    in order of first use), starting from the violating assignment ``values``."""
-    before = budget.spent
-    progress = Minimisation(dict(values))
-    # Minimise in the smallest model that holds every scenario that can come first:
-    # the same least scenario, found on a smaller formula.
-    small = model.within(values)
-    progress.values = small.encode(model.decode(values))  # keys in order of first use
-    session = _minimising(small, prop, budget, deadline)
+    in order of first use), starting from the violating ``scenario``.
+
+    The fewest seqnos come first: models of 1, 2, ... seqnos are asked in turn, each a
+    fresh one-shot solve, until one has a violation; the other measures are minimised
+    in that small model."""
+    small = model.within(model.encode(scenario))
+    seqnos = small.bounds.seqnos
+    progress = Minimisation(small.encode(scenario))  # decoded: keys in order of first use
     interrupted = False
     try:
-        shrink(session, small, progress)
+        for fewer in range(1, seqnos):
+            attempt = _solve(model.with_seqnos(fewer), prop, budget, deadline)
+            if attempt.verdict is Verdict.VIOLATED and attempt.scenario is not None:
+                small = model.with_seqnos(fewer)
+                progress = Minimisation(small.encode(attempt.scenario))
+                break
+            if attempt.verdict is Verdict.UNKNOWN:
+                break  # minimise in the model of the violation found
+        shrink(_minimising(small, prop, budget, deadline), small, progress)
     except KeyboardInterrupt:
         interrupted = True
         progress.note = "minimisation interrupted (Ctrl-C): this counterexample is not minimal"
-    model = small
-    return Finding(
+    return _Solved(
         Verdict.VIOLATED,
-        model.decode(progress.values),
-        size=progress.size,
+        progress.values,
+        small.decode(progress.values),
         note=progress.note,
-        units=budget.spent - before,
+        size=progress.size,
         interrupted=interrupted,
     )

@@ -115,13 +115,11 @@ class ScenarioModel:
     def measures(self) -> list[tuple[str, Expr]]:
         """What minimisation shrinks, most important first (name, size expression)."""
         v = self.vars
-        highs = [v["h0.high"]]
-        highs += [ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids]
         key_vars = [v[name] for name in v.sorts if ".key." in name]
         rounds = [self.trace[f"r{i}.sent"] for i in range(self.bounds.rounds)]
         deletions = [v[name] for name in v.sorts if ".del." in name]
         return [
-            ("seqnos", max_of(*highs)),
+            ("seqnos", self._seqnos),
             ("keys", max_of(*key_vars) + 1),
             ("failovers", count([v[f"f{f}.on"] for f in v.failover_ids])),
             ("entries", v["t0.len"]),
@@ -149,14 +147,27 @@ class ScenarioModel:
         return cubes
 
     def within(self, values: Mapping[str, Value]) -> ScenarioModel:
+        """The model holding every scenario with at most as many seqnos as the one
+        ``values`` denotes (``with_seqnos``): the scenarios that can come first in the
+        order of ``measures()``, so the least one of them is the least one of this model.
+        A minimisation runs there."""
+        return self.with_seqnos(int(evaluate(self._seqnos, values)))
+
+    @cached_property
+    def _seqnos(self) -> Expr:
+        """The longest history of the scenario (the first measure)."""
+        v = self.vars
+        highs = [v["h0.high"]]
+        highs += [ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids]
+        return max_of(*highs)
+
+    def with_seqnos(self, seqnos: int) -> ScenarioModel:
         """The model over the same rules and variant whose bounds hold exactly the scenarios
-        with at most as many seqnos as the one ``values`` denotes (any keys they can
-        use): the scenarios that can come first in the order of ``measures()``, so the
-        least one of them is the least one of this model. A minimisation runs there."""
-        seqnos = max(1, int(evaluate(self.measures()[0][1], values)))
+        of this one with at most ``seqnos`` seqnos (with any keys they can use)."""
         b = self.bounds
+        seqnos = max(1, min(seqnos, b.seqnos))
         keys = min(b.keys, seqnos * (b.failovers + 1))
-        smaller = replace(b, seqnos=min(seqnos, b.seqnos), keys=keys)
+        smaller = replace(b, seqnos=seqnos, keys=keys)
         return self if smaller == b else ScenarioModel(smaller, self.rules, self.variant)
 
     def predicted(self, scenario: Scenario) -> dict[str, Value]:
