@@ -52,7 +52,14 @@ def _search(
     minimise: bool,
     spark: SearchOnSpark | None,
     random_examples: int,
+    workers: int = 1,
 ) -> Finding:
+    if engine == "z3" and workers > 1:
+        from checker.engines import cubes
+
+        return cubes.search(
+            model, prop, budget=budget, deadline=deadline, minimised=minimise, workers=workers
+        )
     if engine == "z3":
         from checker.engines import z3
 
@@ -99,6 +106,7 @@ def check(
     spark: SearchOnSpark | None = None,
     random_examples: int = 10_000,
     budget: int | None = CHECK_BUDGET,
+    workers: int = 1,
 ) -> Result:
     """One check. ``engine``: ``z3`` (the default: proofs and minimised
     counterexamples), ``exhaustive`` (every scenario enumerated, with ``spark``
@@ -108,7 +116,9 @@ def check(
     ``budget``: Z3 resource units for the search and the minimisation (None:
     no limit); when it runs out the verdict is ``unknown``, the same on any
     machine. ``timeout_s``: an outer wall-clock guard (its unknowns depend on
-    the machine's load)."""
+    the machine's load). ``workers`` > 1: the Z3 proof is cut into cubes (one per
+    number of failovers) solved on that many processes, each cube with the whole
+    budget (``checker.engines.cubes``)."""
     clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
     spending = Budget(budget)
@@ -121,6 +131,7 @@ def check(
         minimise=minimise,
         spark=spark,
         random_examples=random_examples,
+        workers=workers,
     )
     result = planned(rules, variant, prop, bounds, engine).but(
         verdict=found.verdict,

@@ -90,6 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "scenario, on Spark); random (hypothesis; never claims 'holds')",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="z3: cut each proof into cubes (one per number of failovers) solved on N "
+        "processes side by side, each cube with the whole budget (default 1: one proof)",
+    )
+    parser.add_argument(
         "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
     )
     parser.add_argument(
@@ -102,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
     if args.examples <= 0:
         raise UsageError("--examples must be positive")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
     bounds = scenario_bounds_from(args)
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
@@ -124,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
             bounds,
             timeout_s=args.timeout,
             budget=budget,
+            workers=args.workers,
             minimise=not args.no_minimise,
             engine=args.engine,
             spark=on_spark,
