@@ -1,8 +1,8 @@
 """Search for resumes that violate a property, or show none exists within bounds.
 
     dcpcheck check [--rules NAME|FILE ...] [--consumer NAME|FILE ...]
-                   [--property ID ...] [--json] [--out DIR] [--timeout S]
-                   [--seqnos N] [--keys N] [--entries N] [--failovers N]
+                   [--property ID ...] [--json] [--out DIR] [--budget M] [--timeout S]
+                   [--workers N] [--seqnos N] [--keys N] [--entries N] [--failovers N]
 
 For every combination, Z3 either finds a violating scenario (minimised,
 replayed on the reference implementation, written to DIR as
