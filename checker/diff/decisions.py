@@ -125,7 +125,7 @@ def _none_longer(
     search: RegionSearch, rules_a: RuleSet, rules_b: RuleSet, budget: Budget
 ) -> bool:
     """No region beyond those found exists with a failover table of any length."""
-    plain = {region.plain for region, _ in search.found}
+    plain = list(dict.fromkeys(region.plain for region, _ in search.found))  # found order
 
     def inside(a: DecisionExprs, b: DecisionExprs) -> Expr:
         return any_of(*(region_condition(r, rules_a, rules_b, a, b) for r in plain))
