@@ -25,7 +25,5 @@ def spark():
     """One embedded Spark session for the whole test run."""
     from checker.spark.session import spark_session
 
-    session, created = spark_session("local[2]", "dcpcheck tests")
-    yield session
-    if created:
-        session.stop()
+    with spark_session("local[2]", "dcpcheck tests") as session:
+        yield session

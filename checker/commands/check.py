@@ -16,15 +16,18 @@ reference implementation does not confirm (a harness bug).
 from __future__ import annotations
 
 import argparse
+from contextlib import ExitStack
 from functools import partial
 
 from checker.check import ENGINES, check
 from checker.commands.common import (
     Chosen,
     add_scenario_bounds,
+    add_spark_arguments,
     chosen,
     print_results,
     scenario_bounds_from,
+    spark_conf_from,
 )
 from checker.report.html import write_html
 from checker.report.text import exit_code
@@ -85,12 +88,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "scenario, on Spark); random (hypothesis; never claims 'holds')",
     )
     parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
-    )
-    parser.add_argument(
         "--examples", type=int, default=10_000, metavar="N", help="for --engine random"
     )
     add_scenario_bounds(parser)
+    add_spark_arguments(parser, "--engine exhaustive")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,13 +102,9 @@ def run(args: argparse.Namespace) -> int:
     bounds = scenario_bounds_from(args)
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
-    spark, created = None, False
-    if args.engine == "exhaustive":
-        from checker.spark.session import spark_session
+    conf = spark_conf_from(args)
 
-        spark, created = spark_session(args.master, "dcpcheck check --engine exhaustive")
-
-    def one(r: Chosen[RuleSet], c: Chosen[ConsumerVariant], p: Chosen[Property]):  # type: ignore[no-untyped-def]
+    def one(spark, r: Chosen[RuleSet], c: Chosen[ConsumerVariant], p: Chosen[Property]):  # type: ignore[no-untyped-def]
         on_spark = None
         if spark is not None:
             from checker.spark.exhaustive import exhaustive_on_spark
@@ -125,15 +122,18 @@ def run(args: argparse.Namespace) -> int:
             random_examples=args.examples,
         )
 
-    try:
+    with ExitStack() as stack:
+        spark = None
+        if args.engine == "exhaustive":
+            from checker.spark.session import spark_session
+
+            app = "dcpcheck check --engine exhaustive"
+            spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
         checks = [
-            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, r, c, p))
+            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, spark, r, c, p))
             for r, c, p in combos
         ]
         results = print_results(checks, out=args.out, as_json=args.json)
-    finally:
-        if created and spark is not None:
-            spark.stop()
     if args.html:
         write_html(results, args.html, "dcpcheck check")
     return exit_code(results)

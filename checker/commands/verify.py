@@ -1,6 +1,7 @@
 """The main job: every rule set x consumer variant x property, on Spark.
 
-    dcpcheck verify [--master URL] [--rules ...] [--consumer ...] [--property ...]
+    dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
+                    [--rules ...] [--consumer ...] [--property ...]
                     [--durability-preset NAME ... | --no-durability]
                     [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
 
@@ -25,7 +26,12 @@ import sys
 import time
 
 from checker.commands.check import add_selection_arguments, selection
-from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.commands.common import (
+    add_scenario_bounds,
+    add_spark_arguments,
+    scenario_bounds_from,
+    spark_conf_from,
+)
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -42,9 +48,6 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
-    )
     parser.add_argument(
         "--no-spark", action="store_true", help="run in this process instead (debugging)"
     )
@@ -67,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
     add_scenario_bounds(parser)
+    add_spark_arguments(parser)
 
 
 def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
@@ -93,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
+    conf = spark_conf_from(args)
     rules, consumers, props = selection(args)
     tasks: list[Task] = [
         ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
@@ -115,12 +120,8 @@ def run(args: argparse.Namespace) -> int:
         from checker.spark.session import spark_session
         from checker.spark.tasks import run_tasks
 
-        spark, created = spark_session(args.master, "dcpcheck verify")
-        try:
+        with spark_session(args.master, "dcpcheck verify", conf, args.executor_wait) as spark:
             results = run_tasks(spark, everything)
-        finally:
-            if created:
-                spark.stop()
     single = [r for r in results if r.model == "scenario"]
     cluster = [r for r in results if r.model == "cluster"]
     paths = [
