@@ -1,7 +1,9 @@
 """Check SyncWrite durability in the multi-node model: failovers, restarts, rollbacks.
 
     dcpcheck durability [--ack-rule ID ...] [--branch-rule ID ...] [--property ID ...]
-                        [--rules NAME|FILE] [--preset NAME] [bounds] [--strategy bfs|dfs]
+                        [--rules NAME|FILE] [--preset NAME] [bounds]
+                        [--engine explore|spark] [--strategy bfs|dfs]
+                        [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
                         [--max-states N] [--timeout S] [--json] [--out DIR]
 
 For every ack rule x branch rule x property, searches every interleaving of
@@ -12,6 +14,11 @@ the run as numbered named steps (also written to DIR as ``<id>.json`` and
 SyncWrite is ever acknowledged in them), or ``unknown`` when --max-states or
 --timeout stopped the search first (nothing is claimed). Bounds start from
 the preset (default mb-34150) and any bounds flag overrides it.
+
+``--engine explore`` (default) searches in this process, breadth- or
+depth-first (``--strategy``); ``--engine spark`` searches breadth-first on
+Spark, level by level, every check of the command in one distributed search
+(docs/spark.md), with the same verdicts, state counts and runs.
 Exit: 0 all hold, 1 a violation, 3 an unknown.
 """
 
@@ -23,9 +30,11 @@ from functools import partial
 
 from checker.commands.common import (
     add_cluster_bounds,
+    add_spark_arguments,
     chosen,
     cluster_bounds_from,
     print_results,
+    spark_conf_from,
 )
 from checker.durability import check_durability
 from checker.engines import STRATEGIES
@@ -45,6 +54,7 @@ from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
+ENGINES = ("explore", "spark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,16 +83,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|FILE",
         help="rule set answering stream requests (default kv-current)",
     )
-    parser.add_argument("--strategy", choices=STRATEGIES, default="bfs", help="default bfs")
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="explore",
+        help="explore: in this process (default); spark: distributed breadth-first search",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="bfs",
+        help="search order of --engine explore (default bfs; spark is breadth-first)",
+    )
     parser.add_argument(
         "--max-states",
         type=int,
         default=20_000_000,
         metavar="N",
-        help="stop (verdict unknown) after N states (default 20,000,000)",
+        help="stop (verdict unknown) after N states of a model (default 20,000,000)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=1800.0, metavar="S", help="per check (default 1800)"
+        "--timeout",
+        type=float,
+        default=1800.0,
+        metavar="S",
+        help="per check (default 1800); --engine spark searches the checks together and stops "
+        "after S x checks",
     )
     parser.add_argument(
         "--json", action="store_true", help='print {"results": [...]} instead of text'
@@ -91,6 +117,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
     )
     add_cluster_bounds(parser)
+    add_spark_arguments(parser, "--engine spark")
+    parser.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="--engine spark: keep the search's level files in DIR (a path every executor "
+        "shares on a cluster); a search run again with the same DIR resumes from its last "
+        "complete level",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,6 +132,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-states must be positive")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    conf = spark_conf_from(args)
+    if args.engine == "spark" and args.strategy != "bfs":
+        raise UsageError(
+            "--engine spark searches breadth-first; --strategy dfs needs --engine explore"
+        )
+    if args.engine != "spark" and args.checkpoint:
+        raise UsageError("--checkpoint is for --engine spark")
     bounds, preset_name = cluster_bounds_from(args)
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
     acks = chosen(ACK_RULES, AckRule, args.ack_rule)
@@ -126,11 +167,42 @@ def run(args: argparse.Namespace) -> int:
         )
         return result.but(expected=ClusterTask.expected(result))
 
-    checks = []
-    for a in acks:
-        for b in branches:
-            for p in props:
-                label = f"{a.item.id}/{b.item.id}: {p.item.id}"
-                checks.append((label, partial(one, a.item, b.item, p.item, label)))
+    combos = [(a, b, p) for a in acks for b in branches for p in props]
+    labels = [f"{a.item.id}/{b.item.id}: {p.item.id}" for a, b, p in combos]
+    if args.engine == "spark":
+        found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
+        checks = [(label, partial(found.__getitem__, n)) for n, label in enumerate(labels)]
+    else:
+        checks = [
+            (label, partial(one, a.item, b.item, p.item, label))
+            for (a, b, p), label in zip(combos, labels, strict=True)
+        ]
     results = print_results(checks, out=args.out, as_json=args.json, expected=True)
     return exit_code(results)
+
+
+def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]
+    """Every check searched together; the results in the checks' order."""
+    from checker.spark.durability import check_durability_on_spark
+    from checker.spark.session import spark_session
+
+    models = [(a.spec, b.spec) for a in acks for b in branches]
+    print(
+        f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on Spark "
+        f"({args.master}), within {bounds.describe()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    with spark_session(args.master, "dcpcheck durability", conf, args.executor_wait) as spark:
+        results = check_durability_on_spark(
+            spark,
+            models,
+            [p.spec for p in props],
+            args.rules,
+            bounds,
+            preset=preset_name,
+            checkpoint=args.checkpoint,
+            max_states=args.max_states,
+            timeout_s=args.timeout * count,
+        )
+    return [r.but(expected=ClusterTask.expected(r)) for r in results]
