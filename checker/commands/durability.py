@@ -184,8 +184,9 @@ def run(args: argparse.Namespace) -> int:
 def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]
     """Every check searched together; the results in the checks' order."""
     from checker.spark.durability import check_durability_on_spark
-    from checker.spark.session import spark_session
+    from checker.spark.session import check_master, spark_session
 
+    check_master(args.master)  # a bad one is the only thing said
     models = [(a.spec, b.spec) for a in acks for b in branches]
     print(
         f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on Spark "

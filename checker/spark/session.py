@@ -133,11 +133,11 @@ def spark_session(
     (and its shipped files removed) when the block ends."""
     from pyspark.sql import SparkSession
 
+    check_master(master)
     active = SparkSession.getActiveSession()
     if active is not None:
         yield active
         return
-    check_master(master)
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise InvalidInput(
             "java", "not found: Spark needs Java 17 or newer (install it or set JAVA_HOME)"
