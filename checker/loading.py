@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
-from spec.errors import DcpcheckError, InvalidInput, RuleLanguageError
+from spec.errors import DcpcheckError, InvalidInput, RuleLanguageError, UnknownName
 from spec.registry import Registry
 
 T = TypeVar("T")
@@ -78,13 +78,19 @@ def _line_in(path: Path, exc: BaseException) -> str:
     return where
 
 
-def resolve_many(registry: Registry[T], kind_type: type[T], text: str) -> list[T]:
+def resolve_many(
+    registry: Registry[T], kind_type: type[T], text: str, argument: str = ""
+) -> list[T]:
     """``NAME`` from the registry, or every ``kind_type`` defined in a file.
 
     ``FILE.py:NAME`` picks one definition (by its ``name``) from a file.
+    ``argument`` names what the user typed (``--target``, ``BASE``) in errors.
     """
     if text in registry or not _looks_like_path(text):
-        return [registry.get(text)]
+        try:
+            return [registry.get(text)]
+        except UnknownName as exc:
+            raise exc.at(argument) if argument else exc from None
     path_text, _, wanted = text.partition(".py:")
     path = Path(path_text + ".py" if wanted else text)
     module = import_user_file(path)
@@ -121,8 +127,8 @@ def resolve_many(registry: Registry[T], kind_type: type[T], text: str) -> list[T
     return unique
 
 
-def resolve(registry: Registry[T], kind_type: type[T], text: str) -> T:
-    items = resolve_many(registry, kind_type, text)
+def resolve(registry: Registry[T], kind_type: type[T], text: str, argument: str = "") -> T:
+    items = resolve_many(registry, kind_type, text, argument)
     if len(items) > 1:
         names = ", ".join(str(getattr(i, "name", "?")) for i in items)
         raise InvalidInput(

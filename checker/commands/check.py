@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
+from checker.atomic import writable_dir, writable_file
 from checker.check import ENGINES, check
 from checker.commands.common import (
     Chosen,
@@ -26,10 +27,10 @@ from checker.commands.common import (
     print_results,
     scenario_bounds_from,
 )
+from checker.inputs import count, seconds
 from checker.report.html import write_html
 from checker.report.text import exit_code
 from spec.consumers import CONSUMERS, ConsumerVariant
-from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
@@ -69,10 +70,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help='print {"results": [...]} instead of text'
     )
     parser.add_argument(
-        "--out", default="counterexamples", metavar="DIR", help="where counterexamples go"
+        "--out",
+        default="out/check",
+        metavar="DIR",
+        help="where counterexamples go (default out/check; `dcpcheck promote` adds one to "
+        "the checked-in corpus)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per check (default 120)"
+        "--timeout", type=seconds, default=120.0, metavar="S", help="per check (default 120)"
     )
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
@@ -88,17 +93,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
     )
     parser.add_argument(
-        "--examples", type=int, default=10_000, metavar="N", help="for --engine random"
+        "--examples",
+        type=count(1, 100_000_000),
+        default=10_000,
+        metavar="N",
+        help="for --engine random",
     )
     add_scenario_bounds(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    if args.examples <= 0:
-        raise UsageError("--examples must be positive")
     bounds = scenario_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
     spark, created = None, False

@@ -21,6 +21,7 @@ import argparse
 import sys
 from functools import partial
 
+from checker.atomic import writable_dir
 from checker.commands.common import (
     add_cluster_bounds,
     chosen,
@@ -29,6 +30,7 @@ from checker.commands.common import (
 )
 from checker.durability import check_durability
 from checker.engines import STRATEGIES
+from checker.inputs import count, seconds
 from checker.loading import resolve
 from checker.report.text import exit_code
 from checker.result import Result
@@ -41,7 +43,6 @@ from spec.cluster import (
     BranchRule,
     ClusterProperty,
 )
-from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
@@ -76,13 +77,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="bfs", help="default bfs")
     parser.add_argument(
         "--max-states",
-        type=int,
+        type=count(1, 1_000_000_000),
         default=20_000_000,
         metavar="N",
         help="stop (verdict unknown) after N states (default 20,000,000)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=1800.0, metavar="S", help="per check (default 1800)"
+        "--timeout", type=seconds, default=1800.0, metavar="S", help="per check (default 1800)"
     )
     parser.add_argument(
         "--json", action="store_true", help='print {"results": [...]} instead of text'
@@ -94,11 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_states <= 0:
-        raise UsageError("--max-states must be positive")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     bounds, preset_name = cluster_bounds_from(args)
+    writable_dir(args.out, "--out")
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
     acks = chosen(ACK_RULES, AckRule, args.ack_rule)
     branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)

@@ -24,8 +24,10 @@ import json
 import sys
 import time
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.inputs import seconds
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -56,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
     )
     parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="per check (default 300)"
+        "--timeout", type=seconds, default=300.0, metavar="S", help="per check (default 300)"
     )
     parser.add_argument(
         "--durability-preset",
@@ -90,9 +92,10 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
     tasks: list[Task] = [
         ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
