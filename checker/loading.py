@@ -2,15 +2,22 @@
 
 A user file is ordinary Python that builds definitions with the rule
 language; it is imported in isolation (no package edits needed). Any problem
-while importing it becomes one ``InvalidInput`` naming ``file:line``.
+while importing it becomes one ``InvalidInput`` naming ``file:line``, and
+so does an import that does not finish within ``IMPORT_SECONDS`` (an endless
+loop at module level would otherwise hang the command silently).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
+import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
@@ -24,6 +31,31 @@ __all__ = ["import_user_file", "resolve", "resolve_many"]
 
 _counter = itertools.count()
 _loaded: dict[Path, ModuleType] = {}
+IMPORT_SECONDS = float(os.environ.get("DCPCHECK_IMPORT_SECONDS", "30"))
+
+
+class _TooSlow(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``_TooSlow`` in the block after ``seconds`` (main thread only: elsewhere,
+    e.g. on a Spark executor's worker thread, no limit applies)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _looks_like_path(text: str) -> bool:
@@ -46,7 +78,15 @@ def import_user_file(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
-        module_spec.loader.exec_module(module)
+        with _time_limit(IMPORT_SECONDS):
+            module_spec.loader.exec_module(module)
+    except _TooSlow:
+        del sys.modules[name]
+        raise InvalidInput(
+            str(path),
+            f"importing it took more than {IMPORT_SECONDS:g} s (an endless loop at module "
+            "level?); a definitions file should only build definitions",
+        ) from None
     except SyntaxError as exc:
         del sys.modules[name]
         where = f"{exc.filename or path}:{exc.lineno}" if exc.lineno else str(path)

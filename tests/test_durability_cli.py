@@ -160,7 +160,7 @@ def test_unknown_names_and_bad_bounds_are_one_line_exit_2(monkeypatch, capsys) -
         (["--preset", "mb-1"], "--preset: unknown preset 'mb-1'; known: mb-34150"),
         (["--nodes", "4", "--replicas", "2"], "bad bounds: replicas must be nodes - 1 = 3"),
         (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
-        (["--max-states", "0"], "--max-states must be positive"),
+        (["--max-states", "0"], "argument --max-states: expected 1.."),
     ]:
         result = run_cli(["durability", *args], "", monkeypatch, capsys)
         assert result.code == 2, args

@@ -18,12 +18,13 @@ Exit: 0 all hold, 1 a violation, 3 an unknown.
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Callable
 from functools import partial
 
-from checker.atomic import writable_dir
+from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
     add_cluster_bounds,
+    add_progress_arguments,
     chosen,
     cluster_bounds_from,
     print_results,
@@ -32,6 +33,7 @@ from checker.durability import check_durability
 from checker.engines import STRATEGIES
 from checker.inputs import count, seconds
 from checker.loading import resolve
+from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
 from checker.tasks import ClusterTask
@@ -91,24 +93,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
     )
+    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
+    add_progress_arguments(parser)
     add_cluster_bounds(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     bounds, preset_name = cluster_bounds_from(args)
     writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
     acks = chosen(ACK_RULES, AckRule, args.ack_rule)
     branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
     props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
 
-    def one(ack: AckRule, branch: BranchRule, prop: ClusterProperty, label: str) -> Result:
+    def one(
+        ack: AckRule, branch: BranchRule, prop: ClusterProperty, update: Callable[[str], None]
+    ) -> Result:
         def progress(states: int, depth: int, seconds: float) -> None:
-            print(
-                f"    {label}: {states:,} states, depth {depth}, {seconds:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+            update(f"{states:,} states, depth {depth}")
 
         result = check_durability(
             ack,
@@ -129,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
         for b in branches:
             for p in props:
                 label = f"{a.item.id}/{b.item.id}: {p.item.id}"
-                checks.append((label, partial(one, a.item, b.item, p.item, label)))
-    results = print_results(checks, out=args.out, as_json=args.json, expected=True)
+                checks.append((label, partial(one, a.item, b.item, p.item)))
+    results = print_results(
+        checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
+    )
+    if args.html:
+        write_html(results, args.html, "dcpcheck durability")
     return exit_code(results)

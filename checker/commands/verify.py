@@ -26,8 +26,13 @@ import time
 
 from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
-from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.commands.common import (
+    add_progress_arguments,
+    add_scenario_bounds,
+    scenario_bounds_from,
+)
 from checker.inputs import seconds
+from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -68,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
+    add_progress_arguments(parser)
     add_scenario_bounds(parser)
 
 
@@ -112,18 +118,32 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     everything: list[Task] = [*tasks, *cluster_tasks]
-    if args.no_spark:
-        results = [run_task(task) for task in everything]
-    else:
-        from checker.spark.session import spark_session
-        from checker.spark.tasks import run_tasks
+    progress = Progress(len(everything), quiet=args.quiet)
+    labels = [task.label for task in everything]
 
-        spark, created = spark_session(args.master, "dcpcheck verify")
-        try:
-            results = run_tasks(spark, everything)
-        finally:
-            if created:
-                spark.stop()
+    def done(n: int, result: Result) -> None:
+        progress.finish(labels[n], result.verdict.value)
+
+    try:
+        if args.no_spark:
+            results = []
+            for n, task in enumerate(everything):
+                progress.start(labels[n])
+                results.append(run_task(task))
+                done(n, results[-1])
+        else:
+            from checker.spark.session import spark_session
+            from checker.spark.tasks import run_tasks
+
+            spark, created = spark_session(args.master, "dcpcheck verify")
+            try:
+                start = lambda n: progress.start(labels[n])  # noqa: E731
+                results = run_tasks(spark, everything, on_start=start, on_done=done)
+            finally:
+                if created:
+                    spark.stop()
+    finally:
+        progress.close()
     single = [r for r in results if r.model == "scenario"]
     cluster = [r for r in results if r.model == "cluster"]
     paths = [

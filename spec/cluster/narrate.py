@@ -227,6 +227,11 @@ def run_of(setup: Setup, init: ClusterState, steps: Sequence[tuple[Action, Clust
 
 
 _KINDS = {"PREPARE": "prepare", "COMMIT": "commit", "SET": "set"}
+LEGEND = (
+    ("prepare", "a PREPARE (SyncWrite)"),
+    ("commit", "a COMMIT"),
+    ("set", "a SET"),
+)
 
 
 def picture_of(state: ClusterState) -> Picture:
@@ -242,4 +247,4 @@ def picture_of(state: ClusterState) -> Picture:
         lanes.append(
             Lane(f"{node_name(i)} {role}", cells if node.alive else (), spans if node.alive else ())
         )
-    return Picture(tuple(lanes))
+    return Picture(tuple(lanes), (), LEGEND)
