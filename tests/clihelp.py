@@ -31,13 +31,13 @@ def run_cli(args: list[str], stdin: str = "", monkeypatch=None, capsys=None) -> 
 
 
 def run_subprocess(
-    args: list[str], stdin: str = "", timeout: float = 600, cwd: Path | None = None
+    args: list[str], stdin: str | bytes = "", timeout: float = 600, cwd: Path | None = None
 ) -> Result:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run(
         [*DCPCHECK, *[str(a) for a in args]],
-        input=stdin.encode(),
+        input=stdin if isinstance(stdin, bytes) else stdin.encode(),
         capture_output=True,
         timeout=timeout,
         cwd=cwd or ROOT,
