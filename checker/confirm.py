@@ -105,20 +105,10 @@ def replay_stored(path: str | Path) -> Stored:
         explanation = prop.explain(replay.trace, stored["bounds"])
         return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
     from checker.durability import FORMAT as CLUSTER_FORMAT
-    from checker.durability import replay_counterexample
     from checker.report.stored_cluster import load_counterexample as load_cluster
 
     if kind == CLUSTER_FORMAT:
-        cluster = load_cluster(path)
-        replayed = replay_counterexample(
-            cluster.ack_rule,
-            cluster.branch_rule,
-            cluster.property,
-            resolve(RULE_SETS, RuleSet, cluster.rules),
-            cluster.bounds,
-            cluster.actions,
-        )
-        return Stored("cluster", replayed)
+        return Stored("cluster", load_cluster(path).replay())
     raise InvalidInput(
         str(path),
         f"not a counterexample file (format {kind!r}; expected {SCENARIO_FORMAT} "

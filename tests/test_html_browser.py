@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from browser import render
-from clihelp import run_cli
+from clihelp import MB51805_STALL, run_cli
 
 SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
@@ -31,8 +31,7 @@ def test_a_single_node_report_renders_its_timeline(tmp_path: Path, monkeypatch, 
 
 def test_a_durability_report_renders_its_run(tmp_path: Path, monkeypatch, capsys) -> None:
     page = tmp_path / "durability.html"
-    args = ["durability", "--preset", "mb-51805", "--ack-rule", "ack-at-snapshot-end"]
-    args += ["--branch-rule", "highest-snapshot", "--out", tmp_path, "--html", page]
+    args = [*MB51805_STALL, "--out", tmp_path, "--html", page]
     assert run_cli(args, "", monkeypatch, capsys).code == 1
     text = page.read_text()
     assert "prepare-ack-progress" in text and "N1 replica" in text

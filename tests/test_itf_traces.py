@@ -16,7 +16,7 @@ from typing import Any
 
 import itf_py
 import pytest
-from clihelp import ROOT, run_cli
+from clihelp import MB51805_STALL, ROOT, run_cli
 
 from checker.report.itf import itf_problems
 
@@ -61,9 +61,7 @@ def test_traces_written_now_are_valid_itf(tmp_path: Path, monkeypatch, capsys) -
     single = ["check", "--consumer", "collapse-snapshot", "--property", "no-missed-item"]
     small = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
     assert run_cli([*single, *small, "--out", tmp_path], "", monkeypatch, capsys).code == 1
-    durability = ["durability", "--preset", "mb-51805", "--ack-rule", "ack-at-snapshot-end"]
-    durability += ["--branch-rule", "highest-snapshot", "--property", "prepare-ack-progress"]
-    assert run_cli([*durability, "--out", tmp_path], "", monkeypatch, capsys).code == 1
+    assert run_cli([*MB51805_STALL, "--out", tmp_path], "", monkeypatch, capsys).code == 1
     written = sorted(tmp_path.glob("*.itf.json"))
     assert len(written) >= 3  # two rule sets' single-node traces and one durability trace
     for path in written:
