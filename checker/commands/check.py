@@ -26,13 +26,15 @@ from checker.atomic import writable_dir, writable_file
 from checker.check import ENGINES, check
 from checker.commands.common import (
     Chosen,
+    add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
+    add_timeout,
     chosen,
     print_results,
     scenario_bounds_from,
 )
-from checker.inputs import count, seconds
+from checker.inputs import count
 from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
@@ -71,20 +73,8 @@ def selection(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out",
-        default="out/check",
-        metavar="DIR",
-        help="where counterexamples go (default out/check; `dcpcheck promote` adds one to "
-        "the checked-in corpus)",
-    )
-    parser.add_argument(
-        "--timeout", type=seconds, default=120.0, metavar="S", help="per check (default 120)"
-    )
+    add_output_arguments(parser, "out/check")
+    add_timeout(parser, 120.0, "per check")
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
     )

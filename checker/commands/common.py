@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.inputs import seconds
 from checker.loading import resolve_many
 from checker.progress import Progress
 from checker.report.files import write_counterexample
@@ -29,8 +30,10 @@ from spec.registry import Registry
 __all__ = [
     "Chosen",
     "add_cluster_bounds",
+    "add_output_arguments",
     "add_progress_arguments",
     "add_scenario_bounds",
+    "add_timeout",
     "chosen",
     "cluster_bounds_from",
     "print_results",
@@ -147,6 +150,36 @@ def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | 
 
 
 # -- running and printing --------------------------------------------------------------------
+
+
+def add_output_arguments(
+    parser: argparse.ArgumentParser, out: str, *, json_help: str = "", html: bool = True
+) -> None:
+    """``--json``, ``--out DIR`` (counterexamples) and ``--html FILE``."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=json_help or 'print {"results": [...]} instead of text',
+    )
+    if out:
+        parser.add_argument(
+            "--out", default=out, metavar="DIR", help=f"where counterexamples go (default {out})"
+        )
+    if html:
+        parser.add_argument(
+            "--html", metavar="FILE", help="also write an HTML report with timelines"
+        )
+
+
+def add_timeout(parser: argparse.ArgumentParser, default: float, what: str) -> None:
+    """``--timeout S``: a wall-clock limit (``what``: per check, for the whole diff...)."""
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=default,
+        metavar="S",
+        help=f"wall-clock limit in seconds, {what} (default {default:g})",
+    )
 
 
 def add_progress_arguments(parser: argparse.ArgumentParser) -> None:

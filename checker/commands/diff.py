@@ -27,10 +27,15 @@ import argparse
 import json
 import sys
 
-from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.commands.common import (
+    add_output_arguments,
+    add_scenario_bounds,
+    add_timeout,
+    scenario_bounds_from,
+)
 from checker.diff.engine import diff_consumers, diff_rules
 from checker.diff.report import report_json, text
-from checker.inputs import count, seconds
+from checker.inputs import count
 from checker.loading import resolve, resolve_many
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
@@ -62,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|FILE",
         help="the rule set for --consumers (default kv-current)",
     )
-    parser.add_argument("--json", action="store_true", help="print the diff as one JSON object")
+    add_output_arguments(parser, "", json_help="print the diff as one JSON object", html=False)
     parser.add_argument(
         "--max",
         type=count(1, 10_000),
@@ -70,13 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop after N regions (default 50)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=seconds,
-        default=300.0,
-        metavar="S",
-        help="for the whole diff (default 300)",
-    )
+    add_timeout(parser, 300.0, "for the whole diff")
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first witness scenario found"
     )

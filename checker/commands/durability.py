@@ -24,14 +24,16 @@ from functools import partial
 from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
     add_cluster_bounds,
+    add_output_arguments,
     add_progress_arguments,
+    add_timeout,
     chosen,
     cluster_bounds_from,
     print_results,
 )
 from checker.durability import check_durability
 from checker.engines import STRATEGIES
-from checker.inputs import count, seconds
+from checker.inputs import count
 from checker.loading import resolve
 from checker.report.html import write_html
 from checker.report.text import exit_code
@@ -84,16 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop (verdict unknown) after N states (default 20,000,000)",
     )
-    parser.add_argument(
-        "--timeout", type=seconds, default=1800.0, metavar="S", help="per check (default 1800)"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
+    add_timeout(parser, 1800.0, "per check")
+    add_output_arguments(parser, "out/durability")
     add_progress_arguments(parser)
     add_cluster_bounds(parser)
 

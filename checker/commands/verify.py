@@ -27,11 +27,12 @@ import time
 from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.common import (
+    add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
+    add_timeout,
     scenario_bounds_from,
 )
-from checker.inputs import seconds
 from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
@@ -48,23 +49,17 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
     parser.add_argument(
         "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
     )
     parser.add_argument(
         "--no-spark", action="store_true", help="run in this process instead (debugging)"
     )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of the table'
+    add_output_arguments(
+        parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument(
-        "--timeout", type=seconds, default=300.0, metavar="S", help="per check (default 300)"
-    )
+    add_timeout(parser, 300.0, "per check")
     parser.add_argument(
         "--durability-preset",
         action="append",
