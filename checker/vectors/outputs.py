@@ -180,6 +180,9 @@ def write_tree(out: Path, files: dict[str, str]) -> None:
             raise
         if old is not None:
             shutil.rmtree(old.parent)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidInput("--out", f"cannot write {out}: {exc}; nothing was changed") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
