@@ -15,11 +15,9 @@ from pathlib import Path
 import pytest
 from durabilityhelp import in_process
 
-from checker.durability import replay_counterexample
 from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.cluster.expected import EXPECTED
-from spec.rules import RULE_SETS
 
 ROOT = Path(__file__).resolve().parent.parent
 STORED = sorted(
@@ -33,14 +31,7 @@ FAST = {"mb-34150", "mb-51805"}
 @pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
 def test_stored_counterexample_replays_to_its_violation(path: Path) -> None:
     stored = load_counterexample(path)
-    replayed = replay_counterexample(
-        stored.ack_rule,
-        stored.branch_rule,
-        stored.property,
-        RULE_SETS.get(stored.rules),
-        stored.bounds,
-        stored.actions,
-    )
+    replayed = stored.replay()
     assert replayed.confirmed, replayed.detail
 
 

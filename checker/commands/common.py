@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.inputs import seconds
 from checker.loading import resolve_many
+from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result
@@ -28,8 +30,11 @@ from spec.registry import Registry
 __all__ = [
     "Chosen",
     "add_cluster_bounds",
+    "add_output_arguments",
+    "add_progress_arguments",
     "add_scenario_bounds",
     "add_spark_arguments",
+    "add_timeout",
     "chosen",
     "cluster_bounds_from",
     "print_results",
@@ -167,7 +172,7 @@ def add_spark_arguments(parser: argparse.ArgumentParser, what: str = "the job") 
     )
     group.add_argument(
         "--executor-wait",
-        type=float,
+        type=seconds,
         default=60.0,
         metavar="S",
         help="on a cluster, give up (exit 3) if no executor registers within S seconds "
@@ -191,29 +196,77 @@ def spark_conf_from(args: argparse.Namespace) -> dict[str, str]:
 # -- running and printing --------------------------------------------------------------------
 
 
+def add_output_arguments(
+    parser: argparse.ArgumentParser, out: str, *, json_help: str = "", html: bool = True
+) -> None:
+    """``--json``, ``--out DIR`` (counterexamples) and ``--html FILE``."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=json_help or 'print {"results": [...]} instead of text',
+    )
+    if out:
+        parser.add_argument(
+            "--out", default=out, metavar="DIR", help=f"where counterexamples go (default {out})"
+        )
+    if html:
+        parser.add_argument(
+            "--html", metavar="FILE", help="also write an HTML report with timelines"
+        )
+
+
+def add_timeout(parser: argparse.ArgumentParser, default: float, what: str) -> None:
+    """``--timeout S``: a wall-clock limit (``what``: per check, for the whole diff...)."""
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=default,
+        metavar="S",
+        help=f"wall-clock limit in seconds, {what} (default {default:g})",
+    )
+
+
+def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (default: a live line on a terminal, else a line per check)",
+    )
+
+
+Check = Callable[[Callable[[str], None]], Result]  # run(update) -> result
+
+
 def print_results(
-    checks: Sequence[tuple[str, Callable[[], Result]]],
+    checks: Sequence[tuple[str, Check]],
     *,
     out: str | Path,
     as_json: bool,
     expected: bool = False,
+    quiet: bool = False,
 ) -> list[Result]:
-    """Run each (label, check) in order with a progress line, write its counterexample
-    files to ``out``, print its one-line (and long) form as it finishes, then a summary
-    table or the JSON of all; return the results."""
+    """Run each (label, check) in order, showing progress on stderr (a check may report
+    its own through the ``update`` it is given), write its counterexample files to
+    ``out``, print its one-line (and long) form as it finishes, then a summary table or
+    the JSON of all; return the results."""
     results: list[Result] = []
     paths: list[Path | None] = []
-    for n, (label, run) in enumerate(checks, start=1):
-        if len(checks) > 1:
-            print(f"[{n}/{len(checks)}] {label} ...", file=sys.stderr, flush=True)
-        result = run()
-        path = write_counterexample(result, out)
-        results.append(result)
-        paths.append(path)
-        if not as_json:
-            print(one_line(result, path))
-            if shows_run(result) or result.harness_bug:
-                print("\n".join(long_form(result)))
+    progress = Progress(len(checks), quiet=quiet)
+    try:
+        for label, run in checks:
+            progress.start(label)
+            result = run(partial(progress.update, label))
+            progress.finish(label, result.verdict.value)
+            path = write_counterexample(result, out)
+            results.append(result)
+            paths.append(path)
+            if not as_json:
+                progress.close()
+                print(one_line(result, path), flush=True)
+                if shows_run(result) or result.harness_bug:
+                    print("\n".join(long_form(result)), flush=True)
+    finally:
+        progress.close()
     if as_json:
         records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
         print(json.dumps({"results": records}, indent=2))

@@ -26,11 +26,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from functools import partial
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
     add_cluster_bounds,
+    add_output_arguments,
+    add_progress_arguments,
     add_spark_arguments,
+    add_timeout,
     chosen,
     cluster_bounds_from,
     print_results,
@@ -38,7 +43,9 @@ from checker.commands.common import (
 )
 from checker.durability import check_durability
 from checker.engines import STRATEGIES
+from checker.inputs import count
 from checker.loading import resolve
+from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
 from checker.tasks import ClusterTask
@@ -97,25 +104,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-states",
-        type=int,
+        type=count(1, 1_000_000_000),
         default=20_000_000,
         metavar="N",
         help="stop (verdict unknown) after N states of a model (default 20,000,000)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=1800.0,
-        metavar="S",
-        help="per check (default 1800); --engine spark searches the checks together and stops "
-        "after S x checks",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
-    )
+    add_timeout(parser, 1800.0, "per check; --engine spark: S x checks for the whole search")
+    add_output_arguments(parser, "out/durability")
+    add_progress_arguments(parser)
     add_cluster_bounds(parser)
     add_spark_arguments(parser, "--engine spark")
     parser.add_argument(
@@ -128,10 +124,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_states <= 0:
-        raise UsageError("--max-states must be positive")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     conf = spark_conf_from(args)
     if args.engine == "spark" and args.strategy != "bfs":
         raise UsageError(
@@ -140,18 +132,18 @@ def run(args: argparse.Namespace) -> int:
     if args.engine != "spark" and args.checkpoint:
         raise UsageError("--checkpoint is for --engine spark")
     bounds, preset_name = cluster_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
     acks = chosen(ACK_RULES, AckRule, args.ack_rule)
     branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
     props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
 
-    def one(ack: AckRule, branch: BranchRule, prop: ClusterProperty, label: str) -> Result:
+    def one(
+        ack: AckRule, branch: BranchRule, prop: ClusterProperty, update: Callable[[str], None]
+    ) -> Result:
         def progress(states: int, depth: int, seconds: float) -> None:
-            print(
-                f"    {label}: {states:,} states, depth {depth}, {seconds:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+            update(f"{states:,} states, depth {depth}")
 
         result = check_durability(
             ack,
@@ -171,14 +163,22 @@ def run(args: argparse.Namespace) -> int:
     labels = [f"{a.item.id}/{b.item.id}: {p.item.id}" for a, b, p in combos]
     if args.engine == "spark":
         found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
-        checks = [(label, partial(found.__getitem__, n)) for n, label in enumerate(labels)]
+        checks = [(label, partial(_found, found, n)) for n, label in enumerate(labels)]
     else:
         checks = [
-            (label, partial(one, a.item, b.item, p.item, label))
+            (label, partial(one, a.item, b.item, p.item))
             for (a, b, p), label in zip(combos, labels, strict=True)
         ]
-    results = print_results(checks, out=args.out, as_json=args.json, expected=True)
+    results = print_results(
+        checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
+    )
+    if args.html:
+        write_html(results, args.html, "dcpcheck durability")
     return exit_code(results)
+
+
+def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Result:
+    return results[n]
 
 
 def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]
@@ -188,12 +188,13 @@ def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> 
 
     check_master(args.master)  # a bad one is the only thing said
     models = [(a.spec, b.spec) for a in acks for b in branches]
-    print(
-        f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on Spark "
-        f"({args.master}), within {bounds.describe()}",
-        file=sys.stderr,
-        flush=True,
-    )
+    if not args.quiet:
+        print(
+            f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on "
+            f"Spark ({args.master}), within {bounds.describe()}",
+            file=sys.stderr,
+            flush=True,
+        )
     with spark_session(args.master, "dcpcheck durability", conf, args.executor_wait) as spark:
         results = check_durability_on_spark(
             spark,
@@ -205,5 +206,6 @@ def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> 
             checkpoint=args.checkpoint,
             max_states=args.max_states,
             timeout_s=args.timeout * count,
+            quiet=args.quiet,
         )
     return [r.but(expected=ClusterTask.expected(r)) for r in results]

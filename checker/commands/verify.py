@@ -25,13 +25,18 @@ import json
 import sys
 import time
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.common import (
+    add_output_arguments,
+    add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
+    add_timeout,
     scenario_bounds_from,
     spark_conf_from,
 )
+from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -47,20 +52,14 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
     parser.add_argument(
         "--no-spark", action="store_true", help="run in this process instead (debugging)"
     )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of the table'
+    add_output_arguments(
+        parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="per check (default 300)"
-    )
+    add_timeout(parser, 300.0, "per check")
     parser.add_argument(
         "--durability-preset",
         action="append",
@@ -69,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
+    add_progress_arguments(parser)
     add_scenario_bounds(parser)
     add_spark_arguments(parser)
 
@@ -94,10 +94,11 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
     conf = spark_conf_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
     tasks: list[Task] = [
         ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
@@ -114,14 +115,29 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     everything: list[Task] = [*tasks, *cluster_tasks]
-    if args.no_spark:
-        results = [run_task(task) for task in everything]
-    else:
-        from checker.spark.session import spark_session
-        from checker.spark.tasks import run_tasks
+    progress = Progress(len(everything), quiet=args.quiet)
+    labels = [task.label for task in everything]
 
-        with spark_session(args.master, "dcpcheck verify", conf, args.executor_wait) as spark:
-            results = run_tasks(spark, everything)
+    def done(n: int, result: Result) -> None:
+        progress.finish(labels[n], result.verdict.value)
+
+    try:
+        if args.no_spark:
+            results = []
+            for n, task in enumerate(everything):
+                progress.start(labels[n])
+                results.append(run_task(task))
+                done(n, results[-1])
+        else:
+            from checker.spark.session import spark_session
+            from checker.spark.tasks import run_tasks
+
+            app = "dcpcheck verify"
+            with spark_session(args.master, app, conf, args.executor_wait) as spark:
+                start = lambda n: progress.start(labels[n])  # noqa: E731
+                results = run_tasks(spark, everything, on_start=start, on_done=done)
+    finally:
+        progress.close()
     single = [r for r in results if r.model == "scenario"]
     cluster = [r for r in results if r.model == "cluster"]
     paths = [
