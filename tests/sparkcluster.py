@@ -102,44 +102,21 @@ def _start(role: str, args: list[str], logs: Path) -> subprocess.Popen:
     )
 
 
+def _daemon(main: str, *more: str) -> list[str]:
+    """A Spark daemon's arguments: on 127.0.0.1, ports chosen by the OS."""
+    return [f"org.apache.spark.deploy.{main}", "--host", "127.0.0.1", "--port", "0",
+            "--webui-port", "0", *more]  # fmt: skip
+
+
 def start(logs: Path, cores: int = 2, memory: str = "2g", seconds: float = 120) -> Cluster:
     logs.mkdir(parents=True, exist_ok=True)
-    master = _start(
-        "master",
-        [
-            "org.apache.spark.deploy.master.Master",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--webui-port",
-            "0",
-        ],
-        logs,
-    )
+    master = _start("master", _daemon("master.Master"), logs)
     cluster = Cluster("", master, None, logs)
     try:
         cluster.url = _wait_for(logs / "master.log", MASTER_URL, master, seconds)
-        cluster.worker = _start(
-            "worker",
-            [
-                "org.apache.spark.deploy.worker.Worker",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--webui-port",
-                "0",
-                "--cores",
-                str(cores),
-                "--memory",
-                memory,
-                "--work-dir",
-                str(logs / "work"),
-                cluster.url,
-            ],
-            logs,
-        )
+        worker = _daemon("worker.Worker", "--cores", str(cores), "--memory", memory)
+        worker += ["--work-dir", str(logs / "work"), cluster.url]
+        cluster.worker = _start("worker", worker, logs)
         _wait_for(logs / "worker.log", REGISTERED, cluster.worker, seconds)
     except BaseException:
         stop(cluster)

@@ -23,10 +23,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from spec.cluster import ClusterBounds, ClusterModel
+from checker.durability import model_for
+from checker.loading import resolve
+from checker.spark.shipping import on_executor
+from spec import cluster
 from spec.cluster.encode import decode, encode, fingerprint
 from spec.cluster.properties import BoundProperty
 from spec.errors import HarnessBug
+from spec.rules import RULE_SETS, RuleSet
 
 __all__ = ["CANDIDATE_COLUMNS", "ClusterSearch", "Watched", "build", "expand"]
 
@@ -57,7 +61,7 @@ class ClusterSearch:
     ident: str
     models: tuple[tuple[str, str], ...]
     rules: str
-    bounds: ClusterBounds
+    bounds: cluster.ClusterBounds
     properties: tuple[str, ...]
     checked: int
 
@@ -66,7 +70,7 @@ class ClusterSearch:
 class Watched:
     """A model and its watched properties, each with its bit and the value that decides it."""
 
-    model: ClusterModel
+    model: cluster.ClusterModel
     properties: tuple[BoundProperty, ...]
 
     def decides(self, state: Any) -> int:
@@ -82,28 +86,16 @@ class Watched:
 def build(search: ClusterSearch) -> list[Watched]:
     """The search's models with their watched properties, resolved by name (on the
     driver, or on an executor with the files the job shipped)."""
-    from checker.durability import model_for
-    from checker.loading import resolve
-    from checker.spark.shipping import on_executor
-    from spec.cluster import (
-        ACK_RULES,
-        BRANCH_RULES,
-        CLUSTER_PROPERTIES,
-        AckRule,
-        BranchRule,
-        ClusterProperty,
-    )
-    from spec.rules import RULE_SETS, RuleSet
-
     rules = resolve(RULE_SETS, RuleSet, on_executor(search.rules))
     props = [
-        resolve(CLUSTER_PROPERTIES, ClusterProperty, on_executor(p)) for p in search.properties
+        resolve(cluster.CLUSTER_PROPERTIES, cluster.ClusterProperty, on_executor(p))
+        for p in search.properties
     ]
     out = []
     for ack, branch in search.models:
         model = model_for(
-            resolve(ACK_RULES, AckRule, on_executor(ack)),
-            resolve(BRANCH_RULES, BranchRule, on_executor(branch)),
+            resolve(cluster.ACK_RULES, cluster.AckRule, on_executor(ack)),
+            resolve(cluster.BRANCH_RULES, cluster.BranchRule, on_executor(branch)),
             rules,
             search.bounds,
             tuple(props),
