@@ -148,7 +148,7 @@ def result_of(
         expectation=prop.expectation,
         verdict=outcome.verdict,
         bounds=setup.bounds,
-        engine=exploration.strategy,
+        engine=exploration.engine or exploration.strategy,
         reason="" if outcome.verdict is not Verdict.UNKNOWN else exploration.stopped,
         preset=preset,
         command=reproduce_command(

@@ -40,6 +40,7 @@ __all__ = [
     "HarnessBug",
     "InvalidInput",
     "RuleLanguageError",
+    "Unavailable",
     "UnknownName",
     "UsageError",
 ]
@@ -105,3 +106,10 @@ class HarnessBug(DcpcheckError):
     """dcpcheck disagrees with itself (symbolic model vs reference implementation)."""
 
     exit_code = EXIT_INTERNAL
+
+
+class Unavailable(DcpcheckError):
+    """Nothing could be checked: what the check runs on never came up (no Spark executor).
+    The verdict is unknown, as for a search that ran out of time."""
+
+    exit_code = EXIT_UNKNOWN

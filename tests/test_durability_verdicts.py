@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from durabilityhelp import in_process
 
-from checker.durability import check_durability
 from checker.report.stored_cluster import load_counterexample
-from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
+from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.cluster.expected import EXPECTED
-from spec.rules import RULE_SETS
 
 ROOT = Path(__file__).resolve().parent.parent
 STORED = sorted(
@@ -48,14 +47,7 @@ CASES = sorted(k for k, (verdict, _) in EXPECTED.items() if k[0] in FAST or verd
 @pytest.mark.parametrize("preset, ack, branch, prop", CASES, ids=["/".join(c) for c in CASES])
 def test_expected_verdict(preset: str, ack: str, branch: str, prop: str) -> None:
     want, why = EXPECTED[(preset, ack, branch, prop)]
-    result = check_durability(
-        ACK_RULES.get(ack),
-        BRANCH_RULES.get(branch),
-        CLUSTER_PROPERTIES.get(prop),
-        RULE_SETS.get("kv-current"),
-        PRESETS[preset].bounds,
-        preset=preset,
-    )
+    result = in_process(preset, ack, branch, prop)
     assert result.verdict.value == want, why
     assert not result.vacuous
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
@@ -29,10 +30,12 @@ from checker.commands.common import (
     add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
+    add_spark_arguments,
     add_timeout,
     chosen,
     print_results,
     scenario_bounds_from,
+    spark_conf_from,
 )
 from checker.inputs import count
 from checker.report.html import write_html
@@ -86,9 +89,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "scenario, on Spark); random (hypothesis; never claims 'holds')",
     )
     parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
-    )
-    parser.add_argument(
         "--examples",
         type=count(1, 100_000_000),
         default=10_000,
@@ -104,6 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_progress_arguments(parser)
     add_scenario_bounds(parser)
+    add_spark_arguments(parser, "--engine exhaustive")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,13 +113,10 @@ def run(args: argparse.Namespace) -> int:
     writable_file(args.html, "--html")
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
-    spark, created = None, False
-    if args.engine == "exhaustive":
-        from checker.spark.session import spark_session
-
-        spark, created = spark_session(args.master, "dcpcheck check --engine exhaustive")
+    conf = spark_conf_from(args)
 
     def one(
+        spark,  # type: ignore[no-untyped-def]
         r: Chosen[RuleSet],
         c: Chosen[ConsumerVariant],
         p: Chosen[Property],
@@ -141,15 +139,18 @@ def run(args: argparse.Namespace) -> int:
             random_examples=args.examples,
         )
 
-    try:
+    with ExitStack() as stack:
+        spark = None
+        if args.engine == "exhaustive":
+            from checker.spark.session import spark_session
+
+            app = "dcpcheck check --engine exhaustive"
+            spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
         checks = [
-            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, r, c, p))
+            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, spark, r, c, p))
             for r, c, p in combos
         ]
         results = print_results(checks, out=args.out, as_json=args.json, quiet=args.quiet)
-    finally:
-        if created and spark is not None:
-            spark.stop()
     if args.html:
         write_html(results, args.html, "dcpcheck check")
     return exit_code(results, fail_on_cost=args.fail_on == "cost")

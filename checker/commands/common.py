@@ -33,11 +33,13 @@ __all__ = [
     "add_output_arguments",
     "add_progress_arguments",
     "add_scenario_bounds",
+    "add_spark_arguments",
     "add_timeout",
     "chosen",
     "cluster_bounds_from",
     "print_results",
     "scenario_bounds_from",
+    "spark_conf_from",
 ]
 
 T = TypeVar("T")
@@ -147,6 +149,48 @@ def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | 
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None
     return bounds, args.preset if bounds == base else None
+
+
+# -- Spark ------------------------------------------------------------------------------------
+
+
+def add_spark_arguments(parser: argparse.ArgumentParser, what: str = "the job") -> None:
+    group = parser.add_argument_group("Spark (docs/spark.md)")
+    group.add_argument(
+        "--master",
+        default="local[*]",
+        metavar="URL",
+        help=f"Spark master for {what}: local[*] (default), local[N], spark://HOST:PORT, "
+        f"yarn, k8s://...",
+    )
+    group.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting (repeatable), e.g. spark.executor.memory=4g",
+    )
+    group.add_argument(
+        "--executor-wait",
+        type=seconds,
+        default=60.0,
+        metavar="S",
+        help="on a cluster, give up (exit 3) if no executor registers within S seconds "
+        "(default 60)",
+    )
+
+
+def spark_conf_from(args: argparse.Namespace) -> dict[str, str]:
+    """``--conf KEY=VALUE`` flags as a dict; a malformed one is a usage error."""
+    if args.executor_wait <= 0:
+        raise UsageError("--executor-wait must be positive")
+    conf: dict[str, str] = {}
+    for text in args.conf:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip() or not key.startswith("spark."):
+            raise UsageError(f"--conf {text!r}: expected KEY=VALUE with a spark.* key")
+        conf[key.strip()] = value
+    return conf
 
 
 # -- running and printing --------------------------------------------------------------------

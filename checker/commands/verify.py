@@ -1,6 +1,7 @@
 """The main job: every rule set x consumer variant x property, on Spark.
 
-    dcpcheck verify [--master URL] [--rules ...] [--consumer ...] [--property ...]
+    dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
+                    [--rules ...] [--consumer ...] [--property ...]
                     [--durability-preset NAME ... | --no-durability]
                     [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
 
@@ -30,8 +31,10 @@ from checker.commands.common import (
     add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
+    add_spark_arguments,
     add_timeout,
     scenario_bounds_from,
+    spark_conf_from,
 )
 from checker.progress import Progress
 from checker.report.files import write_counterexample
@@ -50,9 +53,6 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
-    )
-    parser.add_argument(
         "--no-spark", action="store_true", help="run in this process instead (debugging)"
     )
     add_output_arguments(
@@ -70,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
     add_progress_arguments(parser)
     add_scenario_bounds(parser)
+    add_spark_arguments(parser)
 
 
 def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
@@ -94,6 +95,7 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 
 def run(args: argparse.Namespace) -> int:
     bounds = scenario_bounds_from(args)
+    conf = spark_conf_from(args)
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
     writable_file(args.junit, "--junit")
@@ -130,13 +132,10 @@ def run(args: argparse.Namespace) -> int:
             from checker.spark.session import spark_session
             from checker.spark.tasks import run_tasks
 
-            spark, created = spark_session(args.master, "dcpcheck verify")
-            try:
+            app = "dcpcheck verify"
+            with spark_session(args.master, app, conf, args.executor_wait) as spark:
                 start = lambda n: progress.start(labels[n])  # noqa: E731
                 results = run_tasks(spark, everything, on_start=start, on_done=done)
-            finally:
-                if created:
-                    spark.stop()
     finally:
         progress.close()
     single = [r for r in results if r.model == "scenario"]

@@ -110,6 +110,7 @@ class Exploration(Generic[S, A]):
     complete: bool  # every reachable state was explored
     stopped: str  # why the search ended early ("" when it ran to the end)
     strategy: str
+    engine: str = ""  # where it ran, if not in this process ("spark")
 
 
 Progress = Callable[[int, int, float], None]  # (states, depth, seconds)

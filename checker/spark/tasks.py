@@ -5,16 +5,19 @@ an executor, runs there, and returns its ``Result`` (plain data). Jobs are
 submitted from a few driver threads, so checks run side by side on the
 executors and each one is reported (``on_start``, ``on_done``) as it
 finishes rather than all at the end. All jobs share one job group: Ctrl-C
-cancels every job still running, then re-raises.
+cancels every job still running, then re-raises. A user's files go with
+the job (``checker.spark.shipping``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import fields, replace
 from typing import TypeVar
 
 from checker.result import Result
+from checker.spark.shipping import on_executor, ship
 from checker.tasks import Task, run_task
 
 __all__ = ["GROUP", "one_task_each", "run_tasks"]
@@ -22,6 +25,16 @@ __all__ = ["GROUP", "one_task_each", "run_tasks"]
 T = TypeVar("T")
 R = TypeVar("R")
 GROUP = "dcpcheck"
+NAMES = ("rules", "consumer", "property", "ack_rule", "branch_rule")
+
+
+def _names(task: Task, rename: Callable[[str], str]) -> Task:
+    named = {f.name for f in fields(task)} & set(NAMES)
+    return replace(task, **{name: rename(getattr(task, name)) for name in named})
+
+
+def _run_there(task: Task) -> Result:
+    return run_task(_names(task, on_executor))
 
 
 def run_tasks(
@@ -31,7 +44,8 @@ def run_tasks(
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[int, Result], None] | None = None,
 ) -> list[Result]:
-    return one_task_each(spark, run_task, tasks, on_start=on_start, on_done=on_done)
+    shipped = [_names(task, lambda text: ship(spark, text)) for task in tasks]
+    return one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
 
 
 def one_task_each(
