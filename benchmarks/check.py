@@ -83,13 +83,9 @@ def matrix(bounds: Bounds) -> None:
         for p in PROPERTIES.names()
     ]
     _, local = _timed(lambda: [run_task(task) for task in combos])
-    spark, created = spark_session("local[*]", "dcpcheck benchmark")
-    try:
+    with spark_session("local[*]", "dcpcheck benchmark") as spark:
         run_tasks(spark, combos[:1])  # warm the workers
         _, distributed = _timed(lambda: run_tasks(spark, combos))
-    finally:
-        if created:
-            spark.stop()
     print(f"the verify matrix ({len(combos)} checks) within {bounds.describe()}")
     rows = [
         ["one process", f"{local:.1f}", "1.00"],

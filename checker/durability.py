@@ -171,7 +171,7 @@ def result_of(
         setup.ack_rule, setup.branch_rule, prop, setup.rules, setup.bounds, preset
     ).but(
         verdict=outcome.verdict,
-        engine=exploration.strategy,
+        engine=exploration.engine or exploration.strategy,
         reason="" if outcome.verdict is not Verdict.UNKNOWN else exploration.stopped,
     )
     if prop.expectation == "always" and outcome.verdict is Verdict.HOLDS:

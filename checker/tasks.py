@@ -32,6 +32,10 @@ class ScenarioTask:
     random_examples: int = 10_000
     budget: int | None = CHECK_BUDGET  # Z3 resource units (None: no limit)
 
+    @property
+    def label(self) -> str:
+        return f"{self.rules}/{self.consumer}: {self.property}"
+
     def _named(self):  # type: ignore[no-untyped-def]
         from checker.loading import resolve
         from spec.consumers import CONSUMERS, ConsumerVariant
@@ -85,6 +89,11 @@ class ClusterTask:
     strategy: str = "bfs"
     max_states: int | None = None
     timeout_s: float | None = None
+
+    @property
+    def label(self) -> str:
+        where = f" ({self.preset})" if self.preset else ""
+        return f"{self.ack_rule}/{self.branch_rule}: {self.property}{where}"
 
     def _named(self):  # type: ignore[no-untyped-def]
         from checker.loading import resolve

@@ -134,7 +134,7 @@ def test_ctrl_c_stops_check_reports_the_rest_interrupted_and_writes_nothing(
     args = ["check", "--rules", "kv-current", "--consumer", "correct", *HARD]
     args += ["--property", "no-missed-item", "--property", "no-foreign-snapshot"]
     proc = _start([*args, "--out", str(tmp_path / "out"), "--html", str(tmp_path / "r.html")])
-    code, out, err = _interrupt_after(proc, "[1/2]")
+    code, out, err = _interrupt_after(proc, "kv-current/correct: no-missed-item ...")
     assert code == EXIT_INTERRUPTED, err
     assert "no-missed-item: unknown (interrupted after" in out
     assert "no-foreign-snapshot: unknown (interrupted before it ran" in out

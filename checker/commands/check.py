@@ -2,7 +2,8 @@
 
     dcpcheck check [--rules NAME|FILE ...] [--consumer NAME|FILE ...]
                    [--property ID ...] [--json] [--out DIR] [--budget M] [--timeout S]
-                   [--workers N] [--seqnos N] [--keys N] [--entries N] [--failovers N]
+                   [--workers N] [--fail-on safety|cost] [--quiet]
+                   [--seqnos N] [--keys N] [--entries N] [--failovers N]
 
 For every combination, Z3 either finds a violating scenario (minimised,
 replayed on the reference implementation, written to DIR as
@@ -12,31 +13,41 @@ bounds. Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
 Ctrl-C: nothing is claimed). The same command gives the same verdicts and
 the same counterexamples on any machine, loaded or not (--budget counts
 Z3's resource units, not seconds).
-Exit: 0 all hold, 1 a violation, 3 an unknown, 4 a counterexample the
-reference implementation does not confirm (a harness bug), 130 interrupted.
+Exit: 0 no safety property is violated (a cost violation is reported, and
+fails only with --fail-on cost), 1 a violation, 3 an unknown, 4 a
+counterexample the reference implementation does not confirm (a harness
+bug), 2 bad input, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from contextlib import ExitStack
 from functools import partial
 
+from checker.atomic import writable_dir, writable_file
 from checker.check import CHECK_BUDGET, ENGINES, check, planned
 from checker.commands.common import (
     Chosen,
     Planned,
     add_budget_arguments,
+    add_output_arguments,
+    add_progress_arguments,
     add_scenario_bounds,
+    add_spark_arguments,
     budget_from,
     chosen,
     print_results,
     scenario_bounds_from,
+    spark_conf_from,
 )
+from checker.inputs import count
 from checker.report.html import write_html
 from checker.report.text import exit_code
+from checker.result import Result
 from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, ConsumerVariant
-from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
@@ -71,13 +82,7 @@ def selection(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out", default="counterexamples", metavar="DIR", help="where counterexamples go"
-    )
+    add_output_arguments(parser, "out/check")
     add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
@@ -91,37 +96,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=count(1, 256),
         default=1,
         metavar="N",
         help="z3: cut each proof into cubes (one per number of failovers) solved on N "
         "processes side by side, each cube with the whole budget (default 1: one proof)",
     )
     parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
+        "--examples",
+        type=count(1, 100_000_000),
+        default=10_000,
+        metavar="N",
+        help="for --engine random",
     )
     parser.add_argument(
-        "--examples", type=int, default=10_000, metavar="N", help="for --engine random"
+        "--fail-on",
+        choices=("safety", "cost"),
+        default="safety",
+        help="exit 1 on a safety violation (default), or on a cost violation too "
+        "(no-needless-rollback is violated by design under kv-current: its purge rollback)",
     )
+    add_progress_arguments(parser)
     add_scenario_bounds(parser)
+    add_spark_arguments(parser, "--engine exhaustive")
 
 
 def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
-    if args.examples <= 0:
-        raise UsageError("--examples must be positive")
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
     bounds = scenario_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
-    spark, created = None, False
-    if args.engine == "exhaustive":
-        from checker.spark.session import spark_session
+    conf = spark_conf_from(args)
 
-        spark, created = spark_session(args.master, "dcpcheck check --engine exhaustive")
-
-    def one(r: Chosen[RuleSet], c: Chosen[ConsumerVariant], p: Chosen[Property]):  # type: ignore[no-untyped-def]
+    def one(
+        spark,  # type: ignore[no-untyped-def]
+        r: Chosen[RuleSet],
+        c: Chosen[ConsumerVariant],
+        p: Chosen[Property],
+        update: Callable[[str], None],
+    ) -> Result:
         on_spark = None
         if spark is not None:
             from checker.spark.exhaustive import exhaustive_on_spark
@@ -141,19 +156,22 @@ def run(args: argparse.Namespace) -> int:
             random_examples=args.examples,
         )
 
-    try:
+    with ExitStack() as stack:
+        spark = None
+        if args.engine == "exhaustive":
+            from checker.spark.session import spark_session
+
+            app = "dcpcheck check --engine exhaustive"
+            spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
         checks = [
             Planned(
                 f"{r.item.name}/{c.item.name}: {p.item.id}",
-                partial(one, r, c, p),
+                partial(one, spark, r, c, p),
                 partial(planned, r.item, c.item, p.item, bounds, args.engine),
             )
             for r, c, p in combos
         ]
-        results = print_results(checks, out=args.out, as_json=args.json)
-    finally:
-        if created and spark is not None:
-            spark.stop()
+        results = print_results(checks, out=args.out, as_json=args.json, quiet=args.quiet)
     if args.html and not any(r.interrupted for r in results):
         write_html(results, args.html, "dcpcheck check")
-    return exit_code(results)
+    return exit_code(results, fail_on_cost=args.fail_on == "cost")

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.inputs import seconds
 from checker.loading import resolve_many
+from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result, Stats, Verdict
@@ -32,7 +34,11 @@ __all__ = [
     "Planned",
     "add_budget_arguments",
     "add_cluster_bounds",
+    "add_output_arguments",
+    "add_progress_arguments",
     "add_scenario_bounds",
+    "add_spark_arguments",
+    "add_timeout",
     "budget_from",
     "chosen",
     "cluster_bounds_from",
@@ -40,6 +46,7 @@ __all__ = [
     "print_results",
     "run_planned",
     "scenario_bounds_from",
+    "spark_conf_from",
 ]
 
 T = TypeVar("T")
@@ -151,6 +158,48 @@ def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | 
     return bounds, args.preset if bounds == base else None
 
 
+# -- Spark ------------------------------------------------------------------------------------
+
+
+def add_spark_arguments(parser: argparse.ArgumentParser, what: str = "the job") -> None:
+    group = parser.add_argument_group("Spark (docs/spark.md)")
+    group.add_argument(
+        "--master",
+        default="local[*]",
+        metavar="URL",
+        help=f"Spark master for {what}: local[*] (default), local[N], spark://HOST:PORT, "
+        f"yarn, k8s://...",
+    )
+    group.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting (repeatable), e.g. spark.executor.memory=4g",
+    )
+    group.add_argument(
+        "--executor-wait",
+        type=seconds,
+        default=60.0,
+        metavar="S",
+        help="on a cluster, give up (exit 3) if no executor registers within S seconds "
+        "(default 60)",
+    )
+
+
+def spark_conf_from(args: argparse.Namespace) -> dict[str, str]:
+    """``--conf KEY=VALUE`` flags as a dict; a malformed one is a usage error."""
+    if args.executor_wait <= 0:
+        raise UsageError("--executor-wait must be positive")
+    conf: dict[str, str] = {}
+    for text in args.conf:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip() or not key.startswith("spark."):
+            raise UsageError(f"--conf {text!r}: expected KEY=VALUE with a spark.* key")
+        conf[key.strip()] = value
+    return conf
+
+
 # -- budgets and limits ----------------------------------------------------------------------
 
 
@@ -167,35 +216,68 @@ def add_budget_arguments(
         f"{budget_millions:g}); when it runs out the verdict is unknown, the same on any "
         "machine; 0: no limit",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="S",
-        help=f"wall-clock seconds {what} (default none): an outer guard; an unknown it "
-        "causes depends on the machine's load",
-    )
+    add_timeout(parser, None, what)
 
 
 def budget_from(args: argparse.Namespace) -> int | None:
     """The budget in resource units (None: no limit), checked."""
     if args.budget < 0:
         raise UsageError("--budget must be positive (0: no limit)")
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     return None if args.budget == 0 else int(args.budget * MILLION)
 
 
 # -- running and printing --------------------------------------------------------------------
 
 
+def add_output_arguments(
+    parser: argparse.ArgumentParser, out: str, *, json_help: str = "", html: bool = True
+) -> None:
+    """``--json``, ``--out DIR`` (counterexamples) and ``--html FILE``."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=json_help or 'print {"results": [...]} instead of text',
+    )
+    if out:
+        parser.add_argument(
+            "--out", default=out, metavar="DIR", help=f"where counterexamples go (default {out})"
+        )
+    if html:
+        parser.add_argument(
+            "--html", metavar="FILE", help="also write an HTML report with timelines"
+        )
+
+
+def add_timeout(parser: argparse.ArgumentParser, default: float | None, what: str) -> None:
+    """``--timeout S``: a wall-clock limit (``what``: per check, for the whole diff...);
+    with a Z3 budget it is only an outer guard, off by default."""
+    if default is None:
+        text = f"wall-clock limit in seconds, {what} (default none): an outer guard; an "
+        text += "unknown it causes depends on the machine's load"
+    else:
+        text = f"wall-clock limit in seconds, {what} (default {default:g})"
+    parser.add_argument("--timeout", type=seconds, default=default, metavar="S", help=text)
+
+
+def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (default: a live line on a terminal, else a line per check)",
+    )
+
+
+Check = Callable[[Callable[[str], None]], Result]  # run(update) -> result
+
+
 @dataclass(frozen=True)
 class Planned:
-    """A check to run: its label, how to run it, and its result if it never decides
-    anything (``planned()``: unknown, named and bounded)."""
+    """A check to run: its label, how to run it (``run(update)``, ``update`` for its own
+    progress), and its result if it never decides anything (``planned()``: unknown,
+    named and bounded)."""
 
     label: str
-    run: Callable[[], Result]
+    run: Check
     planned: Callable[[], Result]
 
 
@@ -204,23 +286,25 @@ def interrupted(r: Result) -> Result:
     return r.but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
 
 
-def run_planned(checks: Sequence[Planned], each: Callable[[Result], None]) -> list[Result]:
+def run_planned(
+    checks: Sequence[Planned], each: Callable[[Result], None], progress: Progress
+) -> list[Result]:
     """Run each check in order, calling ``each`` on its result as it finishes. Ctrl-C
     stops the run: the check it stops is ``unknown (interrupted)`` unless it had decided
     its verdict (a violation whose minimisation was cut short), and so is every check
     after it."""
     results: list[Result] = []
-    for n, check in enumerate(checks, start=1):
+    for check in checks:
         if results and results[-1].interrupted:
             result = interrupted(check.planned())
         else:
-            if len(checks) > 1:
-                print(f"[{n}/{len(checks)}] {check.label} ...", file=sys.stderr, flush=True)
+            progress.start(check.label)
             clock = Stopwatch()
             try:
-                result = check.run()
+                result = check.run(partial(progress.update, check.label))
             except KeyboardInterrupt:
                 result = interrupted(check.planned()).but(stats=Stats(*clock.read()))
+            progress.finish(check.label, result.verdict.value)
         results.append(result)
         each(result)
     return results
@@ -232,22 +316,29 @@ def print_results(
     out: str | Path,
     as_json: bool,
     expected: bool = False,
+    quiet: bool = False,
 ) -> list[Result]:
-    """Run each check in order with a progress line, write its counterexample files to
-    ``out``, print its one-line (and long) form as it finishes, then a summary table or
-    the JSON of all; return the results. After Ctrl-C the rest are reported
-    ``unknown (interrupted)`` and nothing more is written."""
+    """Run each check in order, showing progress on stderr (a check may report its own
+    through the ``update`` it is given), write its counterexample files to ``out``, print
+    its one-line (and long) form as it finishes, then a summary table or the JSON of all;
+    return the results. After Ctrl-C the rest are reported ``unknown (interrupted)`` and
+    nothing more is written."""
     paths: list[Path | None] = []
+    progress = Progress(len(checks), quiet=quiet)
 
     def report(result: Result) -> None:
         path = None if result.interrupted else write_counterexample(result, out)
         paths.append(path)
         if not as_json:
-            print(one_line(result, path))
+            progress.close()
+            print(one_line(result, path), flush=True)
             if shows_run(result) or result.harness_bug:
-                print("\n".join(long_form(result)))
+                print("\n".join(long_form(result)), flush=True)
 
-    results = run_planned(checks, report)
+    try:
+        results = run_planned(checks, report, progress)
+    finally:
+        progress.close()
     if as_json:
         records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
         print(json.dumps({"results": records}, indent=2))

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.inputs import parse_seconds
 from checker.loading import resolve
 from checker.symbolic.budget import MILLION
 from checker.vectors.baseline import baseline_corpus
@@ -130,7 +131,7 @@ def _positive(text: str, where: str, kind: type, upper: float | None = None) -> 
 
 def _limits(args: argparse.Namespace) -> tuple[float | None, int | None]:
     """(--timeout seconds or None, --budget in resource units or None for no limit)."""
-    timeout = None if args.timeout is None else float(_positive(args.timeout, "--timeout", float))
+    timeout = None if args.timeout is None else parse_seconds(args.timeout, "--timeout")
     if args.budget == "0":
         return timeout, None
     return timeout, int(_positive(args.budget, "--budget", float) * MILLION)

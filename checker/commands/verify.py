@@ -1,6 +1,7 @@
 """The main job: every rule set x consumer variant x property, on Spark.
 
-    dcpcheck verify [--master URL] [--rules ...] [--consumer ...] [--property ...]
+    dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
+                    [--rules ...] [--consumer ...] [--property ...]
                     [--durability-preset NAME ... | --no-durability]
                     [--json] [--junit FILE] [--out DIR] [--budget M] [--timeout S] [bounds]
 
@@ -25,16 +26,24 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.common import (
     Planned,
     add_budget_arguments,
+    add_output_arguments,
+    add_progress_arguments,
     add_scenario_bounds,
+    add_spark_arguments,
     budget_from,
     run_planned,
     scenario_bounds_from,
+    spark_conf_from,
 )
+from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -52,20 +61,13 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
-    )
     parser.add_argument(
         "--no-spark", action="store_true", help="run in this process instead (debugging)"
     )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of the table'
+    add_output_arguments(
+        parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
-    )
     add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--durability-preset",
@@ -80,7 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip the decision-level proofs (every table length, every seqno)",
     )
+    add_progress_arguments(parser)
     add_scenario_bounds(parser)
+    add_spark_arguments(parser)
 
 
 def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
@@ -106,6 +110,10 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
     bounds = scenario_bounds_from(args)
+    conf = spark_conf_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
     tasks: list[Task] = [
         ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout, budget=budget)
@@ -122,26 +130,26 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     everything: list[Task] = [*tasks, *cluster_tasks]
+    progress = Progress(len(everything), quiet=args.quiet)
+    labels = [task.label for task in everything]
 
-    def decided(n: int, result: Result) -> None:
-        print(f"[{n + 1}/{len(everything)}] {_progress(result)}", file=sys.stderr, flush=True)
+    def done(n: int, result: Result) -> None:
+        progress.finish(labels[n], result.verdict.value)
 
-    if args.no_spark:
-        numbers = iter(range(len(everything)))
-        results = run_planned(
-            [Planned(_label(t), t.run, t.planned) for t in everything],
-            lambda result: decided(next(numbers), result),
-        )
-    else:
-        from checker.spark.session import spark_session
-        from checker.spark.tasks import run_tasks
+    try:
+        if args.no_spark:
+            planned = [Planned(t.label, partial(_run, t), t.planned) for t in everything]
+            results = run_planned(planned, lambda result: None, progress)
+        else:
+            from checker.spark.session import spark_session
+            from checker.spark.tasks import run_tasks
 
-        spark, created = spark_session(args.master, "dcpcheck verify")
-        try:
-            results = run_tasks(spark, everything, decided)
-        finally:
-            if created:
-                spark.stop()
+            app = "dcpcheck verify"
+            with spark_session(args.master, app, conf, args.executor_wait) as spark:
+                start = lambda n: progress.start(labels[n])  # noqa: E731
+                results = run_tasks(spark, everything, on_start=start, on_done=done)
+    finally:
+        progress.close()
     stopped = any(r.interrupted for r in results)
     if not stopped and not args.no_decision:
         try:
@@ -188,14 +196,8 @@ def _out(out: str, r: Result) -> str:
     return out if r.model == "scenario" else f"{out}/durability"
 
 
-def _label(task: Task) -> str:
-    if isinstance(task, ScenarioTask):
-        return f"{task.rules}/{task.consumer}: {task.property}"
-    return f"{task.ack_rule}/{task.branch_rule}: {task.property} ({task.preset})"
-
-
-def _progress(r: Result) -> str:
-    return f"{r.label}: {r.property}: {r.verdict.value}" + (f" ({r.reason})" if r.reason else "")
+def _run(task: Task, update: Callable[[str], None]) -> Result:
+    return task.run()
 
 
 def _print_durability(cluster: list[Result]) -> None:

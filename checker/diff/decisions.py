@@ -24,6 +24,7 @@ from checker.diff.regions import (
     region_condition,
     region_in_fields,
     region_of,
+    without,
 )
 from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
@@ -112,8 +113,13 @@ def _search(
         region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
         condition = region_condition(region, rules_a, rules_b, a, b)
         session.add(~condition)
-        values = _minimised(space, condition, budget, deadline) or outcome.values
-        search.found.append((region, _example(space, rules_a, rules_b, region, values)))
+        plain = _without_features(space, rules_a, rules_b, region, budget, deadline)
+        if plain is None:
+            search.note = f"the solver answered unknown on {region.label}"
+            return
+        if plain:  # else every input of the region needs a feature: its facets say which
+            values = _minimised(space, condition, budget, deadline) or outcome.values
+            search.found.append((region, _example(space, rules_a, rules_b, region, values)))
         facets, note = _facets(space, rules_a, rules_b, region, budget, deadline)
         search.found += facets
         if note:
@@ -121,9 +127,7 @@ def _search(
             return
 
 
-def _none_longer(
-    search: RegionSearch, rules_a: RuleSet, rules_b: RuleSet, budget: Budget
-) -> bool:
+def _none_longer(search: RegionSearch, rules_a: RuleSet, rules_b: RuleSet, budget: Budget) -> bool:
     """No region beyond those found exists with a failover table of any length."""
     plain = list(dict.fromkeys(region.plain for region, _ in search.found))  # found order
 
@@ -131,6 +135,28 @@ def _none_longer(
         return any_of(*(region_condition(r, rules_a, rules_b, a, b) for r in plain))
 
     return other_region(rules_a, rules_b, inside, budget).answer is Answer.UNSAT
+
+
+def _without_features(
+    space: DecisionSpace,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    region: Region,
+    budget: Budget,
+    deadline: float | None,
+) -> bool | None:
+    """Whether ``region`` has an input humpty_dumpty can express (no request feature
+    used); None if the solver could not tell."""
+    fields = dict(space.fields)
+    for feature in FEATURES:
+        fields = without(fields, feature)
+    session = Session(budget=budget, deadline=deadline)
+    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.add(space.well_formed())
+    outcome = session.check(region_in_fields(region, rules_a, rules_b, fields))
+    if outcome.answer is Answer.UNKNOWN:
+        return None
+    return outcome.answer is Answer.SAT
 
 
 def _facets(

@@ -26,12 +26,23 @@ from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.scenario import Failover, Mutation, Scenario
 
-__all__ = ["Violates", "partitions", "scenarios", "search", "sent_seqnos"]
+__all__ = [
+    "Violates",
+    "history_at",
+    "history_count",
+    "partitions",
+    "scenarios",
+    "search",
+    "sent_seqnos",
+]
+
+
+def _ops(keys: int) -> list[Mutation]:
+    return [Mutation(k, d) for k in range(keys) for d in (False, True)]
 
 
 def _histories(keys: int, length: int) -> Iterator[tuple[Mutation, ...]]:
-    ops = [Mutation(k, d) for k in range(keys) for d in (False, True)]
-    return (tuple(h) for h in itertools.product(ops, repeat=length))
+    return (tuple(h) for h in itertools.product(_ops(keys), repeat=length))
 
 
 def sent_seqnos(history: tuple[Mutation, ...], ends: tuple[int, ...]) -> list[int]:
@@ -70,6 +81,27 @@ def _failover_chains(
 def partitions(bounds: Bounds) -> list[tuple[Mutation, ...]]:
     """The first histories, smallest first: one unit of work each."""
     return [h for n in range(bounds.seqnos + 1) for h in _histories(bounds.keys, n)]
+
+
+def history_count(bounds: Bounds) -> int:
+    """How many first histories ``partitions`` lists."""
+    ops = 2 * bounds.keys
+    return sum(ops**n for n in range(bounds.seqnos + 1))
+
+
+def history_at(bounds: Bounds, index: int) -> tuple[Mutation, ...]:
+    """``partitions(bounds)[index]`` without listing the others (executors make their own)."""
+    ops = _ops(bounds.keys)
+    for length in range(bounds.seqnos + 1):
+        size = len(ops) ** length
+        if index < size:
+            digits = []
+            for _ in range(length):
+                index, digit = divmod(index, len(ops))
+                digits.append(ops[digit])
+            return tuple(reversed(digits))
+        index -= size
+    raise IndexError(f"only {history_count(bounds)} first histories within these bounds")
 
 
 def scenarios(bounds: Bounds, history: tuple[Mutation, ...] | None = None) -> Iterator[Scenario]:

@@ -1,85 +1,112 @@
-"""Checks as Spark tasks: one task per check, results in the checks' order.
+"""Checks as Spark tasks: one Spark job per check, results in the checks' order.
 
 Each ``checker.tasks`` task resolves its names (built-in or ``.py`` file) on
-the executor, runs there, and returns its ``Result`` (plain data); the
-driver puts the results back in the order the tasks were given.
-
-Each task is a Spark job of its own, submitted together from driver threads
-(Spark runs them side by side as executor cores free up), so the driver
-hears of each result as it is decided. Ctrl-C cancels every job still
-running: ``run_tasks`` then returns the results decided so far and the rest
-as ``unknown (interrupted)``.
+an executor, runs there, and returns its ``Result`` (plain data). Jobs are
+submitted from a few driver threads, so checks run side by side on the
+executors and each one is reported (``on_start``, ``on_done``) as it
+finishes rather than all at the end. All jobs share one job group: Ctrl-C
+cancels every job still running, and ``run_tasks`` returns the results
+decided so far with the rest ``unknown (interrupted)``. A user's files go
+with the job (``checker.spark.shipping``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import fields, replace
 from typing import TypeVar
 
 from checker.result import Result, Verdict
+from checker.spark.shipping import on_executor, ship
 from checker.tasks import Task, run_task
 
-__all__ = ["one_task_each", "run_tasks"]
+__all__ = ["GROUP", "one_task_each", "run_tasks"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+GROUP = "dcpcheck"
+NAMES = ("rules", "consumer", "property", "ack_rule", "branch_rule")
+
+
+def _names(task: Task, rename: Callable[[str], str]) -> Task:
+    named = {f.name for f in fields(task)} & set(NAMES)
+    return replace(task, **{name: rename(getattr(task, name)) for name in named})
+
+
+def _run_there(task: Task) -> Result:
+    return run_task(_names(task, on_executor))
 
 
 def run_tasks(
     spark,  # type: ignore[no-untyped-def]
     tasks: Sequence[Task],
-    each: Callable[[int, Result], None] | None = None,
+    *,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[int, Result], None] | None = None,
 ) -> list[Result]:
-    """Every task's result in order; ``each(index, result)`` as each one is decided."""
-    done = one_task_each(spark, run_task, tasks, each)
-    if all(r is not None for r in done):
-        return done  # type: ignore[return-value]
-    return [
-        r
-        if r is not None
-        else task.planned().but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
-        for task, r in zip(tasks, done, strict=True)
-    ]
+    shipped = [_names(task, lambda text: ship(spark, text)) for task in tasks]
+    try:
+        return one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
+    except Interrupted as stop:
+        return [
+            task.planned().but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
+            if result is None
+            else result
+            for task, result in zip(tasks, stop.results, strict=True)
+        ]
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``one_task_each``: ``results`` holds what was decided (None: not)."""
+
+    def __init__(self, results: list) -> None:  # type: ignore[type-arg]
+        super().__init__()
+        self.results = results
 
 
 def one_task_each(
     spark,  # type: ignore[no-untyped-def]
     run: Callable[[T], R],
     items: Sequence[T],
-    each: Callable[[int, R], None] | None = None,
-) -> list[R | None]:
-    """``run`` on each item, one Spark task (and job) per item; the results in the items'
-    order. After Ctrl-C (the jobs are cancelled) an item without a result gets None."""
-    if not items:
-        return []
-    sc = spark.sparkContext
-    rdd = sc.parallelize(list(enumerate(items)), numSlices=len(items))
-    rdd = rdd.map(lambda pair: (pair[0], run(pair[1])))
-    results: list[R | None] = [None] * len(items)
-    pool = ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="dcpcheck-job")
-    jobs: list[Future] = [  # type: ignore[type-arg]
-        pool.submit(sc.runJob, rdd, lambda rows: list(rows), [n]) for n in range(len(items))
-    ]
+    *,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[int, R], None] | None = None,
+) -> list[R]:
+    """``run`` on each item as its own Spark job, ``defaultParallelism`` at a time;
+    the results in the items' order. Ctrl-C cancels the jobs still running and raises
+    ``Interrupted`` with the results decided by then."""
+    context = spark.sparkContext
 
-    def collect(future: Future) -> None:  # type: ignore[type-arg]
-        for n, value in future.result():
-            results[n] = value
-            if each is not None:
-                each(n, value)
+    def job(n: int) -> R:
+        context.setJobGroup(GROUP, f"dcpcheck check {n + 1}/{len(items)}", True)
+        if on_start is not None:
+            on_start(n)
+        (value,) = context.parallelize([items[n]], 1).map(run).collect()
+        return value
 
-    pending = set(jobs)
+    results: dict[int, R] = {}
+    workers = max(1, min(len(items), context.defaultParallelism))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dcpcheck-job")
     try:
+        pending = {pool.submit(job, n): n for n in range(len(items))}
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=jobs.index):
-                collect(future)
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                n = pending.pop(future)
+                results[n] = future.result()
+                if on_done is not None:
+                    on_done(n, results[n])
     except KeyboardInterrupt:
-        sc.cancelAllJobs()
+        context.cancelJobGroup(GROUP)
         pool.shutdown(wait=True, cancel_futures=True)
-        for future in pending:  # decided while the others were being cancelled
+        for future, n in pending.items():  # decided while the others were being cancelled
             if future.done() and not future.cancelled() and future.exception() is None:
-                collect(future)
-        return results
+                results[n] = future.result()
+        raise Interrupted([results.get(n) for n in range(len(items))]) from None
+    except BaseException:
+        context.cancelJobGroup(GROUP)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     pool.shutdown(wait=True)
-    return results
+    return [results[n] for n in range(len(items))]
