@@ -27,6 +27,7 @@ from checker.diff.decisions import search_regions
 from checker.diff.engine import diff_rules
 from checker.diff.regions import Region, change_of
 from checker.loading import resolve
+from checker.symbolic.budget import Budget
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.failover_table import FailoverEntry, FailoverTable
@@ -95,7 +96,7 @@ def run(quick: bool) -> None:
         ("rollback-doc vs kv-current", doc, code),
         ("kv-current vs a rewrite (equivalent)", code, rewrite),
     ):
-        search = search_regions(a, b, entries, 50, 600)
+        search = search_regions(a, b, entries, 50, Budget())
         assert search.complete
         z3_regions = {r.plain for r, _ in search.found}
         seconds, count, found = exhaustive(a, b, entries, top)

@@ -19,7 +19,8 @@ from checker.engines import ENGINES
 from checker.engines.finding import Finding
 from checker.report.counterexample import counterexample_id, scenario_record
 from checker.result import Result, Stats, Verdict
-from checker.timing import Stopwatch
+from checker.symbolic.budget import CHECK_BUDGET, Budget
+from checker.timing import Stopwatch, deadline_after
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.model.build import ScenarioModel
@@ -27,7 +28,7 @@ from spec.model.narrate import run_of
 from spec.properties import Property
 from spec.rules.language import RuleSet
 
-__all__ = ["ENGINES", "SearchOnSpark", "check", "reproduce_command"]
+__all__ = ["CHECK_BUDGET", "ENGINES", "SearchOnSpark", "check", "planned", "reproduce_command"]
 
 # An engine running elsewhere (the exhaustive search on Spark): model, property -> finding.
 SearchOnSpark = Callable[[ScenarioModel, Property], Finding]
@@ -46,15 +47,23 @@ def _search(
     prop: Property,
     engine: str,
     *,
-    timeout_s: float | None,
+    budget: Budget,
+    deadline: float | None,
     minimise: bool,
     spark: SearchOnSpark | None,
     random_examples: int,
+    workers: int = 1,
 ) -> Finding:
+    if engine == "z3" and workers > 1:
+        from checker.engines import cubes
+
+        return cubes.search(
+            model, prop, budget=budget, deadline=deadline, minimised=minimise, workers=workers
+        )
     if engine == "z3":
         from checker.engines import z3
 
-        return z3.search(model, prop, timeout_s=timeout_s, minimised=minimise)
+        return z3.search(model, prop, budget=budget, deadline=deadline, minimised=minimise)
     if engine == "exhaustive":
         if spark is not None:
             return spark(model, prop)
@@ -68,56 +77,85 @@ def _search(
     raise ValueError(f"unknown engine {engine}; known: {', '.join(ENGINES)}")
 
 
+def planned(
+    rules: RuleSet, variant: ConsumerVariant, prop: Property, bounds: Bounds, engine: str = "z3"
+) -> Result:
+    """The check's result before anything is decided: ``unknown``, named and bounded,
+    with the command that reproduces it (what an interrupted run reports for it)."""
+    return Result(
+        model="scenario",
+        subject={"rules": rules.name, "consumer": variant.name},
+        property=prop.id,
+        kind=prop.kind,
+        verdict=Verdict.UNKNOWN,
+        bounds=bounds,
+        engine=engine,
+        reason="not run",
+        command=reproduce_command(rules.name, variant.name, prop.id, bounds),
+    )
+
+
 def check(
     rules: RuleSet,
     variant: ConsumerVariant,
     prop: Property,
     bounds: Bounds,
-    timeout_s: float | None = 60.0,
+    timeout_s: float | None = None,
     minimise: bool = True,
     engine: str = "z3",
     spark: SearchOnSpark | None = None,
     random_examples: int = 10_000,
+    budget: int | None = CHECK_BUDGET,
+    workers: int = 1,
 ) -> Result:
     """One check. ``engine``: ``z3`` (the default: proofs and minimised
     counterexamples), ``exhaustive`` (every scenario enumerated, with ``spark``
     if given; a proof when it completes), ``random`` (hypothesis; finds
-    violations, never claims that a property holds)."""
+    violations, never claims that a property holds).
+
+    ``budget``: Z3 resource units for the search and the minimisation (None:
+    no limit); when it runs out the verdict is ``unknown``, the same on any
+    machine. ``timeout_s``: an outer wall-clock guard (its unknowns depend on
+    the machine's load). ``workers`` > 1: the Z3 proof is cut into cubes (one per
+    number of failovers) solved on that many processes, each cube with the whole
+    budget (``checker.engines.cubes``)."""
     clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
+    spending = Budget(budget)
     found = _search(
         model,
         prop,
         engine,
-        timeout_s=timeout_s,
+        budget=spending,
+        deadline=deadline_after(timeout_s),
         minimise=minimise,
         spark=spark,
         random_examples=random_examples,
+        workers=workers,
     )
-    command = reproduce_command(rules.name, variant.name, prop.id, bounds)
-    result = Result(
-        model="scenario",
-        subject={"rules": rules.name, "consumer": variant.name},
-        property=prop.id,
-        kind=prop.kind,
+    result = planned(rules, variant, prop, bounds, engine).but(
         verdict=found.verdict,
-        bounds=bounds,
-        engine=engine,
         reason=found.reason,
         note=found.note,
         size=found.size,
-        command=command,
+        interrupted=found.interrupted,
     )
     if found.verdict is Verdict.VIOLATED and found.scenario is not None:
         replay = replay_scenario(found.scenario, model, prop)
         result = result.but(witness=found.scenario, replay=replay.outcome())
         if replay.trace is not None:
             explanation = prop.explain(replay.trace, bounds)
-            ident = counterexample_id(rules.name, variant.name, prop.id, found.scenario)
+            ident = (
+                ""
+                if found.interrupted
+                else counterexample_id(rules.name, variant.name, prop.id, found.scenario)
+            )
             result = result.but(
                 run=run_of(replay.trace),
                 explanation=explanation,
                 ident=ident,
-                record=scenario_record(result, ident, replay.trace, explanation),
+                record=None
+                if found.interrupted
+                else scenario_record(result, ident, replay.trace, explanation),
             )
-    return result.but(stats=Stats(*clock.read(), examined=found.examined))
+    return result.but(stats=Stats(*clock.read(), examined=found.examined, budget=found.units))

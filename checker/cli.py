@@ -43,7 +43,7 @@ COMMANDS = {
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,
-3 unknown (solver unknown or timeout), 4 internal error (harness bug)"""
+3 unknown (solver budget or timeout), 4 internal error (harness bug), 130 interrupted"""
 
 
 class _Parser(argparse.ArgumentParser):

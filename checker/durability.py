@@ -44,6 +44,7 @@ __all__ = [
     "SANITY",
     "check_durability",
     "model_for",
+    "planned",
     "replay_counterexample",
     "reproduce_command",
     "result_of",
@@ -127,6 +128,33 @@ def check_durability(
     return result_of(model, prop, exploration, preset, clock)
 
 
+def planned(
+    ack_rule: AckRule,
+    branch_rule: BranchRule,
+    prop: ClusterProperty,
+    rules: RuleSet,
+    bounds: ClusterBounds,
+    preset: str | None = None,
+    strategy: str = "bfs",
+) -> Result:
+    """The check's result before anything is decided: ``unknown``, named and bounded,
+    with the command that reproduces it (what an interrupted run reports for it)."""
+    return Result(
+        model="cluster",
+        subject={"ack_rule": ack_rule.id, "branch_rule": branch_rule.id},
+        context={"rules": rules.name},
+        property=prop.id,
+        kind=prop.kind,
+        expectation=prop.expectation,
+        verdict=Verdict.UNKNOWN,
+        bounds=bounds,
+        engine=strategy,
+        reason="not run",
+        preset=preset,
+        command=reproduce_command(ack_rule.id, branch_rule.id, prop.id, rules.name, bounds, preset),
+    )
+
+
 def result_of(
     model: ClusterModel,
     prop: ClusterProperty,
@@ -139,26 +167,12 @@ def result_of(
     setup = model.setup
     outcome = exploration.outcomes[prop.id]
     sanity = exploration.outcomes[SANITY].verdict
-    result = Result(
-        model="cluster",
-        subject={"ack_rule": setup.ack_rule.id, "branch_rule": setup.branch_rule.id},
-        context={"rules": setup.rules.name},
-        property=prop.id,
-        kind=prop.kind,
-        expectation=prop.expectation,
+    result = planned(
+        setup.ack_rule, setup.branch_rule, prop, setup.rules, setup.bounds, preset
+    ).but(
         verdict=outcome.verdict,
-        bounds=setup.bounds,
         engine=exploration.engine or exploration.strategy,
         reason="" if outcome.verdict is not Verdict.UNKNOWN else exploration.stopped,
-        preset=preset,
-        command=reproduce_command(
-            setup.ack_rule.id,
-            setup.branch_rule.id,
-            prop.id,
-            setup.rules.name,
-            setup.bounds,
-            preset,
-        ),
     )
     if prop.expectation == "always" and outcome.verdict is Verdict.HOLDS:
         result = result.but(vacuous=sanity is Verdict.VIOLATED)

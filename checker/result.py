@@ -110,6 +110,7 @@ class Result:
     command: str = ""  # the command line that reproduces this check
     expected: str | None = None  # the verdict recorded for this combination, if any
     context: Mapping[str, str] = field(default_factory=dict)  # fixed names (the rule set)
+    interrupted: bool = False  # Ctrl-C stopped the run here; what it holds was decided before
 
     @property
     def label(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checker.result import Result
+from checker.symbolic.budget import CHECK_BUDGET
 from spec.bounds import Bounds
 from spec.cluster import ClusterBounds
 
@@ -25,32 +26,47 @@ class ScenarioTask:
     consumer: str
     property: str
     bounds: Bounds
-    timeout_s: float | None = 120.0
+    timeout_s: float | None = None
     engine: str = "z3"
     minimise: bool = True
     random_examples: int = 10_000
+    budget: int | None = CHECK_BUDGET  # Z3 resource units (None: no limit)
 
     @property
     def label(self) -> str:
         return f"{self.rules}/{self.consumer}: {self.property}"
 
-    def run(self) -> Result:
-        from checker.check import check
+    def _named(self):  # type: ignore[no-untyped-def]
         from checker.loading import resolve
         from spec.consumers import CONSUMERS, ConsumerVariant
         from spec.properties import PROPERTIES, Property
         from spec.rules import RULE_SETS, RuleSet
 
-        result = check(
+        return (
             resolve(RULE_SETS, RuleSet, self.rules),
             resolve(CONSUMERS, ConsumerVariant, self.consumer),
             resolve(PROPERTIES, Property, self.property),
+        )
+
+    def run(self) -> Result:
+        from checker.check import check
+
+        result = check(
+            *self._named(),
             self.bounds,
             timeout_s=self.timeout_s,
             minimise=self.minimise,
             engine=self.engine,
             random_examples=self.random_examples,
+            budget=self.budget,
         )
+        return result.but(expected=self.expected(result))
+
+    def planned(self) -> Result:
+        """The result before anything is decided (``checker.check.planned``)."""
+        from checker.check import planned
+
+        result = planned(*self._named(), self.bounds, self.engine)
         return result.but(expected=self.expected(result))
 
     @staticmethod
@@ -79,8 +95,7 @@ class ClusterTask:
         where = f" ({self.preset})" if self.preset else ""
         return f"{self.ack_rule}/{self.branch_rule}: {self.property}{where}"
 
-    def run(self) -> Result:
-        from checker.durability import check_durability
+    def _named(self):  # type: ignore[no-untyped-def]
         from checker.loading import resolve
         from spec.cluster import (
             ACK_RULES,
@@ -92,11 +107,25 @@ class ClusterTask:
         )
         from spec.rules import RULE_SETS, RuleSet
 
-        result = check_durability(
+        return (
             resolve(ACK_RULES, AckRule, self.ack_rule),
             resolve(BRANCH_RULES, BranchRule, self.branch_rule),
             resolve(CLUSTER_PROPERTIES, ClusterProperty, self.property),
             resolve(RULE_SETS, RuleSet, self.rules),
+        )
+
+    def planned(self) -> Result:
+        """The result before anything is decided (``checker.durability.planned``)."""
+        from checker.durability import planned
+
+        result = planned(*self._named(), self.bounds, self.preset, self.strategy)
+        return result.but(expected=self.expected(result))
+
+    def run(self) -> Result:
+        from checker.durability import check_durability
+
+        result = check_durability(
+            *self._named(),
             self.bounds,
             preset=self.preset,
             strategy=self.strategy,

@@ -11,7 +11,8 @@ Exit codes, fixed for every command:
 0     ok / every property holds within its bounds
 1     a violation was found (or a replay failed, or a diff regressed)
 2     bad input or usage (a file, a field, an argument, a name)
-3     unknown: the solver answered unknown or timed out
+3     unknown: the solver's budget ran out (or it answered unknown, or
+      the outer timeout passed)
 4     internal error: a harness bug (e.g. a counterexample the
       reference implementation does not confirm, or a crash: the
       traceback goes to a crash report file, never to the terminal)

@@ -15,6 +15,7 @@ from conftest import DATA, ROOT
 
 from checker.diff.decisions import search_regions
 from checker.diff.report import decide_command
+from checker.symbolic.budget import Budget
 from spec.rules import RULE_SETS
 
 FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
@@ -66,7 +67,8 @@ def test_json_lists_each_region_with_both_answers(monkeypatch, capsys) -> None:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the decide line is a bash command")
 def test_the_printed_decide_line_reproduces_both_answers() -> None:
-    search = search_regions(RULE_SETS.get("rollback-doc"), RULE_SETS.get("kv-current"), 3, 10, 60)
+    rules_a, rules_b = RULE_SETS.get("rollback-doc"), RULE_SETS.get("kv-current")
+    search = search_regions(rules_a, rules_b, 3, 10, Budget())
     example = next(e for r, e in search.found if r.case_b == "start-zero")
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")

@@ -1,15 +1,18 @@
 """Search for resumes that violate a property, or show none exists within bounds.
 
     dcpcheck check [--rules NAME|FILE ...] [--consumer NAME|FILE ...]
-                   [--property ID ...] [--json] [--out DIR] [--timeout S]
-                   [--fail-on safety|cost] [--quiet]
+                   [--property ID ...] [--json] [--out DIR] [--budget M] [--timeout S]
+                   [--workers N] [--fail-on safety|cost] [--quiet]
                    [--seqnos N] [--keys N] [--entries N] [--failovers N]
 
 For every combination, Z3 either finds a violating scenario (minimised,
 replayed on the reference implementation, written to DIR as
 ``<id>.json`` and ``<id>.itf.json``) or proves there is none within the
 bounds. Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
-``unknown`` (solver unknown or timeout: nothing is claimed).
+``unknown`` (the budget of Z3 work ran out, or the outer --timeout, or
+Ctrl-C: nothing is claimed). The same command gives the same verdicts and
+the same counterexamples on any machine, loaded or not (--budget counts
+Z3's resource units, not seconds).
 Exit: 0 no safety property is violated (a cost violation is reported, and
 fails only with --fail-on cost), 1 a violation, 3 an unknown, 4 a
 counterexample the reference implementation does not confirm (a harness
@@ -24,14 +27,16 @@ from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
-from checker.check import ENGINES, check
+from checker.check import CHECK_BUDGET, ENGINES, check, planned
 from checker.commands.common import (
     Chosen,
+    Planned,
+    add_budget_arguments,
     add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
-    add_timeout,
+    budget_from,
     chosen,
     print_results,
     scenario_bounds_from,
@@ -41,6 +46,7 @@ from checker.inputs import count
 from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
+from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
@@ -77,7 +83,7 @@ def selection(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     add_output_arguments(parser, "out/check")
-    add_timeout(parser, 120.0, "per check")
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
     )
@@ -87,6 +93,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="z3",
         help="z3 (default: proofs, minimised counterexamples); exhaustive (enumerate every "
         "scenario, on Spark); random (hypothesis; never claims 'holds')",
+    )
+    parser.add_argument(
+        "--workers",
+        type=count(1, 256),
+        default=1,
+        metavar="N",
+        help="z3: cut each proof into cubes (one per number of failovers) solved on N "
+        "processes side by side, each cube with the whole budget (default 1: one proof)",
     )
     parser.add_argument(
         "--examples",
@@ -108,6 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    budget = budget_from(args)
     bounds = scenario_bounds_from(args)
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
@@ -133,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
             p.item,
             bounds,
             timeout_s=args.timeout,
+            budget=budget,
+            workers=args.workers,
             minimise=not args.no_minimise,
             engine=args.engine,
             spark=on_spark,
@@ -147,10 +164,14 @@ def run(args: argparse.Namespace) -> int:
             app = "dcpcheck check --engine exhaustive"
             spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
         checks = [
-            (f"{r.item.name}/{c.item.name}: {p.item.id}", partial(one, spark, r, c, p))
+            Planned(
+                f"{r.item.name}/{c.item.name}: {p.item.id}",
+                partial(one, spark, r, c, p),
+                partial(planned, r.item, c.item, p.item, bounds, args.engine),
+            )
             for r, c, p in combos
         ]
         results = print_results(checks, out=args.out, as_json=args.json, quiet=args.quiet)
-    if args.html:
+    if args.html and not any(r.interrupted for r in results):
         write_html(results, args.html, "dcpcheck check")
     return exit_code(results, fail_on_cost=args.fail_on == "cost")

@@ -21,7 +21,9 @@ from checker.loading import resolve_many
 from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
-from checker.result import Result
+from checker.result import Result, Stats, Verdict
+from checker.symbolic.budget import MILLION
+from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.errors import UsageError
@@ -29,15 +31,20 @@ from spec.registry import Registry
 
 __all__ = [
     "Chosen",
+    "Planned",
+    "add_budget_arguments",
     "add_cluster_bounds",
     "add_output_arguments",
     "add_progress_arguments",
     "add_scenario_bounds",
     "add_spark_arguments",
     "add_timeout",
+    "budget_from",
     "chosen",
     "cluster_bounds_from",
+    "interrupted",
     "print_results",
+    "run_planned",
     "scenario_bounds_from",
     "spark_conf_from",
 ]
@@ -193,6 +200,32 @@ def spark_conf_from(args: argparse.Namespace) -> dict[str, str]:
     return conf
 
 
+# -- budgets and limits ----------------------------------------------------------------------
+
+
+def add_budget_arguments(
+    parser: argparse.ArgumentParser, budget_millions: float, what: str = "per check"
+) -> None:
+    """``--budget`` (deterministic: decides ``unknown``) and ``--timeout`` (outer guard)."""
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=budget_millions,
+        metavar="M",
+        help=f"Z3 work allowed {what}, in millions of resource units (default "
+        f"{budget_millions:g}); when it runs out the verdict is unknown, the same on any "
+        "machine; 0: no limit",
+    )
+    add_timeout(parser, None, what)
+
+
+def budget_from(args: argparse.Namespace) -> int | None:
+    """The budget in resource units (None: no limit), checked."""
+    if args.budget < 0:
+        raise UsageError("--budget must be positive (0: no limit)")
+    return None if args.budget == 0 else int(args.budget * MILLION)
+
+
 # -- running and printing --------------------------------------------------------------------
 
 
@@ -215,15 +248,15 @@ def add_output_arguments(
         )
 
 
-def add_timeout(parser: argparse.ArgumentParser, default: float, what: str) -> None:
-    """``--timeout S``: a wall-clock limit (``what``: per check, for the whole diff...)."""
-    parser.add_argument(
-        "--timeout",
-        type=seconds,
-        default=default,
-        metavar="S",
-        help=f"wall-clock limit in seconds, {what} (default {default:g})",
-    )
+def add_timeout(parser: argparse.ArgumentParser, default: float | None, what: str) -> None:
+    """``--timeout S``: a wall-clock limit (``what``: per check, for the whole diff...);
+    with a Z3 budget it is only an outer guard, off by default."""
+    if default is None:
+        text = f"wall-clock limit in seconds, {what} (default none): an outer guard; an "
+        text += "unknown it causes depends on the machine's load"
+    else:
+        text = f"wall-clock limit in seconds, {what} (default {default:g})"
+    parser.add_argument("--timeout", type=seconds, default=default, metavar="S", help=text)
 
 
 def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
@@ -237,34 +270,73 @@ def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
 Check = Callable[[Callable[[str], None]], Result]  # run(update) -> result
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A check to run: its label, how to run it (``run(update)``, ``update`` for its own
+    progress), and its result if it never decides anything (``planned()``: unknown,
+    named and bounded)."""
+
+    label: str
+    run: Check
+    planned: Callable[[], Result]
+
+
+def interrupted(r: Result) -> Result:
+    """``r`` as a check Ctrl-C stopped before it decided anything."""
+    return r.but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
+
+
+def run_planned(
+    checks: Sequence[Planned], each: Callable[[Result], None], progress: Progress
+) -> list[Result]:
+    """Run each check in order, calling ``each`` on its result as it finishes. Ctrl-C
+    stops the run: the check it stops is ``unknown (interrupted)`` unless it had decided
+    its verdict (a violation whose minimisation was cut short), and so is every check
+    after it."""
+    results: list[Result] = []
+    for check in checks:
+        if results and results[-1].interrupted:
+            result = interrupted(check.planned())
+        else:
+            progress.start(check.label)
+            clock = Stopwatch()
+            try:
+                result = check.run(partial(progress.update, check.label))
+            except KeyboardInterrupt:
+                result = interrupted(check.planned()).but(stats=Stats(*clock.read()))
+            progress.finish(check.label, result.verdict.value)
+        results.append(result)
+        each(result)
+    return results
+
+
 def print_results(
-    checks: Sequence[tuple[str, Check]],
+    checks: Sequence[Planned],
     *,
     out: str | Path,
     as_json: bool,
     expected: bool = False,
     quiet: bool = False,
 ) -> list[Result]:
-    """Run each (label, check) in order, showing progress on stderr (a check may report
-    its own through the ``update`` it is given), write its counterexample files to
-    ``out``, print its one-line (and long) form as it finishes, then a summary table or
-    the JSON of all; return the results."""
-    results: list[Result] = []
+    """Run each check in order, showing progress on stderr (a check may report its own
+    through the ``update`` it is given), write its counterexample files to ``out``, print
+    its one-line (and long) form as it finishes, then a summary table or the JSON of all;
+    return the results. After Ctrl-C the rest are reported ``unknown (interrupted)`` and
+    nothing more is written."""
     paths: list[Path | None] = []
     progress = Progress(len(checks), quiet=quiet)
+
+    def report(result: Result) -> None:
+        path = None if result.interrupted else write_counterexample(result, out)
+        paths.append(path)
+        if not as_json:
+            progress.close()
+            print(one_line(result, path), flush=True)
+            if shows_run(result) or result.harness_bug:
+                print("\n".join(long_form(result)), flush=True)
+
     try:
-        for label, run in checks:
-            progress.start(label)
-            result = run(partial(progress.update, label))
-            progress.finish(label, result.verdict.value)
-            path = write_counterexample(result, out)
-            results.append(result)
-            paths.append(path)
-            if not as_json:
-                progress.close()
-                print(one_line(result, path), flush=True)
-                if shows_run(result) or result.harness_bug:
-                    print("\n".join(long_form(result)), flush=True)
+        results = run_planned(checks, report, progress)
     finally:
         progress.close()
     if as_json:

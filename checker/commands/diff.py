@@ -1,6 +1,7 @@
 """Review a protocol change: where two rule sets (or two consumers) differ, and is it safe?
 
-    dcpcheck diff BASE CANDIDATE [--consumer NAME|FILE ...] [--json] [--max N]
+    dcpcheck diff BASE CANDIDATE [--consumer NAME|FILE ...] [--json] [--max N] [--budget M]
+                      [--timeout S]
                       [--table-entries T] [--seqnos N] [--keys N] [--entries N] [--failovers N]
     dcpcheck diff --consumers BASE CANDIDATE [--rules NAME|FILE] [--json] [--max N] [bounds]
 
@@ -16,9 +17,12 @@ improvement, or neutral. With --consumers, the same for two consumer
 variants under one rule set.
 
 Exit: 1 if any region is a safety regression of CANDIDATE; 3 if a needed
-answer is unknown or the search stopped at --max; 4 if a witness is not
-confirmed by the reference implementation; 0 otherwise (equivalent, or no
-regression: a CANDIDATE that fixes an unsafe BASE exits 0).
+answer is unknown (the --budget of Z3 work for the whole diff ran out, or
+the outer --timeout) or the search stopped at --max; 4 if a witness is not
+confirmed by the reference implementation; 130 if Ctrl-C stopped it (the
+regions found so far are listed, those not classified are unknown); 0
+otherwise (equivalent, or no regression: a CANDIDATE that fixes an unsafe
+BASE exits 0).
 """
 
 from __future__ import annotations
@@ -28,15 +32,17 @@ import json
 import sys
 
 from checker.commands.common import (
+    add_budget_arguments,
     add_output_arguments,
     add_scenario_bounds,
-    add_timeout,
+    budget_from,
     scenario_bounds_from,
 )
-from checker.diff.engine import diff_consumers, diff_rules
+from checker.diff.engine import DIFF_BUDGET, diff_consumers, diff_rules
 from checker.diff.report import report_json, text
 from checker.inputs import count
 from checker.loading import resolve, resolve_many
+from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
@@ -75,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop after N regions (default 50)",
     )
-    add_timeout(parser, 300.0, "for the whole diff")
+    add_budget_arguments(parser, DIFF_BUDGET / MILLION, what="for the whole diff")
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first witness scenario found"
     )
@@ -91,10 +97,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    budget = budget_from(args)
     bounds = scenario_bounds_from(args)
     options = {
         "max_regions": args.max,
         "timeout_s": args.timeout,
+        "budget": budget,
         "minimise": not args.no_minimise,
     }
     if args.consumers:

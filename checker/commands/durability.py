@@ -31,6 +31,7 @@ from functools import partial
 
 from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
+    Planned,
     add_cluster_bounds,
     add_output_arguments,
     add_progress_arguments,
@@ -41,7 +42,7 @@ from checker.commands.common import (
     print_results,
     spark_conf_from,
 )
-from checker.durability import check_durability
+from checker.durability import check_durability, planned
 from checker.engines import STRATEGIES
 from checker.inputs import count
 from checker.loading import resolve
@@ -161,18 +162,20 @@ def run(args: argparse.Namespace) -> int:
 
     combos = [(a, b, p) for a in acks for b in branches for p in props]
     labels = [f"{a.item.id}/{b.item.id}: {p.item.id}" for a, b, p in combos]
+    plans = [
+        partial(planned, a.item, b.item, p.item, rules, bounds, preset_name, args.strategy)
+        for a, b, p in combos
+    ]
     if args.engine == "spark":
         found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
-        checks = [(label, partial(_found, found, n)) for n, label in enumerate(labels)]
+        runs = [partial(_found, found, n) for n in range(len(labels))]
     else:
-        checks = [
-            (label, partial(one, a.item, b.item, p.item))
-            for (a, b, p), label in zip(combos, labels, strict=True)
-        ]
+        runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
+    checks = [Planned(*check) for check in zip(labels, runs, plans, strict=True)]
     results = print_results(
         checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
     )
-    if args.html:
+    if args.html and not any(r.interrupted for r in results):
         write_html(results, args.html, "dcpcheck durability")
     return exit_code(results)
 

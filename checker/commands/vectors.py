@@ -30,6 +30,7 @@ from tabulate import tabulate
 
 from checker.inputs import parse_seconds
 from checker.loading import resolve
+from checker.symbolic.budget import MILLION
 from checker.vectors.baseline import baseline_corpus
 from checker.vectors.counterexamples import load_counterexamples
 from checker.vectors.format import (
@@ -37,7 +38,7 @@ from checker.vectors.format import (
     corpus_path,
     load_corpus,
 )
-from checker.vectors.generate import generate
+from checker.vectors.generate import VECTORS_BUDGET, generate
 from checker.vectors.outputs import render, write_tree
 from checker.vectors.score import VERDICTS, Score, score
 from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput
@@ -67,7 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="confirmed counterexamples (*.json with 'decisions'); default counterexamples",
     )
-    gen.add_argument("--timeout", default="600", metavar="S", help="solver time budget, seconds")
+    gen.add_argument(
+        "--budget",
+        default=str(VECTORS_BUDGET // MILLION),
+        metavar="M",
+        help="Z3 work allowed, millions of resource units (deterministic; 0: no limit)",
+    )
+    gen.add_argument("--timeout", default=None, metavar="S", help="outer wall-clock guard, seconds")
     gen.set_defaults(action_run=run_generate)
 
     sc = actions.add_parser("score", help="mutation score of a vector set", **_help(parser))
@@ -76,7 +83,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sc.add_argument(
         "--table-entries", default="3", metavar="T", help="table size bound for equivalence proofs"
     )
-    sc.add_argument("--timeout", default="300", metavar="S", help="solver time budget, seconds")
+    sc.add_argument(
+        "--budget",
+        default=str(VECTORS_BUDGET // MILLION),
+        metavar="M",
+        help="Z3 work allowed, millions of resource units (deterministic; 0: no limit)",
+    )
+    sc.add_argument("--timeout", default=None, metavar="S", help="outer wall-clock guard, seconds")
     sc.add_argument(
         "--humpty-only",
         action="store_true",
@@ -116,6 +129,14 @@ def _positive(text: str, where: str, kind: type, upper: float | None = None) -> 
     return value
 
 
+def _limits(args: argparse.Namespace) -> tuple[float | None, int | None]:
+    """(--timeout seconds or None, --budget in resource units or None for no limit)."""
+    timeout = None if args.timeout is None else parse_seconds(args.timeout, "--timeout")
+    if args.budget == "0":
+        return timeout, None
+    return timeout, int(_positive(args.budget, "--budget", float) * MILLION)
+
+
 def _rule_sets(names: list[str] | None) -> list[RuleSet]:
     chosen = [resolve(RULE_SETS, RuleSet, n) for n in names] if names else list(RULE_SETS)
     seen: set[str] = set()
@@ -129,7 +150,7 @@ def _rule_sets(names: list[str] | None) -> list[RuleSet]:
 def run_generate(args: argparse.Namespace) -> int:
     rule_sets = _rule_sets(args.rules)
     entries = int(_positive(args.table_entries, "--table-entries", int, MAX_TABLE_ENTRIES))
-    timeout = parse_seconds(args.timeout, "--timeout")
+    timeout, budget = _limits(args)
     counterexamples = load_counterexamples(Path(args.counterexamples), rule_sets)
     command = " ".join(
         [
@@ -139,7 +160,7 @@ def run_generate(args: argparse.Namespace) -> int:
             f"--counterexamples {shlex.quote(args.counterexamples)}",
         ]
     )
-    corpus = generate(rule_sets, entries, counterexamples, timeout, command)
+    corpus = generate(rule_sets, entries, counterexamples, timeout, command, budget)
     write_tree(Path(args.out), render(corpus, rule_sets))
     print(
         f"wrote {len(corpus.vectors)} vectors ({len(counterexamples)} from counterexamples, "
@@ -159,7 +180,7 @@ def run_baseline(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     rules = resolve(RULE_SETS, RuleSet, args.rules)
     entries = int(_positive(args.table_entries, "--table-entries", int, MAX_TABLE_ENTRIES))
-    timeout = parse_seconds(args.timeout, "--timeout")
+    timeout, budget = _limits(args)
     corpus = load_corpus(args.vectors)
     decider = Decider(rules)
     stale = [
@@ -174,7 +195,7 @@ def run_score(args: argparse.Namespace) -> int:
             f"{rules.name} gives now (e.g. {stale[0]}); the corpus may be stale",
             file=sys.stderr,
         )
-    result = score(corpus.vectors, rules, entries, timeout, args.humpty_only)
+    result = score(corpus.vectors, rules, entries, timeout, args.humpty_only, budget)
     vectors = [v for v in corpus.vectors if v.request.humpty_expressible or not args.humpty_only]
     _print_score(result, corpus_path(args.vectors), len(vectors), args.humpty_only)
     if result.count("survived"):
@@ -206,4 +227,4 @@ def _print_score(result: Score, path: Path, vectors: int, humpty_only: bool) -> 
                 f"a vector that kills it: {vector}"
             )
         elif verdict.verdict == "unknown":
-            print(f"unknown {verdict.mutant.id}: {verdict.mutant.description} (solver timeout)")
+            print(f"unknown {verdict.mutant.id}: {verdict.mutant.description} (solver budget)")

@@ -3,7 +3,7 @@
     dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
                     [--rules ...] [--consumer ...] [--property ...]
                     [--durability-preset NAME ... | --no-durability]
-                    [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
+                    [--json] [--junit FILE] [--out DIR] [--budget M] [--timeout S] [bounds]
 
 Runs each combination as a Spark task (embedded ``local[*]`` by default; a
 master URL runs the same job on a cluster), prints a summary table with
@@ -15,7 +15,9 @@ spec/cluster/expected.py), one Spark task each, a second table.
 Counterexamples go to DIR (default out/verify; durability runs to
 DIR/durability). Exit: 0 when every verdict is as expected, 1 when one is
 not (or a violation has no expectation), 3 when one is unknown, 4 when a
-counterexample is not confirmed by the reference implementation.
+counterexample is not confirmed by the reference implementation, 130 when
+Ctrl-C stopped it (the checks decided by then are reported, the rest are
+``unknown (interrupted)``; no JUnit or HTML file is written).
 """
 
 from __future__ import annotations
@@ -24,15 +26,20 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 
 from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.common import (
+    Planned,
+    add_budget_arguments,
     add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
-    add_timeout,
+    budget_from,
+    run_planned,
     scenario_bounds_from,
     spark_conf_from,
 )
@@ -42,7 +49,9 @@ from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.tasks import ClusterTask, ScenarioTask, Task, run_task
+from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
+from checker.tasks import ClusterTask, ScenarioTask, Task
+from checker.unbounded import decision_results
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
 
@@ -59,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    add_timeout(parser, 300.0, "per check")
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--durability-preset",
         action="append",
@@ -68,6 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
+    parser.add_argument(
+        "--no-decision",
+        action="store_true",
+        help="skip the decision-level proofs (every table length, every seqno)",
+    )
     add_progress_arguments(parser)
     add_scenario_bounds(parser)
     add_spark_arguments(parser)
@@ -94,6 +108,7 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 
 
 def run(args: argparse.Namespace) -> int:
+    budget = budget_from(args)
     bounds = scenario_bounds_from(args)
     conf = spark_conf_from(args)
     writable_dir(args.out, "--out")
@@ -101,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
     tasks: list[Task] = [
-        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
+        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout, budget=budget)
         for r in rules
         for c in consumers
         for p in props
@@ -123,11 +138,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.no_spark:
-            results = []
-            for n, task in enumerate(everything):
-                progress.start(labels[n])
-                results.append(run_task(task))
-                done(n, results[-1])
+            planned = [Planned(t.label, partial(_run, t), t.planned) for t in everything]
+            results = run_planned(planned, lambda result: None, progress)
         else:
             from checker.spark.session import spark_session
             from checker.spark.tasks import run_tasks
@@ -138,21 +150,33 @@ def run(args: argparse.Namespace) -> int:
                 results = run_tasks(spark, everything, on_start=start, on_done=done)
     finally:
         progress.close()
+    stopped = any(r.interrupted for r in results)
+    if not stopped and not args.no_decision:
+        try:
+            decided_everywhere = decision_results([r.item for r in rules], Budget(budget))
+        except KeyboardInterrupt:
+            decided_everywhere, stopped = [], True
+        results += decided_everywhere
     single = [r for r in results if r.model == "scenario"]
+    decision = [r for r in results if r.model == "decision"]
     cluster = [r for r in results if r.model == "cluster"]
-    paths = [
-        write_counterexample(r, args.out if r.model == "scenario" else f"{args.out}/durability")
-        for r in results
-    ]
-    if args.junit:
+    paths = [None if r.interrupted else write_counterexample(r, _out(args.out, r)) for r in results]
+    if args.junit and not stopped:
         write_junit(results, args.junit, name="dcpcheck verify")
-    if args.html:
+    if args.html and not stopped:
         write_html(results, args.html, "dcpcheck verify")
     if args.json:
         records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
+        by_model = {"scenario": [], "cluster": [], "decision": []}  # type: ignore[var-annotated]
+        for r, record in zip(results, records, strict=True):
+            by_model[r.model].append(record)
         print(
             json.dumps(
-                {"results": records[: len(single)], "durability": records[len(single) :]},
+                {
+                    "results": by_model["scenario"],
+                    "durability": by_model["cluster"],
+                    "decision": by_model["decision"],
+                },
                 indent=2,
             )
         )
@@ -160,9 +184,20 @@ def run(args: argparse.Namespace) -> int:
         print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
         _print_durability(cluster)
+        if decision:
+            print(f"\ndecision level: {decision[0].bounds.describe()}")
+            print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
         print(f"\n{len(results)} checks in {elapsed:.1f}s")
     return exit_code_against_expected(results)
+
+
+def _out(out: str, r: Result) -> str:
+    return out if r.model == "scenario" else f"{out}/durability"
+
+
+def _run(task: Task, update: Callable[[str], None]) -> Result:
+    return task.run()
 
 
 def _print_durability(cluster: list[Result]) -> None:

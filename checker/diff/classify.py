@@ -32,6 +32,7 @@ from checker.confirm import Replay, replay_scenario
 from checker.diff.regions import Region, change_of
 from checker.diff.scenarios import Pair
 from checker.engines.z3 import minimise as minimise_scenario
+from checker.symbolic.budget import Budget
 from checker.symbolic.session import Answer, Outcome, Session
 from spec.expr import Expr, Value, any_of, evaluate_many
 from spec.properties import PROPERTIES
@@ -111,11 +112,11 @@ class Probe:
     questions (which property, in which direction).
     """
 
-    def __init__(self, pair: Pair, timeout_s: float) -> None:
+    def __init__(self, pair: Pair, budget: Budget, deadline: float | None = None) -> None:
         self.pair = pair
         self.name = pair.consumer or f"{pair.name_a} vs {pair.name_b}"
         model_a, model_b = pair.model_a, pair.model_b
-        self.session = Session(timeout_s=timeout_s)
+        self.session = Session(budget=budget, deadline=deadline)
         self.session.declare(model_b.variables)
         self.session.add(model_b.constraints)
         self.want = model_b.variables

@@ -47,14 +47,15 @@ def _headline(report: DiffReport) -> list[str]:
         space = f"every scenario within {report.bounds.describe()}"
         scope = f"under rule set {report.context[0]}"
         lines = [f"diff of consumer variants: A = {a} (base), B = {b} (candidate) ({scope})"]
+    longer = " (nor with a failover table of any length)" if report.any_length else ""
     if report.equivalent:
-        lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}")
+        lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}{longer}")
     elif report.complete:
         n = len(report.regions)
         what = "answer" if report.subject == "rules" else "run"
         lines.append(
             f"{n} region{'s' if n != 1 else ''} where A and B {what} differently, over {space}; "
-            "Z3 proved there are no others"
+            f"Z3 proved there are no others{longer}"
         )
     else:
         lines.append(
@@ -96,11 +97,14 @@ def summary(report: DiffReport) -> str:
     text = ", ".join(counts)
     if unreached:
         text += f" ({unreached} not reached by these consumers)"
-    return f"summary: {text} ({report.seconds:.1f}s)"
+    spent = f"{report.units / 1e6:,.1f}M Z3 units"
+    return f"summary: {text} ({report.seconds:.1f}s, {spent})"
 
 
 def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[str]:
     lines = _headline(report)
+    if report.interrupted:
+        lines.append("interrupted (Ctrl-C): the regions not classified are unknown")
     if report.regions:
         lines += ["", table(report), ""]
         for n, r in enumerate(report.regions, start=1):
@@ -235,9 +239,12 @@ def report_json(report: DiffReport) -> dict[str, Any]:
         "bounds": report.bounds.to_json(),
         "table_entries": report.table_entries,
         "complete": report.complete,
+        "any_table_length": report.any_length,
         "equivalent": report.equivalent,
         "note": report.note or None,
         "seconds": round(report.seconds, 3),
+        "budget": report.units,
+        "interrupted": report.interrupted,
         "summary": {(c.value if c else "unknown"): report.count(c) for c in PLURAL},
         "regions": [_region_json(r) for r in report.regions],
     }

@@ -16,5 +16,7 @@ class Finding:
     scenario: Scenario | None = None  # the violating scenario
     reason: str = ""  # why unknown
     note: str = ""
-    size: dict[str, int] = field(default_factory=dict)  # minimised measures
+    size: dict[str, int] = field(default_factory=dict)  # minimised measures (proved minimal)
     examined: int | None = None  # scenarios evaluated (concrete engines)
+    units: int | None = None  # solver resource units spent (Z3)
+    interrupted: bool = False  # Ctrl-C stopped the engine after this was decided

@@ -13,7 +13,7 @@ from typing import Any
 from tabulate import tabulate
 
 from checker.result import Result, Verdict
-from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
+from spec.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 
 __all__ = [
     "exit_code",
@@ -24,17 +24,27 @@ __all__ = [
     "result_json",
     "shows_run",
     "summary_table",
+    "units",
 ]
+
+
+def units(count: int | None) -> str:
+    """Z3 resource units, in millions as ``--budget`` takes them."""
+    return "-" if count is None else f"{count / 1e6:,.1f}M"
 
 
 def _size(r: Result) -> str:
     parts = [] if r.stats.states is None else [f"{r.stats.states:,} states"]
+    if r.stats.budget is not None:
+        parts.append(f"{units(r.stats.budget)} units")
     return ", ".join([*parts, f"{r.seconds:.2f}s"])
 
 
 def one_line(r: Result, path: Path | None = None) -> str:
     head = f"{r.label}: {r.property}: {r.verdict.value}"
     if r.verdict is Verdict.UNKNOWN:
+        if r.interrupted and not r.seconds:
+            return f"{head} (interrupted before it ran; nothing is claimed)"
         return f"{head} ({r.reason} after {_size(r)}; nothing is claimed)"
     steps = f" in {len(r.run)} steps ({_size(r)})" if r.run is not None and r.run.numbered else ""
     if r.expectation == "sometimes":
@@ -120,6 +130,8 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
         "stopped": s.stopped or None,
         "strategy": s.strategy or None,
         "examined": s.examined,
+        "budget": s.budget,
+        "interrupted": r.interrupted,
         "command": r.command,
     }
 
@@ -143,8 +155,10 @@ def summary_table(results: Sequence[Result], expected: bool = False) -> str:
     names = list(results[0].subject)
     steps = any(r.run is not None and r.run.numbered for r in results)
     states = any(r.stats.states is not None for r in results)
+    budget = any(r.stats.budget is not None for r in results)
     headers = [n.replace("_", " ") for n in names] + ["property", "kind", "verdict"]
-    headers += (["steps"] if steps else []) + (["states"] if states else []) + ["seconds"]
+    headers += (["steps"] if steps else []) + (["states"] if states else [])
+    headers += (["Z3 units"] if budget else []) + ["seconds", "cpu s"]
     rows = []
     for r in results:
         row: list[object] = [r.subject.get(n, "-") for n in names]
@@ -153,7 +167,9 @@ def summary_table(results: Sequence[Result], expected: bool = False) -> str:
             row.append(len(r.run) if r.run is not None else "-")
         if states:
             row.append("-" if r.stats.states is None else f"{r.stats.states:,}")
-        row.append(f"{r.seconds:.2f}")
+        if budget:
+            row.append(units(r.stats.budget))
+        row += [f"{r.seconds:.2f}", f"{r.stats.cpu_seconds:.2f}"]
         if expected:
             row.append(_expected_cell(r))
         rows.append(row)
@@ -161,14 +177,15 @@ def summary_table(results: Sequence[Result], expected: bool = False) -> str:
 
 
 def exit_code(results: Sequence[Result], fail_on_cost: bool = False) -> int:
-    """4 when a counterexample was not confirmed (a harness bug), else 1 on a violation
-    (of a cost property too only with ``fail_on_cost``: the cost is reported, not
-    failed, by default), else 3 when a verdict is unknown, else 0."""
+    """130 when Ctrl-C stopped the run, else 4 when a counterexample was not confirmed
+    (a harness bug), else 1 on a violation (of a cost property too only with
+    ``fail_on_cost``: the cost is reported, not failed, by default), else 3 when a
+    verdict is unknown, else 0."""
+    if any(r.interrupted for r in results):
+        return EXIT_INTERRUPTED
     if any(r.harness_bug for r in results):
         return EXIT_INTERNAL
-    if any(
-        r.verdict is Verdict.VIOLATED and (r.kind != "cost" or fail_on_cost) for r in results
-    ):
+    if any(r.verdict is Verdict.VIOLATED and (r.kind != "cost" or fail_on_cost) for r in results):
         return EXIT_VIOLATION
     if any(r.verdict is Verdict.UNKNOWN for r in results):
         return EXIT_UNKNOWN
@@ -178,7 +195,10 @@ def exit_code(results: Sequence[Result], fail_on_cost: bool = False) -> int:
 def exit_code_against_expected(results: Sequence[Result]) -> int:
     """``dcpcheck verify``'s reading: 1 when a verdict is not the recorded one (a
     violation without a record counts), else 3 when one is unknown, else 0; 4 before
-    all of these when a violation was not confirmed by its replay (a harness bug)."""
+    all of these when a violation was not confirmed by its replay (a harness bug);
+    130 before everything when Ctrl-C stopped the run."""
+    if any(r.interrupted for r in results):
+        return EXIT_INTERRUPTED
     if any(r.harness_bug for r in results):
         return EXIT_INTERNAL
     for r in results:

@@ -5,8 +5,9 @@ an executor, runs there, and returns its ``Result`` (plain data). Jobs are
 submitted from a few driver threads, so checks run side by side on the
 executors and each one is reported (``on_start``, ``on_done``) as it
 finishes rather than all at the end. All jobs share one job group: Ctrl-C
-cancels every job still running, then re-raises. A user's files go with
-the job (``checker.spark.shipping``).
+cancels every job still running, and ``run_tasks`` returns the results
+decided so far with the rest ``unknown (interrupted)``. A user's files go
+with the job (``checker.spark.shipping``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import fields, replace
 from typing import TypeVar
 
-from checker.result import Result
+from checker.result import Result, Verdict
 from checker.spark.shipping import on_executor, ship
 from checker.tasks import Task, run_task
 
@@ -45,7 +46,23 @@ def run_tasks(
     on_done: Callable[[int, Result], None] | None = None,
 ) -> list[Result]:
     shipped = [_names(task, lambda text: ship(spark, text)) for task in tasks]
-    return one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
+    try:
+        return one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
+    except Interrupted as stop:
+        return [
+            task.planned().but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
+            if result is None
+            else result
+            for task, result in zip(tasks, stop.results, strict=True)
+        ]
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``one_task_each``: ``results`` holds what was decided (None: not)."""
+
+    def __init__(self, results: list) -> None:  # type: ignore[type-arg]
+        super().__init__()
+        self.results = results
 
 
 def one_task_each(
@@ -57,7 +74,8 @@ def one_task_each(
     on_done: Callable[[int, R], None] | None = None,
 ) -> list[R]:
     """``run`` on each item as its own Spark job, ``defaultParallelism`` at a time;
-    the results in the items' order."""
+    the results in the items' order. Ctrl-C cancels the jobs still running and raises
+    ``Interrupted`` with the results decided by then."""
     context = spark.sparkContext
 
     def job(n: int) -> R:
@@ -79,6 +97,13 @@ def one_task_each(
                 results[n] = future.result()
                 if on_done is not None:
                     on_done(n, results[n])
+    except KeyboardInterrupt:
+        context.cancelJobGroup(GROUP)
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, n in pending.items():  # decided while the others were being cancelled
+            if future.done() and not future.cancelled() and future.exception() is None:
+                results[n] = future.result()
+        raise Interrupted([results.get(n) for n in range(len(items))]) from None
     except BaseException:
         context.cancelJobGroup(GROUP)
         pool.shutdown(wait=False, cancel_futures=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from checker.symbolic.budget import MILLION, Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer as SolverAnswer
 from checker.symbolic.session import Outcome, Session
@@ -37,7 +38,10 @@ from spec.rules.mutations import mutants
 from spec.types import Outcome as Decided
 from spec.types import ProducerState, StreamRequest
 
-__all__ = ["SolverUnknown", "expectations", "generate"]
+__all__ = ["VECTORS_BUDGET", "SolverUnknown", "expectations", "generate"]
+
+# Z3 resource units for a whole generation (or a score) unless told otherwise.
+VECTORS_BUDGET = 4_000 * MILLION
 
 
 class SolverUnknown(DcpcheckError):
@@ -85,12 +89,14 @@ class Pool:
 class Solver:
     """One Z3 session for a whole run: goals in order, each decoded into a candidate."""
 
-    def __init__(self, space: DecisionSpace, pool: Pool, timeout_s: float | None) -> None:
+    def __init__(
+        self, space: DecisionSpace, pool: Pool, timeout_s: float | None, budget: Budget
+    ) -> None:
         self.space = space
         self.pool = pool
-        self.session = Session(timeout_s, seed=0)
+        self.session = Session(timeout_s, seed=0, budget=budget)
         self.session.add(space.well_formed())
-        self.minimiser = Minimiser(timeout_s, seed=0)
+        self.minimiser = Minimiser(timeout_s, seed=0, budget=budget)
         self.minimiser.add(space.well_formed())
         self.soft, self.small = preferences(space)
         self.humpty = humpty_expressible(space)
@@ -103,7 +109,7 @@ class Solver:
         if outcome.answer is SolverAnswer.UNKNOWN:
             raise SolverUnknown(
                 f"Z3 answered unknown ({outcome.reason}) while generating vectors; "
-                "raise --timeout or lower --table-entries"
+                "raise --budget (or --timeout) or lower --table-entries"
             )
         return outcome.values if outcome.answer is SolverAnswer.SAT else None
 
@@ -210,10 +216,13 @@ def generate(
     counterexamples: Sequence[CounterexampleDecision],
     timeout_s: float | None,
     command: str,
+    budget: int | None = VECTORS_BUDGET,
 ) -> Corpus:
+    """``budget``: Z3 resource units for the whole generation (None: no limit);
+    ``timeout_s``: an outer wall-clock guard."""
     space = DecisionSpace(table_entries)
     pool = Pool(space)
-    solver = Solver(space, pool, timeout_s)
+    solver = Solver(space, pool, timeout_s, Budget(budget))
     sets: dict[str, set[int]] = {}
     for cx in counterexamples:
         sets[cx.goal] = {pool.add(cx.request, cx.producer, cx.goal)}

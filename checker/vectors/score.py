@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer as SolverAnswer
 from checker.vectors.format import Answer, Vector
@@ -73,6 +74,7 @@ def score(
     table_entries: int,
     timeout_s: float | None,
     humpty_only: bool = False,
+    budget: int | None = None,
 ) -> Score:
     """``humpty_only``: what a humpty_dumpty target sees — only humpty-expressible vectors,
     and a mutant counts as equivalent when no humpty-expressible input tells it apart."""
@@ -99,7 +101,7 @@ def score(
             verdicts.append(MutantVerdict(mutant, "killed", killer))
             continue
         if minimiser is None:
-            minimiser = Minimiser(timeout_s, seed=0)
+            minimiser = Minimiser(timeout_s, seed=0, budget=Budget(budget))
             minimiser.add(space.well_formed())
         condition = differs(space.decision(rules), space.decision(mutant.rules))
         if humpty_only:

@@ -16,6 +16,7 @@ property, and the checkers never look inside the model.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cached_property
 
 from spec.bounds import Bounds
@@ -31,6 +32,7 @@ from spec.expr import (
     all_of,
     any_of,
     const,
+    evaluate,
     evaluate_many,
     ite,
     max_of,
@@ -71,6 +73,28 @@ class ScenarioModel:
         """The scenario's free choices (name -> sort): what a solver declares and decodes."""
         return self.vars.sorts
 
+    @property
+    def ranges(self) -> dict[str, tuple[int, int]]:
+        """The values each integer variable takes in a scenario (``constraints`` imply them)."""
+        return self.vars.ranges
+
+    @cached_property
+    def symmetry(self) -> Expr:
+        """A canonical form a solver may add to ``constraints``: every scenario is
+        equivalent (the same verdict on every property) to one that satisfies it."""
+        return self.vars.keys_in_first_use_order()
+
+    def violation(self, prop: Property) -> tuple[Expr, Expr]:
+        """(goal, canonical form): every violation of ``prop`` is equivalent (its keys
+        renamed, which changes no verdict) to a scenario satisfying both. For a property
+        that holds key by key (``Property.per_key``) the goal is a violation at key 0,
+        and nothing more is canonical; otherwise the goal is ``~holds(prop)`` and the
+        canonical form ``symmetry``."""
+        if prop.per_key is None:
+            return ~self.holds(prop), self.symmetry
+        (at_first_key,) = substitute([~prop.per_key(self.fields, 0)], self.trace)
+        return at_first_key, TRUE
+
     def holds(self, prop: Property) -> Expr:
         """``prop`` as a formula over the scenario variables."""
         (formula,) = substitute([prop.holds(self.fields)], self.trace)
@@ -91,13 +115,11 @@ class ScenarioModel:
     def measures(self) -> list[tuple[str, Expr]]:
         """What minimisation shrinks, most important first (name, size expression)."""
         v = self.vars
-        highs = [v["h0.high"]]
-        highs += [ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids]
         key_vars = [v[name] for name in v.sorts if ".key." in name]
         rounds = [self.trace[f"r{i}.sent"] for i in range(self.bounds.rounds)]
         deletions = [v[name] for name in v.sorts if ".del." in name]
         return [
-            ("seqnos", max_of(*highs)),
+            ("seqnos", self._seqnos),
             ("keys", max_of(*key_vars) + 1),
             ("failovers", count([v[f"f{f}.on"] for f in v.failover_ids])),
             ("entries", v["t0.len"]),
@@ -111,6 +133,42 @@ class ScenarioModel:
                 sum_of([v[f"t0.seq.{i}"] for i in range(v.bounds.first_table_entries)]),
             ),
         ]
+
+    def split(self, depth: int = 1) -> list[Expr]:
+        """Conditions that partition the scenarios (each satisfies exactly one): by the
+        number of failovers, then (``depth`` 2) by the first table's length. A proof can
+        be cut into these cubes, each solved on its own (in process or on executors)."""
+        v = self.vars
+        on = [v[f"f{f}.on"] for f in v.failover_ids]
+        cubes = [all_of(*on[:n], *(~o for o in on[n:])) for n in range(len(on) + 1)]
+        if depth >= 2:
+            lengths = range(1, self.bounds.first_table_entries + 1)
+            cubes = [c & (v["t0.len"] == n) for c in cubes for n in lengths]
+        return cubes
+
+    def within(self, values: Mapping[str, Value]) -> ScenarioModel:
+        """The model holding every scenario with at most as many seqnos as the one
+        ``values`` denotes (``with_seqnos``): the scenarios that can come first in the
+        order of ``measures()``, so the least one of them is the least one of this model.
+        A minimisation runs there."""
+        return self.with_seqnos(int(evaluate(self._seqnos, values)))
+
+    @cached_property
+    def _seqnos(self) -> Expr:
+        """The longest history of the scenario (the first measure)."""
+        v = self.vars
+        highs = [v["h0.high"]]
+        highs += [ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids]
+        return max_of(*highs)
+
+    def with_seqnos(self, seqnos: int) -> ScenarioModel:
+        """The model over the same rules and variant whose bounds hold exactly the scenarios
+        of this one with at most ``seqnos`` seqnos (with any keys they can use)."""
+        b = self.bounds
+        seqnos = max(1, min(seqnos, b.seqnos))
+        keys = min(b.keys, seqnos * (b.failovers + 1))
+        smaller = replace(b, seqnos=seqnos, keys=keys)
+        return self if smaller == b else ScenarioModel(smaller, self.rules, self.variant)
 
     def predicted(self, scenario: Scenario) -> dict[str, Value]:
         """The trace fields this model predicts for ``scenario``, in the scenario's uuids."""

@@ -30,6 +30,10 @@ class Property:
     summary: str
     formula: Callable[[TraceFields], Expr]
     explanation: Callable[[Trace, Bounds], str] | None = None
+    # For a property that holds key by key: its part for one key, ``formula`` being the
+    # conjunction of the parts over every key. Keys are interchangeable in the model, so
+    # a solver may look for a violation at one key only (``ScenarioModel.violation``).
+    per_key: Callable[[TraceFields, int], Expr] | None = None
 
     @property
     def name(self) -> str:

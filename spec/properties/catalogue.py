@@ -27,15 +27,15 @@ from spec.trace import Trace, TraceFields, trace_values
 from spec.types import Outcome
 
 
+def no_missed_item_at(t: TraceFields, key: int) -> Expr:
+    """After an accepted resume, ``key`` is live on both sides (same mutation) or on neither."""
+    mine = Version(t[f"f.has.{key}"] & ~t[f"f.del.{key}"], t[f"f.seq.{key}"], t[f"f.epoch.{key}"])
+    return implies(any_round(t, lambda i: accepted(t, i)), same(mine, producer_final(t, key)))
+
+
 def no_missed_item(t: TraceFields) -> Expr:
     """After an accepted resume, each key is live on both sides (same mutation) or on neither."""
-    parts = []
-    for key in t.keys:
-        mine = Version(
-            t[f"f.has.{key}"] & ~t[f"f.del.{key}"], t[f"f.seq.{key}"], t[f"f.epoch.{key}"]
-        )
-        parts.append(same(mine, producer_final(t, key)))
-    return implies(any_round(t, lambda i: accepted(t, i)), all_of(*parts))
+    return all_of(*(no_missed_item_at(t, key) for key in t.keys))
 
 
 def explain_missed_item(trace: Trace, bounds: Bounds) -> str:
@@ -162,6 +162,7 @@ CATALOGUE = (
         "after resume the consumer's data equals the producer's",
         no_missed_item,
         explain_missed_item,
+        per_key=no_missed_item_at,
     ),
     Property(
         "no-foreign-snapshot",
