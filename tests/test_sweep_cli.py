@@ -62,6 +62,7 @@ def test_a_user_rule_file_is_shipped_to_the_executors(
     assert "kv-current (A) vs purge-on-snap-start (B)" in result.out
     assert "purge -> " in result.out or " -> purge" in result.out
     assert "cross-check with dcpcheck diff (tables of <= 2 entries): agree" in result.out
+    assert f"--rules {rules}" in result.out  # the decide lines name the file
     summary = json.loads((out / "summary.json").read_text())
     assert summary["space"]["duplicate_uuids"] is True
     assert summary["space"]["inputs"] == SweepSpace(2, 2, duplicate_uuids=True).size

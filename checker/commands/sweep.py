@@ -159,6 +159,7 @@ def _sweep(
             raise HarnessBug(f"the sweep finished without parts {missing[:5]} of its dataset")
         progress.finish("sweep", f"{parts} parts")
         summary = summarise(space, rule_sets, parts, rows)
+        summary.specs = {r.name: spec for r, spec in zip(rule_sets, specs, strict=True)}
         summary.dataset = str(Path(args.out) / "decisions")
         if len(rule_sets) > 1:
             progress.start("cross-check with dcpcheck diff")

@@ -54,6 +54,7 @@ class SweepSummary:
     parts: int
     clauses: list[ClauseCount]
     regions: list[RegionCount]
+    specs: dict[str, str] = field(default_factory=dict)  # rule set -> as given (name or file)
     dataset: str = ""
     seconds: float = 0.0
     crosscheck: CrossCheck | None = None  # None: fewer than two rule sets
@@ -164,7 +165,8 @@ def text(summary: SweepSummary) -> list[str]:
                 f"  {r.region.label}: {r.inputs:,} inputs; the first, #{r.first}:",
                 f"    request {request_text(ex.request)}; producer {_producer(ex.producer)}",
                 f"    A: {_answer(ex.decision_a)}; B: {_answer(ex.decision_b)}",
-                f"    decide: {decide_command(ex, b)}",
+                f"    decide (A): {decide_command(ex, s.specs.get(a, a))}",
+                f"    decide (B): {decide_command(ex, s.specs.get(b, b))}",
             ]
     if s.crosscheck is not None:
         lines += ["", *_crosscheck_lines(s)]
