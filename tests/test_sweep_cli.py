@@ -14,6 +14,7 @@ from clihelp import run_cli
 from conftest import DATA
 
 import checker.sweep.crosscheck as crosscheck_module
+from checker.atomic import partial_dir, publish_dir
 from checker.diff.decisions import search_regions
 from checker.sweep.space import SweepSpace
 
@@ -112,3 +113,14 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path: Path, monkeyp
     assert message in result.err
     assert len(result.err.strip().splitlines()) == 1, result.err
     assert not (tmp_path / "sweep").exists()
+
+
+def test_a_finished_output_replaces_the_previous_one_whole(tmp_path: Path) -> None:
+    target = tmp_path / "sweep"
+    (target / "decisions").mkdir(parents=True)
+    (target / "decisions" / "part-00009.parquet").write_text("old")
+    partial = partial_dir(target)
+    (partial / "summary.json").write_text("{}")
+    publish_dir(partial, target)
+    assert sorted(p.name for p in target.iterdir()) == ["summary.json"]
+    assert [p.name for p in tmp_path.iterdir()] == ["sweep"]

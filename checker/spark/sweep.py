@@ -86,7 +86,8 @@ def sweep_on_spark(
         frame = spark.createDataFrame(
             context.parallelize(ranges, len(ranges)), "part long, lo long, hi long"
         )
-        tallies = frame.mapInArrow(_executor(shipped, str(dataset)), from_arrow_schema(TALLY))
+        executor = _executor(shipped, str(dataset.resolve()))  # executors have their own cwd
+        tallies = frame.mapInArrow(executor, from_arrow_schema(TALLY))
         reduced = (
             tallies.groupBy("kind", "subject", "code")
             .agg(F.sum("inputs").alias("inputs"), F.min("first").alias("first"))
