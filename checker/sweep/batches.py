@@ -33,7 +33,7 @@ from spec.rules.language import RuleSet
 from spec.trace import OUTCOME_CODE
 from spec.types import Outcome
 
-__all__ = ["UINT64", "pair_column", "record_batch", "schema"]
+__all__ = ["UINT64", "pair_column", "record_batch", "schema", "text_columns"]
 
 UINT64 = pa.decimal128(20, 0)
 ENTRY = pa.struct([("id", pa.int64()), ("seq", pa.int64())])
@@ -70,6 +70,14 @@ def schema(rule_sets: Sequence[RuleSet]) -> pa.Schema:
         for b in range(a + 1, len(names))
     ]
     return pa.schema(fields)
+
+
+def text_columns(rule_sets: Sequence[RuleSet]) -> list[str]:
+    """The string columns (as Parquet paths): the ones worth dictionary-encoding; the
+    integers are near-unique (``id``) or cheap to store plainly."""
+    names = [r.name for r in rule_sets]
+    paths = [f"{name}.{part}" for name in names for part in ("decision", "clause")]
+    return paths + [n for n in schema(rule_sets).names if " vs " in n]
 
 
 def record_batch(

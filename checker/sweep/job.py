@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from checker.loading import resolve
-from checker.sweep.batches import record_batch, schema
+from checker.sweep.batches import record_batch, schema, text_columns
 from checker.sweep.space import SweepSpace
 from checker.vectorised.decisions import NO_REGION, Answers, Decisions
 from spec.rules import RULE_SETS, RuleSet
@@ -77,7 +77,10 @@ class SweepJob:
         tally = _Tally(len(decisions.rule_sets), len(decisions.pairs))
         partial = dataset / f".{part_name(part)}.{uuid.uuid4().hex}"
         try:
-            with pq.ParquetWriter(partial, schema(decisions.rule_sets)) as writer:
+            rule_sets = decisions.rule_sets
+            with pq.ParquetWriter(
+                partial, schema(rule_sets), use_dictionary=text_columns(rule_sets)
+            ) as writer:
                 for start, columns, answers, codes in self.decide(lo, hi):
                     writer.write_batch(
                         record_batch(self.space, start, columns, decisions, answers, codes)
