@@ -67,6 +67,8 @@ def test_a_user_rule_file_is_shipped_to_the_executors(
     summary = json.loads((out / "summary.json").read_text())
     assert summary["space"]["duplicate_uuids"] is True
     assert summary["space"]["inputs"] == SweepSpace(2, 2, duplicate_uuids=True).size
+    again = sweep([*args, "--entries", "1", "--seqnos", "1"], monkeypatch, capsys)
+    assert again.code == 0, again.out + again.err  # the same file, shipped again
 
 
 def test_a_sweep_that_disagrees_with_diff_exits_4_and_says_where(

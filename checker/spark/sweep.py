@@ -16,7 +16,6 @@ made from its contents, and resolved there from ``SparkFiles``.
 from __future__ import annotations
 
 import hashlib
-import shutil
 import tempfile
 import threading
 import uuid
@@ -59,7 +58,7 @@ def sweep_on_spark(
     number of parts and the tally. ``progress(done, total)`` is called as parts finish."""
     context = spark.sparkContext
     group = f"dcpcheck-sweep-{uuid.uuid4().hex[:12]}"
-    staging = Path(tempfile.mkdtemp(prefix="dcpcheck-sweep-rules-"))
+    staging = Path(tempfile.gettempdir()) / "dcpcheck-sweep-rules"
     expired, finished = threading.Event(), threading.Event()
 
     def expire() -> None:
@@ -75,8 +74,11 @@ def sweep_on_spark(
     parts = max(2 * context.defaultParallelism, -(-job.space.size // PART_INPUTS))
     ranges = descriptors(job.space.size, parts)
     watcher = _Watcher(context, group, len(ranges), progress)
+    shipped_files: list[Path] = []
     try:
-        shipped = replace(job, rules=tuple(_ship(context, spec, staging) for spec in job.rules))
+        shipped = replace(
+            job, rules=tuple(_ship(context, spec, staging, shipped_files) for spec in job.rules)
+        )
         context.setJobGroup(group, "dcpcheck sweep", True)
         timer.start()
         watcher.start()
@@ -105,7 +107,8 @@ def sweep_on_spark(
         timer.cancel()
         watcher.stop()
         context.setLocalProperty("spark.jobGroup.id", None)
-        shutil.rmtree(staging, ignore_errors=True)
+        for path in shipped_files:
+            path.unlink(missing_ok=True)
     rows = [TallyRow(r["kind"], r["subject"], r["code"], r["inputs"], r["first"]) for r in reduced]
     return len(ranges), rows
 
@@ -128,15 +131,18 @@ def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator], Iterator]:  #
 _SHIPPED = "dcpcheck-shipped:"
 
 
-def _ship(context, spec: str, staging: Path) -> str:  # type: ignore[no-untyped-def]
+def _ship(context, spec: str, staging: Path, shipped_files: list[Path]) -> str:  # type: ignore[no-untyped-def]
     """A rule file's spec as executors read it: the file added to the job under a name
-    made from its contents (built-in names stay as they are)."""
+    and path made from its contents (built-in names stay as they are). Spark refuses a
+    file name added again from another path, so the same contents always use one path."""
     path_text, colon, name = spec.partition(".py:")
     if not colon and not spec.endswith(".py"):
         return spec
     content = Path(path_text + ".py" if colon else spec).read_bytes()
+    staging.mkdir(exist_ok=True)
     shipped = staging / f"dcpcheck_rules_{hashlib.sha256(content).hexdigest()[:16]}.py"
     shipped.write_bytes(content)
+    shipped_files.append(shipped)
     context.addPyFile(str(shipped))
     return f"{_SHIPPED}{shipped.name}" + (f":{name}" if colon else "")
 
