@@ -157,6 +157,8 @@ def _sweep(
         missing = [p for p in range(parts) if not (dataset / part_name(p)).is_file()]
         if missing:
             raise HarnessBug(f"the sweep finished without parts {missing[:5]} of its dataset")
+        for stray in dataset.glob(".*"):  # a partial file of a task attempt that was lost
+            stray.unlink()
         progress.finish("sweep", f"{parts} parts")
         summary = summarise(space, rule_sets, parts, rows)
         summary.specs = {r.name: spec for r, spec in zip(rule_sets, specs, strict=True)}
