@@ -16,8 +16,10 @@ sets = 36,876,000 decisions; ``--quick``: seqnos <= 3, 6,048,000):
   are not counted.
 
 CPU seconds count the process and all its children (the JVM and its Python
-workers, read from /proc). The machine's load average is printed before and
-after: on a shared machine, wall time depends on it, CPU time much less.
+workers, read from /proc); "cores used" is CPU over wall time. The machine's
+load average is printed before and after: on a shared machine, wall time
+depends on it (local[2] gains over local[1] only the cores it is given),
+CPU time much less.
 """
 
 from __future__ import annotations
@@ -153,11 +155,13 @@ def run(quick: bool = False) -> None:
                 f"{cpu:,.1f}",
                 f"{total / wall:,.0f}",
                 f"{total / cpu:,.0f}",
+                f"{cpu / wall:.2f}",
                 f"{loop_wall / wall:,.1f}x",
                 f"{local1[0] / wall:.2f}x",
             ]
         )
-    headers = ["runs as", "wall s", "CPU s", "decisions/s", "decisions/CPU s", "x loop"]
+    headers = ["runs as", "wall s", "CPU s", "decisions/s", "decisions/CPU s", "cores used"]
+    headers.append("x loop")
     print(tabulate(rows, headers=[*headers, "x local[1]"], disable_numparse=True))
     load = os.getloadavg()
     print(
