@@ -2,7 +2,9 @@
 
 A reader never sees a half-written file, and a failure leaves nothing
 behind. Files get the usual permissions (0644 under the usual umask), not
-the temp file's 0600. ``writable_file`` and ``writable_dir`` check an
+the temp file's 0600. A directory of outputs (a dataset) is built under a
+temporary name beside its target (``partial_dir``) and put in place whole
+(``publish_dir``). ``writable_file`` and ``writable_dir`` check an
 output path before any work starts, so a long search never ends in
 "cannot write".
 """
@@ -10,12 +12,14 @@ output path before any work starts, so a long search never ends in
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
 from spec.errors import InvalidInput
 
-__all__ = ["writable_dir", "writable_file", "write_text_atomic"]
+__all__ = ["partial_dir", "publish_dir", "writable_dir", "writable_file", "write_text_atomic"]
 
 
 def _umask() -> int:
@@ -80,3 +84,27 @@ def writable_dir(path: str | Path | None, flag: str) -> None:
             raise InvalidInput(flag, f"cannot write in {target} (permission denied)")
         return
     _creatable(target / "x", flag)
+
+
+def partial_dir(target: str | Path) -> Path:
+    """A new, empty directory beside ``target`` (same filesystem, hidden name) to build
+    ``target``'s contents in before ``publish_dir``."""
+    final = Path(target)
+    partial = final.parent / f".{final.name}.partial-{uuid.uuid4().hex[:12]}"
+    try:
+        partial.mkdir(parents=True)
+    except OSError as exc:
+        raise InvalidInput(str(final), f"cannot write: {exc.strerror}") from None
+    return partial
+
+
+def publish_dir(partial: Path, target: str | Path) -> Path:
+    """Put the complete directory ``partial`` in place of ``target`` (replacing an older
+    one): each step is a rename, so ``target`` is never a half-written directory."""
+    final = Path(target)
+    old = final.parent / f".{final.name}.old-{uuid.uuid4().hex[:12]}"
+    if final.exists():
+        os.rename(final, old)
+    os.rename(partial, final)
+    shutil.rmtree(old, ignore_errors=True)
+    return final

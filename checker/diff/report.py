@@ -19,7 +19,17 @@ from spec.properties import PROPERTIES
 from spec.trace import Trace
 from spec.types import Decision, Outcome, StreamRequest
 
-__all__ = ["decide_command", "long_form", "report_json", "summary", "table", "text"]
+__all__ = [
+    "answer_text",
+    "decide_command",
+    "example_json",
+    "long_form",
+    "report_json",
+    "request_text",
+    "summary",
+    "table",
+    "text",
+]
 
 PLURAL: dict[Classification | None, str] = {
     Classification.SAFETY_REGRESSION: "safety regressions",
@@ -145,13 +155,13 @@ def long_form(
     return lines + ["    " + line for line in body] + [""]
 
 
-def _answer(d: Decision) -> str:
+def answer_text(d: Decision) -> str:
     if d.outcome is Outcome.ROLLBACK:
         return f"ROLLBACK to {d.rollback_seqno}"
     return "OK" if d.outcome is Outcome.ACCEPT else "ERANGE"
 
 
-def _request(req: StreamRequest) -> str:
+def request_text(req: StreamRequest) -> str:
     text = f"uuid {req.uuid} snapshot {{{req.snap_start},{req.snap_end}}} start {req.start}"
     extras = [
         "strict" if req.strict else "",
@@ -168,12 +178,12 @@ def _example(ex: DecisionExample, report: DiffReport, args: tuple[str, str] | No
     table_text = ", ".join(f"{e.uuid}@{e.seqno}" for e in p.table.entries)
     width = max(len(report.name_a), len(report.name_b)) + 1
     lines = [
-        f"request {_request(ex.request)}; producer table [{table_text}] "
+        f"request {request_text(ex.request)}; producer table [{table_text}] "
         f"high {p.high_seqno} purge {p.purge_seqno}",
     ]
     for name, d in ((report.name_a, ex.decision_a), (report.name_b, ex.decision_b)):
         reason = f": {d.reason}" if d.reason else ""
-        lines.append(f"{name + ':':<{width}} {_answer(d)} ({d.case}{reason})")
+        lines.append(f"{name + ':':<{width}} {answer_text(d)} ({d.case}{reason})")
     for rules in args or (report.name_a, report.name_b):
         lines.append(f"decide: {decide_command(ex, rules)}")
     return lines
@@ -203,7 +213,8 @@ def _run(name: str, trace: Trace | None) -> list[str]:
     if trace is None:
         return [f"under {name}: not replayed"]
     steps = [
-        f"{_request(r.request)} -> {_answer(r.decision)} ({r.decision.case})" for r in trace.rounds
+        f"{request_text(r.request)} -> {answer_text(r.decision)} ({r.decision.case})"
+        for r in trace.rounds
     ]
     end = "stream runs" if trace.accepted else "no stream"
     return [f"under {name}: " + "; then ".join(steps) + f"; {end}"]
@@ -259,7 +270,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
         "verdict": r.verdict.value,
         "classification": r.shown,
         "note": r.note or None,
-        "example": None if r.example is None else _example_json(r.example),
+        "example": None if r.example is None else example_json(r.example),
         "evidence": [
             {
                 "consumer": e.pair,
@@ -276,7 +287,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
     }
 
 
-def _example_json(ex: DecisionExample) -> dict[str, Any]:
+def example_json(ex: DecisionExample) -> dict[str, Any]:
     return {
         "request": ex.request.to_json(),
         "producer": {
