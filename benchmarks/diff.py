@@ -26,8 +26,8 @@ from checker.diff.decisions import search_regions
 from checker.diff.engine import diff_rules
 from checker.diff.regions import Region, change_of
 from checker.loading import resolve
-from checker.symbolic.budget import Budget
 from checker.sweep.space import SweepSpace
+from checker.symbolic.budget import Budget
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.rules import RULE_SETS, Decider, RuleSet

@@ -101,3 +101,23 @@ def test_no_executor_within_the_wait_is_one_line_and_exit_3(spark_cluster) -> No
     errors = [line for line in result.err.splitlines() if line.startswith("dcpcheck: error")]
     assert len(errors) == 1 and "no Spark executor registered" in errors[0]
     assert "Traceback" not in result.err
+
+
+def test_a_sweep_on_the_cluster_equals_the_local_run(
+    spark, spark_cluster, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Executors on the worker generate, decide and write the parts themselves (into a
+    directory they share with the driver here); a user's rule file goes with the job."""
+    rules = DATA / "rules" / "purge_on_snap_start.py"
+    args = ["sweep", "--entries", "2", "--seqnos", "2", "--rules", "kv-current"]
+    args += ["--rules", rules, "--json"]
+    there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
+    here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
+    assert there.code == here.code == 0, there.err
+    remote, local = json.loads(there.out), json.loads(here.out)
+    for summary in (remote, local):
+        for key in ("seconds", "dataset", "parts"):
+            summary.pop(key, None)
+        summary.get("crosscheck", {}).pop("seconds", None)
+    assert remote == local
+    assert "Setting default log level" not in there.err

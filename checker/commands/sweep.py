@@ -33,8 +33,10 @@ from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_at
 from checker.commands.common import (
     add_output_arguments,
     add_progress_arguments,
+    add_spark_arguments,
     add_timeout,
     chosen,
+    spark_conf_from,
 )
 from checker.inputs import count
 from checker.progress import Progress
@@ -86,9 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where the dataset and summary.json go (default out/sweep; replaced whole when "
         "the sweep completes)",
     )
-    parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
-    )
+    add_spark_arguments(parser, "the sweep")
     add_timeout(parser, 3600.0, "for the sweep and its cross-check")
     add_progress_arguments(parser)
 
@@ -96,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from checker.sweep.space import SweepSpace
 
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything starts
     started = time.perf_counter()
     deadline = time.monotonic() + args.timeout
     writable_dir(args.out, "--out")
@@ -142,8 +143,8 @@ def _sweep(
     dataset.mkdir()
     try:
         progress.start("sweep")
-        spark, created = spark_session(args.master, "dcpcheck sweep")
-        try:
+        conf = spark_conf_from(args)
+        with spark_session(args.master, "dcpcheck sweep", conf, args.executor_wait) as spark:
             parts, rows = sweep_on_spark(
                 spark,
                 SweepJob(space, tuple(specs)),
@@ -151,9 +152,6 @@ def _sweep(
                 timeout_s=max(0.001, deadline - time.monotonic()),
                 progress=lambda done, total: progress.update("sweep", f"{done}/{total} parts done"),
             )
-        finally:
-            if created:
-                spark.stop()
         missing = [p for p in range(parts) if not (dataset / part_name(p)).is_file()]
         if missing:
             raise HarnessBug(f"the sweep finished without parts {missing[:5]} of its dataset")

@@ -15,14 +15,13 @@ made from its contents, and resolved there from ``SparkFiles``.
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from checker.spark.shipping import on_executor, ship
 from checker.sweep.job import TALLY, SweepJob, descriptors
 
 __all__ = ["SweepTimeout", "TallyRow", "sweep_on_spark"]
@@ -58,7 +57,6 @@ def sweep_on_spark(
     number of parts and the tally. ``progress(done, total)`` is called as parts finish."""
     context = spark.sparkContext
     group = f"dcpcheck-sweep-{uuid.uuid4().hex[:12]}"
-    staging = Path(tempfile.gettempdir()) / "dcpcheck-sweep-rules"
     expired, finished = threading.Event(), threading.Event()
 
     def expire() -> None:
@@ -74,11 +72,8 @@ def sweep_on_spark(
     parts = max(2 * context.defaultParallelism, -(-job.space.size // PART_INPUTS))
     ranges = descriptors(job.space.size, parts)
     watcher = _Watcher(context, group, len(ranges), progress)
-    shipped_files: list[Path] = []
     try:
-        shipped = replace(
-            job, rules=tuple(_ship(context, spec, staging, shipped_files) for spec in job.rules)
-        )
+        shipped = replace(job, rules=tuple(ship(spark, spec) for spec in job.rules))
         context.setJobGroup(group, "dcpcheck sweep", True)
         timer.start()
         watcher.start()
@@ -107,17 +102,13 @@ def sweep_on_spark(
         timer.cancel()
         watcher.stop()
         context.setLocalProperty("spark.jobGroup.id", None)
-        for path in shipped_files:
-            path.unlink(missing_ok=True)
     rows = [TallyRow(r["kind"], r["subject"], r["code"], r["inputs"], r["first"]) for r in reduced]
     return len(ranges), rows
 
 
 def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator], Iterator]:  # type: ignore[type-arg]
     def run(descriptor_batches):  # type: ignore[no-untyped-def]
-        from pyspark import SparkFiles
-
-        local = replace(job, rules=tuple(_local(spec, SparkFiles.get) for spec in job.rules))
+        local = replace(job, rules=tuple(on_executor(spec) for spec in job.rules))
         for descriptors_batch in descriptor_batches:
             for part, lo, hi in zip(
                 *(descriptors_batch.column(c).to_pylist() for c in ("part", "lo", "hi")),
@@ -126,33 +117,6 @@ def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator], Iterator]:  #
                 yield local.write_part(Path(dataset), part, lo, hi)
 
     return run
-
-
-_SHIPPED = "dcpcheck-shipped:"
-
-
-def _ship(context, spec: str, staging: Path, shipped_files: list[Path]) -> str:  # type: ignore[no-untyped-def]
-    """A rule file's spec as executors read it: the file added to the job under a name
-    and path made from its contents (built-in names stay as they are). Spark refuses a
-    file name added again from another path, so the same contents always use one path."""
-    path_text, colon, name = spec.partition(".py:")
-    if not colon and not spec.endswith(".py"):
-        return spec
-    content = Path(path_text + ".py" if colon else spec).read_bytes()
-    staging.mkdir(exist_ok=True)
-    shipped = staging / f"dcpcheck_rules_{hashlib.sha256(content).hexdigest()[:16]}.py"
-    shipped.write_bytes(content)
-    shipped_files.append(shipped)
-    context.addPyFile(str(shipped))
-    return f"{_SHIPPED}{shipped.name}" + (f":{name}" if colon else "")
-
-
-def _local(spec: str, files: Callable[[str], str]) -> str:
-    """A shipped file's spec as this executor resolves it (the file in ``SparkFiles``)."""
-    if not spec.startswith(_SHIPPED):
-        return spec
-    name, colon, wanted = spec[len(_SHIPPED) :].partition(":")
-    return files(name) + (f":{wanted}" if colon else "")
 
 
 class _Watcher:
