@@ -49,7 +49,6 @@ class StoredCounterexample:
             for n, step in enumerate(steps, start=1)
         ]
 
-
     def replay(self) -> Replayed:
         """Replay the stored actions on the model and on the reference cluster."""
         from checker.durability import replay_counterexample
