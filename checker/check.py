@@ -13,6 +13,8 @@ named steps (``spec.model.narrate``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from checker.confirm import replay_scenario
 from checker.engines import ENGINES
@@ -27,6 +29,9 @@ from spec.model.build import ScenarioModel
 from spec.model.narrate import run_of
 from spec.properties import Property
 from spec.rules.language import RuleSet
+
+if TYPE_CHECKING:
+    from checker.engines.cubes import SolveCubes
 
 __all__ = ["CHECK_BUDGET", "ENGINES", "SearchOnSpark", "check", "planned", "reproduce_command"]
 
@@ -53,12 +58,23 @@ def _search(
     spark: SearchOnSpark | None,
     random_examples: int,
     workers: int = 1,
+    split: int = 1,
+    cubes_on: SolveCubes | None = None,
 ) -> Finding:
-    if engine == "z3" and workers > 1:
+    if engine == "spark" or (engine == "z3" and (workers > 1 or split > 1)):
         from checker.engines import cubes
 
+        if engine == "spark" and cubes_on is None:
+            raise ValueError("--engine spark needs the cubes' Spark solver (cubes_on)")
         return cubes.search(
-            model, prop, budget=budget, deadline=deadline, minimised=minimise, workers=workers
+            model,
+            prop,
+            budget=budget,
+            deadline=deadline,
+            minimised=minimise,
+            depth=split,
+            workers=workers,
+            solver=cubes_on,
         )
     if engine == "z3":
         from checker.engines import z3
@@ -107,6 +123,8 @@ def check(
     random_examples: int = 10_000,
     budget: int | None = CHECK_BUDGET,
     workers: int = 1,
+    split: int = 1,
+    cubes_on: SolveCubes | None = None,
 ) -> Result:
     """One check. ``engine``: ``z3`` (the default: proofs and minimised
     counterexamples), ``exhaustive`` (every scenario enumerated, with ``spark``
@@ -116,9 +134,10 @@ def check(
     ``budget``: Z3 resource units for the search and the minimisation (None:
     no limit); when it runs out the verdict is ``unknown``, the same on any
     machine. ``timeout_s``: an outer wall-clock guard (its unknowns depend on
-    the machine's load). ``workers`` > 1: the Z3 proof is cut into cubes (one per
-    number of failovers) solved on that many processes, each cube with the whole
-    budget (``checker.engines.cubes``)."""
+    the machine's load). ``workers`` > 1 or ``split`` > 1: the Z3 proof is cut into the
+    cubes of ``model.split(split)`` (1: one per number of failovers) solved on that many
+    processes, each cube with the whole budget (``checker.engines.cubes``); engine
+    ``spark``: the same cubes solved by ``cubes_on`` (``checker.spark.cubes``)."""
     clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
     spending = Budget(budget)
@@ -132,6 +151,8 @@ def check(
         spark=spark,
         random_examples=random_examples,
         workers=workers,
+        split=split,
+        cubes_on=cubes_on,
     )
     result = planned(rules, variant, prop, bounds, engine).but(
         verdict=found.verdict,
@@ -158,4 +179,6 @@ def check(
                 if found.interrupted
                 else scenario_record(result, ident, replay.trace, explanation),
             )
-    return result.but(stats=Stats(*clock.read(), examined=found.examined, budget=found.units))
+    wall, cpu = clock.read()
+    stats = Stats(wall, cpu + found.cpu_elsewhere, examined=found.examined, budget=found.units)
+    return result.but(stats=replace(stats, cubes=found.cubes))

@@ -69,6 +69,7 @@ class Stats:
     max_depth: int | None = None
     examined: int | None = None  # scenarios evaluated (exhaustive, random)
     budget: int | None = None  # solver resource units spent (Z3 rlimit)
+    cubes: int | None = None  # the cubes a split Z3 proof was cut into
     strategy: str = ""
     complete: bool | None = None  # the explicit search exhausted the reachable states
     stopped: str = ""  # why an explicit search ended early
@@ -78,7 +79,7 @@ class Stats:
             "seconds": round(self.seconds, 3),
             "cpu_seconds": round(self.cpu_seconds, 3),
         }
-        for name in ("states", "transitions", "max_depth", "examined", "budget"):
+        for name in ("states", "transitions", "max_depth", "examined", "budget", "cubes"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value

@@ -121,3 +121,26 @@ def test_a_sweep_on_the_cluster_equals_the_local_run(
         summary.get("crosscheck", {}).pop("seconds", None)
     assert remote == local
     assert "Setting default log level" not in there.err
+
+
+def test_a_split_proof_on_the_cluster_decides_what_one_z3_proof_decides(
+    spark_cluster, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Executors on the worker rebuild the model from names (a shipped rule file too)
+    and solve the cubes of the finer split; the verdicts and counterexamples are those of
+    `--engine z3` in one process."""
+    args = ["check", "--rules", DATA / "rules" / "no_purge.py", "--consumer", "correct"]
+    args += ["--property", "no-missed-item", "--property", "no-foreign-snapshot", "--json", *SMALL]
+    split = ["--engine", "spark", "--split", "2", "--master", spark_cluster.url]
+    there = run_subprocess([*args, *split, "--out", tmp_path / "c"])
+    here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
+    assert there.code == here.code, there.err
+
+    def decided(out: str) -> list[tuple]:
+        records = json.loads(out)["results"]
+        ids = [r["counterexample"] and Path(r["counterexample"]).name for r in records]
+        return [(r["property"], r["verdict"], i) for r, i in zip(records, ids, strict=True)]
+
+    assert decided(there.out) == decided(here.out)
+    assert [verdict for _, verdict, _ in decided(here.out)] == ["violated", "holds"]
+    assert {r["cubes"] for r in json.loads(there.out)["results"]} == {4}

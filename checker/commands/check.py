@@ -2,7 +2,7 @@
 
     dcpcheck check [--rules NAME|FILE ...] [--consumer NAME|FILE ...]
                    [--property ID ...] [--json] [--out DIR] [--budget M] [--timeout S]
-                   [--workers N] [--fail-on safety|cost] [--quiet]
+                   [--workers N] [--split D] [--fail-on safety|cost] [--quiet]
                    [--seqnos N] [--keys N] [--entries N] [--failovers N]
 
 For every combination, Z3 either finds a violating scenario (minimised,
@@ -48,6 +48,7 @@ from checker.report.text import exit_code
 from checker.result import Result
 from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, ConsumerVariant
+from spec.model.build import SPLIT_DEPTHS
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
@@ -92,7 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=ENGINES,
         default="z3",
         help="z3 (default: proofs, minimised counterexamples); exhaustive (enumerate every "
-        "scenario, on Spark); random (hypothesis; never claims 'holds')",
+        "scenario, on Spark); random (hypothesis; never claims 'holds'); spark (the z3 proof "
+        "cut into cubes solved on Spark executors: the same verdicts and counterexamples)",
     )
     parser.add_argument(
         "--workers",
@@ -101,6 +103,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="z3: cut each proof into cubes (one per number of failovers) solved on N "
         "processes side by side, each cube with the whole budget (default 1: one proof)",
+    )
+    parser.add_argument(
+        "--split",
+        type=count(1, SPLIT_DEPTHS),
+        default=1,
+        metavar="D",
+        help="how finely a proof cut into cubes (--engine spark, --workers) is cut: 1 by "
+        "failovers (default), 2 also by the first table's length, 3 also by the first "
+        "history's length (more, smaller cubes to spread)",
     )
     parser.add_argument(
         "--examples",
@@ -118,7 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_progress_arguments(parser)
     add_scenario_bounds(parser)
-    add_spark_arguments(parser, "--engine exhaustive")
+    add_spark_arguments(parser, "--engine exhaustive|spark")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -137,8 +148,12 @@ def run(args: argparse.Namespace) -> int:
         p: Chosen[Property],
         update: Callable[[str], None],
     ) -> Result:
-        on_spark = None
-        if spark is not None:
+        on_spark = cubes_on = None
+        if spark is not None and args.engine == "spark":
+            from checker.spark.cubes import cubes_on_spark
+
+            cubes_on = cubes_on_spark(spark, r.spec, c.spec, p.spec, update)
+        elif spark is not None:
             from checker.spark.exhaustive import exhaustive_on_spark
 
             on_spark = exhaustive_on_spark(spark, r.spec, c.spec, p.spec)
@@ -150,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             budget=budget,
             workers=args.workers,
+            split=args.split,
+            cubes_on=cubes_on,
             minimise=not args.no_minimise,
             engine=args.engine,
             spark=on_spark,
@@ -158,10 +175,10 @@ def run(args: argparse.Namespace) -> int:
 
     with ExitStack() as stack:
         spark = None
-        if args.engine == "exhaustive":
+        if args.engine in ("exhaustive", "spark"):
             from checker.spark.session import spark_session
 
-            app = "dcpcheck check --engine exhaustive"
+            app = f"dcpcheck check --engine {args.engine}"
             spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
         checks = [
             Planned(

@@ -5,13 +5,16 @@
 * ``exhaustive``: every scenario of the single-node model, evaluated
   concretely (a proof when it completes);
 * ``random``: hypothesis-drawn scenarios (finds violations, proves nothing);
+* ``spark``: the ``z3`` proof cut into cubes (``cubes``), the cubes solved on
+  Spark executors (``checker.spark.cubes``): the same verdicts and
+  counterexamples as ``z3``;
 * ``explore``: breadth-first / depth-first search of any explicit-state model
   (the cluster model).
 
 The Spark adapters (``checker.spark``) run the same engines on executors.
 """
 
-ENGINES = ("z3", "exhaustive", "random")
+ENGINES = ("z3", "exhaustive", "random", "spark")
 STRATEGIES = ("bfs", "dfs")
 
 __all__ = ["ENGINES", "STRATEGIES"]

@@ -3,13 +3,15 @@
 ``solve_cube(model, prop, cube, budget)`` is one part: a fresh solver with
 the cube asserted (Z3 then takes its one-shot path, as for a whole proof),
 ``holds`` meaning no violation lies in that cube. ``search(model, prop)``
-solves every cube, in this process or on ``workers`` processes side by
-side: ``holds`` when every cube holds, ``violated`` when one has a violation
-(minimised over the whole model, not the cube: the least counterexample is
-global, so it is the same whichever cube found one first), ``unknown`` when
-none is violated and some cube is unknown. The cubes are independent, so a
-cluster can solve them the same way (``solve_cube`` on executors) and
-combine the findings (``combine``).
+has every cube of ``model.split(depth)`` solved by a ``SolveCubes``: in this
+process (``in_processes(1)``), on ``workers`` processes side by side, or on
+Spark executors (``checker.spark.cubes``). The findings are combined
+(``combine``): ``holds`` when every cube holds, ``violated`` when one has a
+violation (minimised over the whole model, not the cube: the least
+counterexample is global, so it is the same whichever cube found one
+first), ``unknown`` when none is violated and some cube is unknown (the
+reason names them). Once a cube is violated the others are not needed: a
+solver may stop them.
 
 Budgets stay deterministic: each cube gets the check's whole budget of its
 own (what one cube spends never depends on what another spent before it),
@@ -20,18 +22,44 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from checker.engines import z3 as z3_engine
 from checker.engines.finding import Finding
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
+from spec.errors import HarnessBug
 from spec.expr import Expr
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 
-__all__ = ["combine", "search", "solve_cube"]
+__all__ = ["SolveCubes", "Split", "combine", "in_processes", "search", "solve_cube"]
+
+NAMED_UNKNOWN = 5  # cubes named in an unknown's reason; the rest are counted
+
+
+@dataclass(frozen=True)
+class Split:
+    """A proof cut into ``model.split(depth)``: what each cube is solved under."""
+
+    model: ScenarioModel
+    prop: Property
+    depth: int
+    limit: int | None  # each cube's budget: the check's whole budget (None: no limit)
+    deadline: float | None  # monotonic time, an outer guard (this machine's clock)
+
+    def cube(self, n: int) -> Expr:
+        return self.model.split(self.depth)[n]
+
+    def solve(self, n: int) -> Finding:
+        """Cube ``n``, unminimised, under a budget of its own."""
+        return solve_cube(self.model, self.prop, self.cube(n), Budget(self.limit), self.deadline)
+
+
+# Solves the cubes of a split: the findings by cube number, every cube's, or once one is
+# violated at least that one (the others may be stopped).
+SolveCubes = Callable[[Split], Mapping[int, Finding]]
 
 
 def solve_cube(
@@ -47,22 +75,38 @@ def solve_cube(
     )
 
 
-def combine(findings: Sequence[Finding]) -> Finding:
-    """The verdict of the whole proof from its cubes' findings (in cube order)."""
-    units = sum(f.units or 0 for f in findings)
-    for found in findings:
-        if found.verdict is Verdict.VIOLATED:
-            return Finding(Verdict.VIOLATED, found.scenario, units=units)
-    unknown = [f.reason for f in findings if f.verdict is Verdict.UNKNOWN]
+def combine(findings: Mapping[int, Finding], labels: list[str]) -> Finding:
+    """The verdict of the whole proof from its cubes' findings (``labels``: every cube's
+    description, in cube order). A violation wins; else every cube must have been
+    solved."""
+    units = sum(f.units or 0 for f in findings.values())
+    elsewhere = sum(f.cpu_elsewhere for f in findings.values())
+    total = len(labels)
+    common = {"units": units, "cubes": total, "cpu_elsewhere": elsewhere}
+    for n in sorted(findings):
+        if findings[n].verdict is Verdict.VIOLATED:
+            stopped = total - len(findings)
+            note = f"{stopped} of {total} cubes left unsolved once a violation was found"
+            note = note if stopped else ""
+            return Finding(Verdict.VIOLATED, findings[n].scenario, note=note, **common)
+    missing = [labels[n] for n in range(total) if n not in findings]
+    if missing:
+        raise HarnessBug(f"cubes {', '.join(missing)} were not solved, and none is violated")
+    unknown = [n for n in range(total) if findings[n].verdict is Verdict.UNKNOWN]
     if unknown:
-        reason = f"{len(unknown)} of {len(findings)} cubes unknown: {unknown[0]}"
-        return Finding(Verdict.UNKNOWN, reason=reason, units=units)
-    return Finding(Verdict.HOLDS, units=units, note=f"proved in {len(findings)} cubes")
+        named = "; ".join(labels[n] for n in unknown[:NAMED_UNKNOWN])
+        more = f"; and {len(unknown) - NAMED_UNKNOWN} more" if len(unknown) > NAMED_UNKNOWN else ""
+        reason = (
+            f"{len(unknown)} of {total} cubes unknown ({named}{more}): "
+            f"{findings[unknown[0]].reason}"
+        )
+        return Finding(Verdict.UNKNOWN, reason=reason, **common)
+    return Finding(Verdict.HOLDS, note=f"proved in {total} cubes", **common)
 
 
 # What a worker process solves: set before the pool forks, so the model (rule sets and
 # variants may come from user files) is inherited rather than pickled.
-_WORK: tuple[ScenarioModel, Property, list[Expr], int | None, float | None] | None = None
+_WORK: Split | None = None
 
 
 def _quiet() -> None:
@@ -72,40 +116,38 @@ def _quiet() -> None:
 
 def _solve_nth(n: int) -> tuple[int, Finding]:
     assert _WORK is not None
-    model, prop, cubes, limit, deadline = _WORK
-    return n, solve_cube(model, prop, cubes[n], Budget(limit), deadline)
+    return n, _WORK.solve(n)
 
 
-def _solve_all(
-    model: ScenarioModel,
-    prop: Property,
-    cubes: list[Expr],
-    limit: int | None,
-    deadline: float | None,
-    workers: int,
-) -> list[Finding]:
-    """The cubes' findings in cube order; once one is violated the rest are not needed
-    (with workers, those still running are stopped)."""
-    if workers <= 1:
-        findings = []
-        for cube in cubes:
-            findings.append(solve_cube(model, prop, cube, Budget(limit), deadline))
-            if findings[-1].verdict is Verdict.VIOLATED:
-                break
-        return findings
-    global _WORK
-    _WORK = (model, prop, cubes, limit, deadline)
-    done: dict[int, Finding] = {}
-    try:
-        context = multiprocessing.get_context("fork")
-        with context.Pool(workers, initializer=_quiet) as pool:  # leaving it stops them all
-            for n, found in pool.imap_unordered(_solve_nth, range(len(cubes))):
-                done[n] = found
-                if found.verdict is Verdict.VIOLATED:
+def in_processes(workers: int = 1) -> SolveCubes:
+    """Cubes solved in this process (``workers`` 1: in cube order, stopping at the first
+    violation) or on ``workers`` forked processes side by side, the cubes with the most
+    failovers (the costliest) first; leaving the pool stops the processes still solving
+    once a cube is violated."""
+
+    def solve(split: Split) -> dict[int, Finding]:
+        count = len(split.model.split(split.depth))
+        done: dict[int, Finding] = {}
+        if workers <= 1:
+            for n in range(count):
+                done[n] = split.solve(n)
+                if done[n].verdict is Verdict.VIOLATED:
                     break
-    finally:
-        _WORK = None
-    return [done[n] for n in sorted(done)]
+            return done
+        global _WORK
+        _WORK = split
+        try:
+            context = multiprocessing.get_context("fork")
+            with context.Pool(workers, initializer=_quiet) as pool:
+                for n, found in pool.imap_unordered(_solve_nth, reversed(range(count))):
+                    done[n] = found
+                    if found.verdict is Verdict.VIOLATED:
+                        break
+        finally:
+            _WORK = None
+        return done
+
+    return solve
 
 
 def search(
@@ -117,21 +159,24 @@ def search(
     minimised: bool = True,
     depth: int = 1,
     workers: int = 1,
+    solver: SolveCubes | None = None,
 ) -> Finding:
+    """The proof cut into ``model.split(depth)``, solved by ``solver`` (default: on
+    ``workers`` processes); a violation is minimised here, under a budget of its own."""
     budget = budget if budget is not None else Budget()
     before = budget.spent
-    limit = budget.limit
-    findings = _solve_all(model, prop, model.split(depth), limit, deadline, workers)
-    budget.charge(sum(f.units or 0 for f in findings))
-    result = combine(findings)
+    split = Split(model, prop, depth, budget.limit, deadline)
+    findings = (solver or in_processes(workers))(split)
+    budget.charge(sum(f.units or 0 for f in findings.values()))
+    result = combine(findings, [label for label, _ in model.cubes(depth)])
     if result.verdict is Verdict.VIOLATED and minimised and result.scenario is not None:
-        own = Budget(limit)
+        own = Budget(budget.limit)
         least = z3_engine.minimised_from(model, prop, result.scenario, own, deadline)
         budget.charge(own.spent)
-        result = Finding(
-            Verdict.VIOLATED,
-            least.scenario,
-            note=least.note,
+        result = replace(
+            result,
+            scenario=least.scenario,
+            note="; ".join(n for n in (least.note, result.note) if n),
             size=least.size,
             interrupted=least.interrupted,
         )

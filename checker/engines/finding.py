@@ -20,3 +20,6 @@ class Finding:
     examined: int | None = None  # scenarios evaluated (concrete engines)
     units: int | None = None  # solver resource units spent (Z3)
     interrupted: bool = False  # Ctrl-C stopped the engine after this was decided
+    cubes: int | None = None  # the cubes a split proof was cut into
+    cpu_elsewhere: float = 0.0  # CPU seconds spent where this process's clock cannot see
+    # (Spark executors)

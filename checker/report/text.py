@@ -37,6 +37,8 @@ def _size(r: Result) -> str:
     parts = [] if r.stats.states is None else [f"{r.stats.states:,} states"]
     if r.stats.budget is not None:
         parts.append(f"{units(r.stats.budget)} units")
+    if r.stats.cubes is not None:
+        parts.append(f"{r.stats.cubes} cubes")
     return ", ".join([*parts, f"{r.seconds:.2f}s"])
 
 
@@ -131,6 +133,7 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
         "strategy": s.strategy or None,
         "examined": s.examined,
         "budget": s.budget,
+        "cubes": s.cubes,
         "interrupted": r.interrupted,
         "command": r.command,
     }

@@ -49,7 +49,10 @@ from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
 from spec.scenario import Scenario
 from spec.trace import TraceFields
 
-__all__ = ["ScenarioModel"]
+__all__ = ["SPLIT_DEPTHS", "ScenarioModel"]
+
+# How finely ``split`` can cut a proof: by failovers, first table length, first history length.
+SPLIT_DEPTHS = 3
 
 
 class ScenarioModel:
@@ -136,14 +139,29 @@ class ScenarioModel:
 
     def split(self, depth: int = 1) -> list[Expr]:
         """Conditions that partition the scenarios (each satisfies exactly one): by the
-        number of failovers, then (``depth`` 2) by the first table's length. A proof can
-        be cut into these cubes, each solved on its own (in process or on executors)."""
+        number of failovers, then (``depth`` 2) by the first table's length, then
+        (``depth`` 3) by the first history's length. A proof can be cut into these
+        cubes, each solved on its own (in process or on executors)."""
+        return [condition for _, condition in self.cubes(depth)]
+
+    def cubes(self, depth: int = 1) -> list[tuple[str, Expr]]:
+        """``split(depth)`` with each cube's description: ``failovers=2, first table=3``
+        (entries), ``first history=7`` (seqnos)."""
+        if not 1 <= depth <= SPLIT_DEPTHS:
+            raise ValueError(f"split depth {depth}: expected 1 to {SPLIT_DEPTHS}")
         v = self.vars
         on = [v[f"f{f}.on"] for f in v.failover_ids]
-        cubes = [all_of(*on[:n], *(~o for o in on[n:])) for n in range(len(on) + 1)]
-        if depth >= 2:
-            lengths = range(1, self.bounds.first_table_entries + 1)
-            cubes = [c & (v["t0.len"] == n) for c in cubes for n in lengths]
+        cubes = [
+            (f"failovers={n}", all_of(*on[:n], *(~o for o in on[n:]))) for n in range(len(on) + 1)
+        ]
+        levels = [
+            ("first table", v["t0.len"], range(1, self.bounds.first_table_entries + 1)),
+            ("first history", v["h0.high"], range(0, self.bounds.seqnos + 1)),
+        ]
+        for what, measure, values in levels[: depth - 1]:
+            cubes = [
+                (f"{label}, {what}={n}", c & (measure == n)) for label, c in cubes for n in values
+            ]
         return cubes
 
     def within(self, values: Mapping[str, Value]) -> ScenarioModel:

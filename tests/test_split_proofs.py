@@ -1,0 +1,94 @@
+"""Split proofs (`check --engine spark`): the cubes solved on Spark executors give the verdict
+and the counterexample `--engine z3` gives; the first violation stops the other cubes; an
+unknown cube is named and never becomes `holds`. (On the standalone cluster:
+test_spark_cluster.py.)"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from clihelp import SMALL, run_cli
+
+from checker.engines import cubes
+from checker.engines import z3 as z3_engine
+from checker.result import Verdict
+from checker.spark.parts import until_decided
+from checker.symbolic.budget import Budget
+from spec.bounds import Bounds
+from spec.consumers import CONSUMERS
+from spec.model.build import ScenarioModel
+from spec.properties import PROPERTIES
+from spec.rules import RULE_SETS
+
+# One violated (seed 001's collapse-snapshot) and one holding combination.
+CHECKS = ["check", "--rules", "kv-current", "--consumer", "collapse-snapshot"]
+CHECKS += ["--consumer", "correct", "--property", "no-missed-item", "--json", *SMALL]
+
+
+def _decided(out: str) -> list[tuple]:
+    keys = ("consumer", "verdict", "replay", "size")
+    return [
+        (*(r[k] for k in keys), r["counterexample"] and Path(r["counterexample"]).name)
+        for r in json.loads(out)["results"]
+    ]
+
+
+def test_cubes_on_spark_decide_what_one_z3_proof_decides(
+    spark, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    z3 = run_cli([*CHECKS, "--out", tmp_path / "z3"], "", monkeypatch, capsys)
+    split = run_cli(
+        [*CHECKS, "--engine", "spark", "--out", tmp_path / "spark"], "", monkeypatch, capsys
+    )
+    assert split.code == z3.code == 1, split.err
+    assert _decided(split.out) == _decided(z3.out)
+    assert [d[1] for d in _decided(split.out)] == ["violated", "holds"]
+    for record in json.loads(split.out)["results"]:
+        assert record["cubes"] == 2  # one failover at most: 0 or 1
+        assert record["budget"] > 0
+    assert "cubes solved on Spark" in split.err
+
+
+def test_an_unknown_cube_is_named_and_the_proof_is_not_claimed() -> None:
+    model = ScenarioModel(
+        Bounds(seqnos=5, keys=2, entries=3, failovers=2),
+        RULE_SETS.get("kv-current"),
+        CONSUMERS.get("correct"),
+    )
+    found = cubes.search(model, PROPERTIES.get("no-missed-item"), budget=Budget(20_000))
+    assert found.verdict is Verdict.UNKNOWN
+    assert found.reason.startswith("3 of 3 cubes unknown (failovers=0; failovers=1; failovers=2)")
+    assert found.cubes == 3
+
+
+def test_the_first_decisive_part_cancels_the_parts_still_running(spark) -> None:
+    """Part 0 decides at once; the others would take a minute each unless cancelled."""
+
+    def work(n: int) -> str:
+        if n == 0:
+            return "violated"
+        time.sleep(60)
+        return "holds"
+
+    done = until_decided(spark, 6, work, lambda found: "violated" in found.values())
+    assert done == {0: "violated"}
+    # The session is still usable once the cancelled tasks are gone.
+    assert spark.sparkContext.parallelize(range(4), 2).sum() == 6
+
+
+def test_the_counterexample_does_not_depend_on_the_cube_that_found_it() -> None:
+    """Each cube's own violation, minimised over the whole model, is the one least scenario
+    (whichever cube an executor finishes first)."""
+    model = ScenarioModel(
+        Bounds(seqnos=4, keys=2, entries=3, failovers=2),
+        RULE_SETS.get("kv-current"),
+        CONSUMERS.get("collapse-snapshot"),
+    )
+    prop = PROPERTIES.get("no-missed-item")
+    found = [cubes.solve_cube(model, prop, cube, Budget()) for cube in model.split(1)]
+    starts = {f.scenario for f in found if f.verdict is Verdict.VIOLATED}
+    assert len(starts) == 2  # one and two failovers: two different violations
+    least = {z3_engine.minimised_from(model, prop, s, Budget()).scenario for s in starts}
+    assert least == {z3_engine.search(model, prop, budget=Budget()).scenario}
