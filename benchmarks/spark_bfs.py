@@ -22,76 +22,9 @@ mb-34150.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
 from tabulate import tabulate
 
-ROOT = Path(__file__).resolve().parent.parent
-PROBE = """
-import json, os, runpy, sys, time
-from pathlib import Path
-
-def tree(pid):
-    kids = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            kids.setdefault(int(stat[1]), []).append((int(entry.name), stat))
-    out, todo = [], [pid]
-    while todo:
-        for child, stat in kids.get(todo.pop(), []):
-            out.append((child, stat))
-            todo.append(child)
-    return out
-
-def hwm(pid):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-started = time.perf_counter()
-sys.argv = ["dcpcheck", *sys.argv[1:]]
-from checker.cli import main
-code = main(sys.argv[1:])
-wall = time.perf_counter() - started
-tick = os.sysconf("SC_CLK_TCK")
-me = os.times()
-cpu = me.user + me.system + me.children_user + me.children_system
-jvm = 0
-for pid, stat in tree(os.getpid()):
-    cpu += sum(int(x) for x in stat[11:15]) / tick
-    if "java" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-        jvm = max(jvm, hwm(pid))
-print(json.dumps({"code": code, "wall": wall, "cpu": cpu, "driver": hwm(os.getpid()), "jvm": jvm}),
-      file=sys.stderr)
-"""
-
-
-def _run(args: list[str]) -> tuple[dict, list[dict]]:
-    with tempfile.TemporaryDirectory(prefix="dcpcheck-bench-") as out:
-        proc = subprocess.run(
-            [sys.executable, "-c", PROBE, *args, "--json", "--out", out],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark run failed: {' '.join(args)}\n{proc.stderr[-3000:]}")
-    measured = json.loads(proc.stderr.strip().splitlines()[-1])
-    if measured["code"] not in (0, 1):
-        raise SystemExit(f"{' '.join(args)}: exit {measured['code']}\n{proc.stderr[-3000:]}")
-    return measured, json.loads(proc.stdout)["results"]
+from benchmarks._process import measured_run
 
 
 def run(quick: bool = False) -> None:
@@ -104,7 +37,7 @@ def run(quick: bool = False) -> None:
     }
     measured, found = {}, {}
     for name, args in ways.items():
-        measured[name], records = _run(args)
+        measured[name], records = measured_run(args)
         found[name] = [
             (r["ack_rule"], r["branch_rule"], r["property"], r["verdict"], r["states"])
             for r in records

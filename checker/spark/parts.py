@@ -70,10 +70,10 @@ def until_decided(
     seen = 0
     try:
         while worker.is_alive():
-            done = results.value
+            done = dict(results.value)  # a copy: tasks ending now add to the original
             if on_progress is not None and len(done) > seen:
                 seen = len(done)
-                on_progress(dict(done))
+                on_progress(done)
             if decided(done):
                 sc.cancelJobsWithTag(tag)
                 break
