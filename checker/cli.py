@@ -2,8 +2,9 @@
 
 Each subcommand lives in ``checker.commands.<name>`` with ``add_arguments``
 and ``run(args) -> exit code``. Errors raised on purpose (``spec.errors``)
-print one line and exit with their code; nothing else is caught here, so a
-harness bug still shows its traceback.
+print one line and exit with their code; anything else is a harness bug: its
+traceback is printed and the exit code is 4 (never 1, which means a
+violation was found).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 
-from spec.errors import EXIT_BAD_INPUT, DcpcheckError, UsageError
+from spec.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, DcpcheckError, UsageError
 
 __all__ = ["main"]
 
@@ -21,6 +23,7 @@ COMMANDS = {
     "decide": "humpty_dumpty-compatible producer decisions for stdin requests",
     "check": "search for resumes that violate a property (Z3), replay them on the reference",
     "verify": "the main job: every rule set x consumer x property on Spark, vs expected verdicts",
+    "clients": "real DCP clients (java-dcp-client, go-dcp, cbgt, kv-replica) and their fixes",
     "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
     "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
     "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
@@ -75,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout closed early (e.g. piped into head); nothing more to say.
         sys.stderr.close()
         return EXIT_BAD_INPUT
+    except Exception:
+        traceback.print_exc()
+        print("dcpcheck: internal error (a harness bug, please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

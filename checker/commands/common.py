@@ -20,6 +20,7 @@ from checker.loading import resolve_many
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result
+from checker.tasks import Task, run_task
 from spec.bounds import Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.errors import UsageError
@@ -29,9 +30,11 @@ __all__ = [
     "Chosen",
     "add_cluster_bounds",
     "add_scenario_bounds",
+    "add_spark_arguments",
     "chosen",
     "cluster_bounds_from",
     "print_results",
+    "run_tasks_here_or_on_spark",
     "scenario_bounds_from",
 ]
 
@@ -177,3 +180,33 @@ def print_results(
         print()
         print(summary_table(results, expected=expected))
     return results
+
+
+# -- Spark ---------------------------------------------------------------------------------------
+
+
+def add_spark_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
+    )
+    parser.add_argument(
+        "--no-spark", action="store_true", help="run in this process instead (debugging)"
+    )
+
+
+def run_tasks_here_or_on_spark(
+    tasks: Sequence[Task], args: argparse.Namespace, app: str
+) -> list[Result]:
+    """Run ``checker.tasks`` tasks as Spark tasks (``args.master``), or in this process
+    with ``--no-spark``; the results in the tasks' order."""
+    if args.no_spark or not tasks:
+        return [run_task(task) for task in tasks]
+    from checker.spark.session import spark_session
+    from checker.spark.tasks import run_tasks
+
+    spark, created = spark_session(args.master, app)
+    try:
+        return run_tasks(spark, tasks)
+    finally:
+        if created:
+            spark.stop()

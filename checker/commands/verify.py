@@ -1,13 +1,16 @@
 """The main job: every rule set x consumer variant x property, on Spark.
 
     dcpcheck verify [--master URL] [--rules ...] [--consumer ...] [--property ...]
-                    [--durability-preset NAME ... | --no-durability]
+                    [--durability-preset NAME ... | --no-durability] [--no-clients]
                     [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
 
 Runs each combination as a Spark task (embedded ``local[*]`` by default; a
 master URL runs the same job on a cluster), prints a summary table with
 verdicts and times, and compares each verdict with the expected one
-(spec/expected.py) where one is recorded. Then the same for the multi-node
+(spec/expected.py) where one is recorded. The consumers are correct and
+collapse-snapshot unless ``--consumer`` names others. Then the client
+catalogue (``dcpcheck clients``: each real client and its fix x the safety
+properties asked for; counterexamples to DIR/clients). Then the same for the multi-node
 durability model: every ack rule x branch rule x durability property at
 each preset given (default mb-34150 and mb-51805; expectations in
 spec/cluster/expected.py), one Spark task each, a second table.
@@ -25,15 +28,23 @@ import sys
 import time
 
 from checker.commands.check import add_selection_arguments, selection
-from checker.commands.common import add_scenario_bounds, scenario_bounds_from
+from checker.commands.clients import client_tasks, print_clients
+from checker.commands.common import (
+    add_scenario_bounds,
+    add_spark_arguments,
+    run_tasks_here_or_on_spark,
+    scenario_bounds_from,
+)
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.tasks import ClusterTask, ScenarioTask, Task, run_task
+from checker.tasks import ClusterTask, ScenarioTask, Task
+from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
+from spec.properties import PROPERTIES
 
 DURABILITY_PRESETS = ("mb-34150", "mb-51805")
 DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
@@ -42,12 +53,7 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
-    )
-    parser.add_argument(
-        "--no-spark", action="store_true", help="run in this process instead (debugging)"
-    )
+    add_spark_arguments(parser)
     parser.add_argument(
         "--json", action="store_true", help='print {"results": [...]} instead of the table'
     )
@@ -66,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
+    parser.add_argument(
+        "--no-clients", action="store_true", help="skip the client catalogue (dcpcheck clients)"
+    )
     add_scenario_bounds(parser)
 
 
@@ -100,52 +109,64 @@ def run(args: argparse.Namespace) -> int:
         for c in consumers
         for p in props
     ]
+    clients = [] if args.no_clients else catalogue_tasks(args, bounds)
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
     print(
         f"dcpcheck verify: {len(tasks)} checks within {bounds.describe()}"
+        + (f", {len(clients)} client checks" if clients else "")
         + (f", then {len(cluster_tasks)} durability checks" if cluster_tasks else ""),
         file=sys.stderr,
         flush=True,
     )
-    everything: list[Task] = [*tasks, *cluster_tasks]
-    if args.no_spark:
-        results = [run_task(task) for task in everything]
-    else:
-        from checker.spark.session import spark_session
-        from checker.spark.tasks import run_tasks
-
-        spark, created = spark_session(args.master, "dcpcheck verify")
-        try:
-            results = run_tasks(spark, everything)
-        finally:
-            if created:
-                spark.stop()
-    single = [r for r in results if r.model == "scenario"]
-    cluster = [r for r in results if r.model == "cluster"]
+    everything: list[Task] = [*tasks, *clients, *cluster_tasks]
+    results = run_tasks_here_or_on_spark(everything, args, "dcpcheck verify")
+    parts = _split(results, [len(tasks), len(clients), len(cluster_tasks)])
+    out_dirs = [args.out, f"{args.out}/clients", f"{args.out}/durability"]
     paths = [
-        write_counterexample(r, args.out if r.model == "scenario" else f"{args.out}/durability")
-        for r in results
+        [write_counterexample(r, out) for r in part]
+        for part, out in zip(parts, out_dirs, strict=True)
     ]
     if args.junit:
         write_junit(results, args.junit, name="dcpcheck verify")
     if args.html:
         write_html(results, args.html, "dcpcheck verify")
     if args.json:
-        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
-        print(
-            json.dumps(
-                {"results": records[: len(single)], "durability": records[len(single) :]},
-                indent=2,
+        records = {
+            key: [result_json(r, p) for r, p in zip(part, part_paths, strict=True)]
+            for key, part, part_paths in zip(
+                ("results", "clients", "durability"), parts, paths, strict=True
             )
-        )
+        }
+        print(json.dumps(records, indent=2))
     else:
+        single, client_results, cluster = parts
         print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
+        if client_results:
+            print("\nclients (dcpcheck clients):")
+            print_clients(client_results, bounds, out_dirs[1])
         _print_durability(cluster)
         elapsed = time.perf_counter() - started
         print(f"\n{len(results)} checks in {elapsed:.1f}s")
     return exit_code_against_expected(results)
+
+
+def catalogue_tasks(args: argparse.Namespace, bounds: Bounds) -> list[ScenarioTask]:
+    """The client catalogue on the rule sets asked for, for the safety properties asked for."""
+    safety = [p.id for p in PROPERTIES if p.kind == "safety"]
+    wanted = [p for p in args.property or safety if p in safety]
+    if not wanted:
+        return []
+    return client_tasks(args.rules, None, wanted, bounds, args.timeout)
+
+
+def _split(results: list[Result], sizes: list[int]) -> list[list[Result]]:
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(results[start : start + size])
+        start += size
+    return parts
 
 
 def _print_durability(cluster: list[Result]) -> None:
