@@ -28,7 +28,7 @@ from checker.diff.engine import diff_rules
 from checker.diff.regions import Region, change_of
 from checker.loading import resolve
 from spec.bounds import Bounds
-from spec.consumers import CONSUMERS
+from spec.consumers import CONSUMERS, TEXTBOOK
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.rules import RULE_SETS, Decider, RuleSet
 from spec.types import ProducerState, StreamRequest
@@ -128,7 +128,9 @@ def run(quick: bool) -> None:
         )
     )
     bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1) if quick else Bounds()
-    report = diff_rules(doc, code, list(CONSUMERS), bounds, max(8, bounds.entries))
+    report = diff_rules(
+        doc, code, [CONSUMERS.get(c) for c in TEXTBOOK], bounds, max(8, bounds.entries)
+    )
     print(
         f"\nwhole `dcpcheck diff rollback-doc kv-current` ({len(report.regions)} regions "
         f"classified with {', '.join(report.context)}, {bounds.describe()}): "

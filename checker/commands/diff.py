@@ -28,7 +28,7 @@ from checker.commands.common import add_scenario_bounds, scenario_bounds_from
 from checker.diff.engine import diff_consumers, diff_rules
 from checker.diff.report import report_json, text
 from checker.loading import resolve, resolve_many
-from spec.consumers import CONSUMERS, ConsumerVariant
+from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--consumer",
         action="append",
         metavar="NAME|FILE",
-        help="consumer variant to classify with (repeatable; default all built-in)",
+        help="consumer variant to classify with (repeatable; default correct, collapse-snapshot)",
     )
     parser.add_argument(
         "--consumers",
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         rules_a, rules_b = (resolve(RULE_SETS, RuleSet, r) for r in args.rule_sets)
         consumers = [
             c
-            for name in args.consumer or CONSUMERS.names()
+            for name in args.consumer or TEXTBOOK
             for c in resolve_many(CONSUMERS, ConsumerVariant, name)
         ]
         table_entries = args.table_entries or max(8, bounds.entries)
