@@ -16,7 +16,7 @@ from checker.result import Result
 from spec.bounds import Bounds
 from spec.cluster import ClusterBounds
 
-__all__ = ["ClusterTask", "ScenarioTask", "Task", "run_task"]
+__all__ = ["ClusterTask", "ScenarioGroupTask", "ScenarioTask", "Task", "run_any", "run_task"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,34 @@ class ScenarioTask:
         return expected_verdict(
             result.subject["rules"], result.subject["consumer"], result.property
         )
+
+
+@dataclass(frozen=True)
+class ScenarioGroupTask:
+    """Several properties of one (rule set, consumer): proved together, searched apart
+    (``checker.together``); ``run()`` gives one ``Result`` per property, in order."""
+
+    rules: str
+    consumer: str
+    properties: tuple[str, ...]
+    bounds: Bounds
+    timeout_s: float | None = 120.0
+
+    def run(self) -> list[Result]:
+        from checker.loading import resolve
+        from checker.together import check_together
+        from spec.consumers import CONSUMERS, ConsumerVariant
+        from spec.properties import PROPERTIES, Property
+        from spec.rules import RULE_SETS, RuleSet
+
+        results = check_together(
+            resolve(RULE_SETS, RuleSet, self.rules),
+            resolve(CONSUMERS, ConsumerVariant, self.consumer),
+            [resolve(PROPERTIES, Property, p) for p in self.properties],
+            self.bounds,
+            timeout_s=self.timeout_s,
+        )
+        return [r.but(expected=ScenarioTask.expected(r)) for r in results]
 
 
 @dataclass(frozen=True)
@@ -113,3 +141,9 @@ Task = ScenarioTask | ClusterTask
 
 def run_task(task: Task) -> Result:
     return task.run()
+
+
+def run_any(task: Task | ScenarioGroupTask) -> list[Result]:
+    """A task's results as a list (a group gives one per property)."""
+    out = task.run()
+    return out if isinstance(out, list) else [out]

@@ -35,7 +35,7 @@ from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.tasks import ScenarioTask
+from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.consumers import CATALOGUE, CONSUMERS, ConsumerVariant
 from spec.errors import UsageError
@@ -82,18 +82,19 @@ def client_tasks(
     props: list[str] | None,
     bounds: Bounds,
     timeout_s: float,
-) -> list[ScenarioTask]:
-    """One task per rule set x client x property, the catalogue's order by default."""
+) -> list[ScenarioGroupTask]:
+    """One task per rule set x client (its properties proved together, searched apart:
+    ``checker.together``), the catalogue's order by default."""
     chosen_rules = chosen(RULE_SETS, RuleSet, rules)
     chosen_clients = chosen(CONSUMERS, ConsumerVariant, consumers or CATALOGUE_NAMES)
     probe_consumers(c.item for c in chosen_clients)
     safety = [p.id for p in PROPERTIES if p.kind == "safety"]
     chosen_props = chosen(PROPERTIES, Property, props or safety)
+    ids = tuple(p.spec for p in chosen_props)
     return [
-        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=timeout_s)
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=timeout_s)
         for r in chosen_rules
         for c in chosen_clients
-        for p in chosen_props
     ]
 
 

@@ -20,7 +20,7 @@ from checker.loading import resolve_many
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result
-from checker.tasks import Task, run_task
+from checker.tasks import ScenarioGroupTask, Task, run_any
 from spec.bounds import Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.errors import UsageError
@@ -195,18 +195,20 @@ def add_spark_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_tasks_here_or_on_spark(
-    tasks: Sequence[Task], args: argparse.Namespace, app: str
+    tasks: Sequence[Task | ScenarioGroupTask], args: argparse.Namespace, app: str
 ) -> list[Result]:
     """Run ``checker.tasks`` tasks as Spark tasks (``args.master``), or in this process
-    with ``--no-spark``; the results in the tasks' order."""
+    with ``--no-spark``; the results in the tasks' order (a group's in its properties')."""
     if args.no_spark or not tasks:
-        return [run_task(task) for task in tasks]
-    from checker.spark.session import spark_session
-    from checker.spark.tasks import run_tasks
+        outputs = [run_any(task) for task in tasks]
+    else:
+        from checker.spark.session import spark_session
+        from checker.spark.tasks import one_task_each
 
-    spark, created = spark_session(args.master, app)
-    try:
-        return run_tasks(spark, tasks)
-    finally:
-        if created:
-            spark.stop()
+        spark, created = spark_session(args.master, app)
+        try:
+            outputs = one_task_each(spark, run_any, tasks)
+        finally:
+            if created:
+                spark.stop()
+    return [result for output in outputs for result in output]

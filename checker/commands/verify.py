@@ -4,8 +4,10 @@
                     [--durability-preset NAME ... | --no-durability] [--no-clients]
                     [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
 
-Runs each combination as a Spark task (embedded ``local[*]`` by default; a
-master URL runs the same job on a cluster), prints a summary table with
+Runs each rule set x consumer as a Spark task (embedded ``local[*]`` by
+default; a master URL runs the same job on a cluster) that proves its
+properties together and searches each violated one apart
+(``checker.together``), prints a summary table with
 verdicts and times, and compares each verdict with the expected one
 (spec/expected.py) where one is recorded. The consumers are correct and
 collapse-snapshot unless ``--consumer`` names others. Then the client
@@ -40,7 +42,7 @@ from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.tasks import ClusterTask, ScenarioTask, Task
+from checker.tasks import ClusterTask, ScenarioGroupTask, Task
 from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
@@ -103,25 +105,26 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
     rules, consumers, props = selection(args)
-    tasks: list[Task] = [
-        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout)
+    ids = tuple(p.spec for p in props)
+    tasks = [
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=args.timeout)
         for r in rules
         for c in consumers
-        for p in props
     ]
     clients = [] if args.no_clients else catalogue_tasks(args, bounds)
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
     print(
-        f"dcpcheck verify: {len(tasks)} checks within {bounds.describe()}"
-        + (f", {len(clients)} client checks" if clients else "")
+        f"dcpcheck verify: {len(tasks) * len(ids)} checks within {bounds.describe()}"
+        + (f", {sum(len(t.properties) for t in clients)} client checks" if clients else "")
         + (f", then {len(cluster_tasks)} durability checks" if cluster_tasks else ""),
         file=sys.stderr,
         flush=True,
     )
-    everything: list[Task] = [*tasks, *clients, *cluster_tasks]
+    everything: list[Task | ScenarioGroupTask] = [*tasks, *clients, *cluster_tasks]
     results = run_tasks_here_or_on_spark(everything, args, "dcpcheck verify")
-    parts = _split(results, [len(tasks), len(clients), len(cluster_tasks)])
+    sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(cluster_tasks)]
+    parts = _split(results, sizes)
     out_dirs = [args.out, f"{args.out}/clients", f"{args.out}/durability"]
     paths = [
         [write_counterexample(r, out) for r in part]
@@ -152,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     return exit_code_against_expected(results)
 
 
-def catalogue_tasks(args: argparse.Namespace, bounds: Bounds) -> list[ScenarioTask]:
+def catalogue_tasks(args: argparse.Namespace, bounds: Bounds) -> list[ScenarioGroupTask]:
     """The client catalogue on the rule sets asked for, for the safety properties asked for."""
     safety = [p.id for p in PROPERTIES if p.kind == "safety"]
     wanted = [p for p in args.property or safety if p in safety]
