@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from checker.commands.common import (
     add_scenario_bounds,
@@ -112,6 +113,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout)
+    checks = sum(len(t.properties) for t in tasks)
+    print(
+        f"dcpcheck clients: {checks} checks ({len(tasks)} tasks) within {bounds.describe()}",
+        file=sys.stderr,
+        flush=True,
+    )
     results = run_tasks_here_or_on_spark(tasks, args, "dcpcheck clients")
     paths = [write_counterexample(r, args.out) for r in results]
     if args.junit:
