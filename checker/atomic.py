@@ -1,6 +1,10 @@
 """Writing outputs atomically: a temp file in the same directory, then rename.
 
-A reader never sees a half-written file, and a failure leaves nothing behind.
+A reader never sees a half-written file, and a failure leaves nothing
+behind. Files get the usual permissions (0644 under the usual umask), not
+the temp file's 0600. ``writable_file`` and ``writable_dir`` check an
+output path before any work starts, so a long search never ends in
+"cannot write".
 """
 
 from __future__ import annotations
@@ -11,7 +15,16 @@ from pathlib import Path
 
 from spec.errors import InvalidInput
 
-__all__ = ["write_text_atomic"]
+__all__ = ["writable_dir", "writable_file", "write_text_atomic"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+MODE = 0o666 & ~_umask()
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
@@ -24,8 +37,46 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+            os.fchmod(handle.fileno(), MODE)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _creatable(path: Path, flag: str) -> None:
+    """The nearest existing ancestor of ``path`` is a directory we may write in."""
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InvalidInput(flag, f"{path}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InvalidInput(flag, f"{path}: cannot write in {ancestor} (permission denied)")
+
+
+def writable_file(path: str | Path | None, flag: str) -> None:
+    """``path`` can be written as a file (it is not a directory; its directory can be made)."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidInput(flag, f"{target} is a directory; give a file name")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InvalidInput(flag, f"{target}: cannot overwrite (permission denied)")
+    _creatable(target, flag)
+
+
+def writable_dir(path: str | Path | None, flag: str) -> None:
+    """``path`` is a directory we can write in, or can be made one."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise InvalidInput(flag, f"{target} exists and is not a directory; give a directory")
+    if target.is_dir():
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise InvalidInput(flag, f"cannot write in {target} (permission denied)")
+        return
+    _creatable(target / "x", flag)

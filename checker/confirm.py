@@ -10,16 +10,18 @@ reported with the fields that differ.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from checker.result import Replayed
 from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.reference.simulate import simulate
+from spec.run import Run
 from spec.scenario import Scenario
 from spec.trace import Trace, TraceFields, trace_values
 
-__all__ = ["Replay", "replay_scenario"]
+__all__ = ["Replay", "Stored", "replay_scenario", "replay_stored"]
 
 
 @dataclass
@@ -58,3 +60,57 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
     elif mismatches:
         detail = "the model and the reference implementation disagree on the trace"
     return Replay(violated and not mismatches, violated, trace, mismatches, detail)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A counterexample file replayed: its model, the replay's outcome, and (single-node)
+    the run the reference trace tells, from which its ITF trace is written."""
+
+    model: str  # "scenario" | "cluster"
+    replayed: Replayed
+    run: Run | None = None
+    explanation: str = ""
+
+
+def replay_stored(path: str | Path) -> Stored:
+    """Replay a counterexample file of either model on the model and the reference.
+
+    The reference must still violate the file's property along the trace the
+    model predicts (single node), or along every step (cluster).
+    """
+    from checker.inputs import load_json
+    from checker.loading import resolve
+    from checker.report.counterexample import FORMAT as SCENARIO_FORMAT
+    from checker.report.counterexample import load_counterexample
+    from spec.consumers import CONSUMERS, ConsumerVariant
+    from spec.errors import InvalidInput
+    from spec.model.narrate import run_of
+    from spec.properties import PROPERTIES
+    from spec.rules import RULE_SETS, RuleSet
+
+    record = load_json(path)
+    kind = record.get("format") if isinstance(record, dict) else None
+    if kind == SCENARIO_FORMAT:
+        stored = load_counterexample(path)
+        model = ScenarioModel(
+            stored["bounds"],
+            resolve(RULE_SETS, RuleSet, stored["rules"]),
+            resolve(CONSUMERS, ConsumerVariant, stored["consumer"]),
+        )
+        prop = PROPERTIES.get(stored["property"])
+        replay = replay_scenario(stored["scenario"], model, prop)
+        if replay.trace is None:
+            return Stored("scenario", replay.outcome())
+        explanation = prop.explain(replay.trace, stored["bounds"])
+        return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
+    from checker.durability import FORMAT as CLUSTER_FORMAT
+    from checker.report.stored_cluster import load_counterexample as load_cluster
+
+    if kind == CLUSTER_FORMAT:
+        return Stored("cluster", load_cluster(path).replay())
+    raise InvalidInput(
+        str(path),
+        f"not a counterexample file (format {kind!r}; expected {SCENARIO_FORMAT} "
+        f"or {CLUSTER_FORMAT})",
+    )

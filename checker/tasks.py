@@ -30,6 +30,10 @@ class ScenarioTask:
     minimise: bool = True
     random_examples: int = 10_000
 
+    @property
+    def label(self) -> str:
+        return f"{self.rules}/{self.consumer}: {self.property}"
+
     def run(self) -> Result:
         from checker.check import check
         from checker.loading import resolve
@@ -69,6 +73,10 @@ class ScenarioGroupTask:
     bounds: Bounds
     timeout_s: float | None = 120.0
 
+    @property
+    def label(self) -> str:
+        return f"{self.rules}/{self.consumer}: {', '.join(self.properties)}"
+
     def run(self) -> list[Result]:
         from checker.loading import resolve
         from checker.together import check_together
@@ -97,6 +105,11 @@ class ClusterTask:
     strategy: str = "bfs"
     max_states: int | None = None
     timeout_s: float | None = None
+
+    @property
+    def label(self) -> str:
+        where = f" ({self.preset})" if self.preset else ""
+        return f"{self.ack_rule}/{self.branch_rule}: {self.property}{where}"
 
     def run(self) -> Result:
         from checker.durability import check_durability

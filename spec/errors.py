@@ -13,7 +13,10 @@ Exit codes, fixed for every command:
 2     bad input or usage (a file, a field, an argument, a name)
 3     unknown: the solver answered unknown or timed out
 4     internal error: a harness bug (e.g. a counterexample the
-      reference implementation does not confirm)
+      reference implementation does not confirm, or a crash: the
+      traceback goes to a crash report file, never to the terminal)
+130   interrupted (Ctrl-C): what was decided is printed, the rest is
+      unknown (interrupted)
 ====  =============================================================
 """
 
@@ -24,10 +27,12 @@ EXIT_VIOLATION = 1
 EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_UNKNOWN",
     "EXIT_VIOLATION",
@@ -69,14 +74,23 @@ class UsageError(InvalidInput):
 
 
 class UnknownName(InvalidInput):
-    """A rule set, consumer variant, property or target name nobody registered."""
+    """A rule set, consumer variant, property or target name nobody registered.
 
-    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+    ``where`` is the argument that named it: ``--KIND`` unless the caller
+    says which argument the user really typed (``at``).
+    """
+
+    def __init__(self, kind: str, name: str, known: list[str], where: str = "") -> None:
+        self.kind, self.name, self.known = kind, name, known
         super().__init__(
-            f"--{kind}",
+            where or f"--{kind}",
             f"unknown {kind} '{name}'; known: {', '.join(sorted(known))}"
             f" (or give the path of a .py file defining one)",
         )
+
+    def at(self, where: str) -> UnknownName:
+        """The same error, attributed to the argument ``where``."""
+        return UnknownName(self.kind, self.name, self.known, where)
 
 
 class RuleLanguageError(InvalidInput):

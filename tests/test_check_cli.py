@@ -179,7 +179,7 @@ def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, monkeypatch
         (["--rules", "missing.py"], "missing.py: no such file"),
         (["--seqnos", "0"], "bad bounds: bound seqnos must be at least 1"),
         (["--entries", "2", "--failovers", "2"], "bad bounds: bound entries must exceed failovers"),
-        (["--timeout", "0"], "--timeout must be positive"),
+        (["--timeout", "0"], "argument --timeout: expected seconds above 0"),
         (["--seqnos", "x"], "argument --seqnos: invalid int value"),
     ],
 )

@@ -94,7 +94,7 @@ def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(
 def test_bad_clients_arguments_are_one_line_exit_2(monkeypatch, capsys) -> None:
     for args, expected in (
         (["--consumer", "no-such-client"], "unknown consumer 'no-such-client'"),
-        (["--timeout", "0"], "--timeout must be positive"),
+        (["--timeout", "0"], "argument --timeout: expected seconds above 0"),
         (["--property", "no-such"], "unknown property 'no-such'"),
     ):
         result = run_cli(["clients", "--no-spark", *args], "", monkeypatch, capsys)

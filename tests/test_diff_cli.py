@@ -144,14 +144,14 @@ def test_a_malformed_rule_file_is_one_line_naming_file_and_line_exit_2(
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["kv-current"], "expected two rule sets A B, got 1"),
+        (["kv-current"], "expected two rule sets BASE CANDIDATE, got 1"),
         (["kv-current", "kv-futur"], "unknown rules 'kv-futur'; known: kv-current, rollback-doc"),
         (["kv-current", "missing.py"], "missing.py: no such file"),
         (["kv-current", "kv-current", "--rules", "kv-current"], "--rules is for --consumers"),
         (["kv-current", "--consumers", "correct", "correct"], "not both"),
         (["--consumers", "correct", "nope"], "unknown consumer 'nope'"),
         (["--consumers", "correct", "correct", "--consumer", "correct"], "not with --consumers"),
-        (["kv-current", "kv-current", "--max", "0"], "--max must be at least 1"),
+        (["kv-current", "kv-current", "--max", "0"], "argument --max: expected 1..10,000, got 0"),
         (["kv-current", "kv-current", "--table-entries", "2"], "--table-entries 2 is below"),
         (["kv-current", "kv-current", "--seqnos", "0"], "bad bounds"),
     ],

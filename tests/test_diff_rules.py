@@ -131,3 +131,15 @@ def test_a_search_cut_short_is_incomplete_never_equivalent() -> None:
     )
     assert not capped.complete and "--max 1" in capped.note
     assert capped.exit_code == EXIT_UNKNOWN
+
+
+def test_a_region_only_a_request_feature_reaches_is_listed_once_with_its_feature() -> None:
+    # Without STRICT_VBUUID, start 0 is accepted whatever the uuid; kv-current rolls back
+    # an unknown uuid only when the request sets STRICT_VBUUID: one region, via strict.
+    report = diff("kv-current", str(RULES / "no_strict.py"))
+    assert report.complete
+    assert verdicts(report) == {
+        "uuid-not-found -> start-zero (rollback -> ok) via strict": "neutral"
+    }
+    (region,) = report.regions
+    assert region.example is not None and region.example.request.strict

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.durability import check_durability, replay_counterexample
+from checker.durability import check_durability
 from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.cluster.expected import EXPECTED
@@ -32,14 +32,7 @@ FAST = {"mb-34150", "mb-51805"}
 @pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
 def test_stored_counterexample_replays_to_its_violation(path: Path) -> None:
     stored = load_counterexample(path)
-    replayed = replay_counterexample(
-        stored.ack_rule,
-        stored.branch_rule,
-        stored.property,
-        RULE_SETS.get(stored.rules),
-        stored.bounds,
-        stored.actions,
-    )
+    replayed = stored.replay()
     assert replayed.confirmed, replayed.detail
 
 

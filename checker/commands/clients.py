@@ -23,9 +23,13 @@ import argparse
 import json
 import sys
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
+    add_output_arguments,
+    add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
+    add_timeout,
     chosen,
     run_tasks_here_or_on_spark,
     scenario_bounds_from,
@@ -39,7 +43,6 @@ from checker.result import Result
 from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.consumers import CATALOGUE, CONSUMERS, ConsumerVariant
-from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
@@ -64,16 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="property id (repeatable; default: every safety property)",
     )
-    parser.add_argument("--json", action="store_true", help='print {"results": [...]}')
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
+    add_output_arguments(parser, "out/clients")
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out", default="out/clients", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="per check (default 300)"
-    )
+    add_timeout(parser, 300.0, "per check")
     add_spark_arguments(parser)
+    add_progress_arguments(parser)
     add_scenario_bounds(parser)
 
 
@@ -109,9 +107,10 @@ def print_clients(results: list[Result], bounds: Bounds, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout)
     checks = sum(len(t.properties) for t in tasks)
     print(

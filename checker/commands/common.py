@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.inputs import seconds
 from checker.loading import resolve_many
+from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result
@@ -29,8 +31,11 @@ from spec.registry import Registry
 __all__ = [
     "Chosen",
     "add_cluster_bounds",
+    "add_output_arguments",
+    "add_progress_arguments",
     "add_scenario_bounds",
     "add_spark_arguments",
+    "add_timeout",
     "chosen",
     "cluster_bounds_from",
     "print_results",
@@ -150,29 +155,77 @@ def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | 
 # -- running and printing --------------------------------------------------------------------
 
 
+def add_output_arguments(
+    parser: argparse.ArgumentParser, out: str, *, json_help: str = "", html: bool = True
+) -> None:
+    """``--json``, ``--out DIR`` (counterexamples) and ``--html FILE``."""
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=json_help or 'print {"results": [...]} instead of text',
+    )
+    if out:
+        parser.add_argument(
+            "--out", default=out, metavar="DIR", help=f"where counterexamples go (default {out})"
+        )
+    if html:
+        parser.add_argument(
+            "--html", metavar="FILE", help="also write an HTML report with timelines"
+        )
+
+
+def add_timeout(parser: argparse.ArgumentParser, default: float, what: str) -> None:
+    """``--timeout S``: a wall-clock limit (``what``: per check, for the whole diff...)."""
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=default,
+        metavar="S",
+        help=f"wall-clock limit in seconds, {what} (default {default:g})",
+    )
+
+
+def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (default: a live line on a terminal, else a line per check)",
+    )
+
+
+Check = Callable[[Callable[[str], None]], Result]  # run(update) -> result
+
+
 def print_results(
-    checks: Sequence[tuple[str, Callable[[], Result]]],
+    checks: Sequence[tuple[str, Check]],
     *,
     out: str | Path,
     as_json: bool,
     expected: bool = False,
+    quiet: bool = False,
 ) -> list[Result]:
-    """Run each (label, check) in order with a progress line, write its counterexample
-    files to ``out``, print its one-line (and long) form as it finishes, then a summary
-    table or the JSON of all; return the results."""
+    """Run each (label, check) in order, showing progress on stderr (a check may report
+    its own through the ``update`` it is given), write its counterexample files to
+    ``out``, print its one-line (and long) form as it finishes, then a summary table or
+    the JSON of all; return the results."""
     results: list[Result] = []
     paths: list[Path | None] = []
-    for n, (label, run) in enumerate(checks, start=1):
-        if len(checks) > 1:
-            print(f"[{n}/{len(checks)}] {label} ...", file=sys.stderr, flush=True)
-        result = run()
-        path = write_counterexample(result, out)
-        results.append(result)
-        paths.append(path)
-        if not as_json:
-            print(one_line(result, path))
-            if shows_run(result) or result.harness_bug:
-                print("\n".join(long_form(result)))
+    progress = Progress(len(checks), quiet=quiet)
+    try:
+        for label, run in checks:
+            progress.start(label)
+            result = run(partial(progress.update, label))
+            progress.finish(label, result.verdict.value)
+            path = write_counterexample(result, out)
+            results.append(result)
+            paths.append(path)
+            if not as_json:
+                progress.close()
+                print(one_line(result, path), flush=True)
+                if shows_run(result) or result.harness_bug:
+                    print("\n".join(long_form(result)), flush=True)
+    finally:
+        progress.close()
     if as_json:
         records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
         print(json.dumps({"results": records}, indent=2))
@@ -197,18 +250,34 @@ def add_spark_arguments(parser: argparse.ArgumentParser) -> None:
 def run_tasks_here_or_on_spark(
     tasks: Sequence[Task | ScenarioGroupTask], args: argparse.Namespace, app: str
 ) -> list[Result]:
-    """Run ``checker.tasks`` tasks as Spark tasks (``args.master``), or in this process
-    with ``--no-spark``; the results in the tasks' order (a group's in its properties')."""
-    if args.no_spark or not tasks:
-        outputs = [run_any(task) for task in tasks]
-    else:
-        from checker.spark.session import spark_session
-        from checker.spark.tasks import one_task_each
+    """Run ``checker.tasks`` tasks as Spark jobs (``args.master``), or in this process
+    with ``--no-spark``, with progress on stderr (``--quiet``: none); the results in
+    the tasks' order (a group's in its properties' order)."""
+    progress = Progress(len(tasks), quiet=args.quiet)
+    labels = [task.label for task in tasks]
 
-        spark, created = spark_session(args.master, app)
-        try:
-            outputs = one_task_each(spark, run_any, tasks)
-        finally:
-            if created:
-                spark.stop()
+    def done(n: int, results: list[Result]) -> None:
+        verdicts = {r.verdict.value for r in results}
+        progress.finish(labels[n], verdicts.pop() if len(verdicts) == 1 else "mixed")
+
+    outputs: list[list[Result]] = []
+    try:
+        if args.no_spark or not tasks:
+            for n, task in enumerate(tasks):
+                progress.start(labels[n])
+                outputs.append(run_any(task))
+                done(n, outputs[-1])
+        else:
+            from checker.spark.session import spark_session
+            from checker.spark.tasks import one_task_each
+
+            spark, created = spark_session(args.master, app)
+            try:
+                start = lambda n: progress.start(labels[n])  # noqa: E731
+                outputs = one_task_each(spark, run_any, tasks, on_start=start, on_done=done)
+            finally:
+                if created:
+                    spark.stop()
+    finally:
+        progress.close()
     return [result for output in outputs for result in output]

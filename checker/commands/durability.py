@@ -18,18 +18,24 @@ Exit: 0 all hold, 1 a violation, 3 an unknown.
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Callable
 from functools import partial
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
     add_cluster_bounds,
+    add_output_arguments,
+    add_progress_arguments,
+    add_timeout,
     chosen,
     cluster_bounds_from,
     print_results,
 )
 from checker.durability import check_durability
 from checker.engines import STRATEGIES
+from checker.inputs import count
 from checker.loading import resolve
+from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
 from checker.tasks import ClusterTask
@@ -41,7 +47,6 @@ from spec.cluster import (
     BranchRule,
     ClusterProperty,
 )
-from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
@@ -76,41 +81,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="bfs", help="default bfs")
     parser.add_argument(
         "--max-states",
-        type=int,
+        type=count(1, 1_000_000_000),
         default=20_000_000,
         metavar="N",
         help="stop (verdict unknown) after N states (default 20,000,000)",
     )
-    parser.add_argument(
-        "--timeout", type=float, default=1800.0, metavar="S", help="per check (default 1800)"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
-    )
+    add_timeout(parser, 1800.0, "per check")
+    add_output_arguments(parser, "out/durability")
+    add_progress_arguments(parser)
     add_cluster_bounds(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_states <= 0:
-        raise UsageError("--max-states must be positive")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     bounds, preset_name = cluster_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
     acks = chosen(ACK_RULES, AckRule, args.ack_rule)
     branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
     props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
 
-    def one(ack: AckRule, branch: BranchRule, prop: ClusterProperty, label: str) -> Result:
+    def one(
+        ack: AckRule, branch: BranchRule, prop: ClusterProperty, update: Callable[[str], None]
+    ) -> Result:
         def progress(states: int, depth: int, seconds: float) -> None:
-            print(
-                f"    {label}: {states:,} states, depth {depth}, {seconds:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+            update(f"{states:,} states, depth {depth}")
 
         result = check_durability(
             ack,
@@ -131,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
         for b in branches:
             for p in props:
                 label = f"{a.item.id}/{b.item.id}: {p.item.id}"
-                checks.append((label, partial(one, a.item, b.item, p.item, label)))
-    results = print_results(checks, out=args.out, as_json=args.json, expected=True)
+                checks.append((label, partial(one, a.item, b.item, p.item)))
+    results = print_results(
+        checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
+    )
+    if args.html:
+        write_html(results, args.html, "dcpcheck durability")
     return exit_code(results)

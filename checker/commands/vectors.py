@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.inputs import parse_seconds
 from checker.loading import resolve
 from checker.vectors.baseline import baseline_corpus
 from checker.vectors.counterexamples import load_counterexamples
@@ -128,7 +129,7 @@ def _rule_sets(names: list[str] | None) -> list[RuleSet]:
 def run_generate(args: argparse.Namespace) -> int:
     rule_sets = _rule_sets(args.rules)
     entries = int(_positive(args.table_entries, "--table-entries", int, MAX_TABLE_ENTRIES))
-    timeout = float(_positive(args.timeout, "--timeout", float))
+    timeout = parse_seconds(args.timeout, "--timeout")
     counterexamples = load_counterexamples(Path(args.counterexamples), rule_sets)
     command = " ".join(
         [
@@ -158,7 +159,7 @@ def run_baseline(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     rules = resolve(RULE_SETS, RuleSet, args.rules)
     entries = int(_positive(args.table_entries, "--table-entries", int, MAX_TABLE_ENTRIES))
-    timeout = float(_positive(args.timeout, "--timeout", float))
+    timeout = parse_seconds(args.timeout, "--timeout")
     corpus = load_corpus(args.vectors)
     decider = Decider(rules)
     stale = [

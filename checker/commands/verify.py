@@ -29,11 +29,15 @@ import json
 import sys
 import time
 
+from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.clients import client_tasks, print_clients
 from checker.commands.common import (
+    add_output_arguments,
+    add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
+    add_timeout,
     run_tasks_here_or_on_spark,
     scenario_bounds_from,
 )
@@ -54,18 +58,12 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
     add_spark_arguments(parser)
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of the table'
+    add_output_arguments(
+        parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="per check (default 300)"
-    )
+    add_timeout(parser, 300.0, "per check")
     parser.add_argument(
         "--durability-preset",
         action="append",
@@ -77,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-clients", action="store_true", help="skip the client catalogue (dcpcheck clients)"
     )
+    add_progress_arguments(parser)
     add_scenario_bounds(parser)
 
 
@@ -101,9 +100,10 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     bounds = scenario_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
     ids = tuple(p.spec for p in props)
     tasks = [

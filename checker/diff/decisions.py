@@ -25,6 +25,7 @@ from checker.diff.regions import (
     region_condition,
     region_in_fields,
     region_of,
+    without,
 )
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer, Session
@@ -88,8 +89,13 @@ def search_regions(
         region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
         condition = region_condition(region, rules_a, rules_b, a, b)
         session.add(~condition)
-        values = _minimised(space, condition, deadline) or outcome.values
-        search.found.append((region, _example(space, rules_a, rules_b, region, values)))
+        plain = _without_features(space, rules_a, rules_b, region, deadline)
+        if plain is None:
+            search.note = f"the solver answered unknown on {region.label}"
+            break
+        if plain:  # else every input of the region needs a feature: its facets say which
+            values = _minimised(space, condition, deadline) or outcome.values
+            search.found.append((region, _example(space, rules_a, rules_b, region, values)))
         facets, note = _facets(space, rules_a, rules_b, region, deadline)
         search.found += facets
         if note:
@@ -97,6 +103,23 @@ def search_regions(
             break
     search.seconds = time.perf_counter() - started
     return search
+
+
+def _without_features(
+    space: DecisionSpace, rules_a: RuleSet, rules_b: RuleSet, region: Region, deadline: float
+) -> bool | None:
+    """Whether ``region`` has an input humpty_dumpty can express (no request feature
+    used); None if the solver could not tell."""
+    fields = dict(space.fields)
+    for feature in FEATURES:
+        fields = without(fields, feature)
+    session = Session(timeout_s=max(0.0, deadline - time.monotonic()))
+    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.add(space.well_formed())
+    outcome = session.check(region_in_fields(region, rules_a, rules_b, fields))
+    if outcome.answer is Answer.UNKNOWN:
+        return None
+    return outcome.answer is Answer.SAT
 
 
 def _facets(

@@ -42,11 +42,11 @@ def _headline(report: DiffReport) -> list[str]:
             f"classified with consumer{'s' if len(report.context) > 1 else ''} "
             f"{', '.join(report.context)} in scenarios within {report.bounds.describe()}"
         )
-        lines = [f"diff of rule sets: A = {a}, B = {b}"]
+        lines = [f"diff of rule sets: A = {a} (base), B = {b} (candidate)"]
     else:
         space = f"every scenario within {report.bounds.describe()}"
         scope = f"under rule set {report.context[0]}"
-        lines = [f"diff of consumer variants: A = {a}, B = {b} ({scope})"]
+        lines = [f"diff of consumer variants: A = {a} (base), B = {b} (candidate) ({scope})"]
     if report.equivalent:
         lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}")
     elif report.complete:

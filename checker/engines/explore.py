@@ -164,7 +164,7 @@ def explore(
     next_report = progress_every
     while frontier and not stopped:
         if max_states is not None and len(parents) >= max_states:
-            stopped = f"state limit ({max_states}) reached"
+            stopped = f"state limit ({max_states:,}) reached"
             break
         if timeout_s is not None and time.perf_counter() - started > timeout_s:
             stopped = f"time limit ({timeout_s:g}s) reached"
@@ -182,6 +182,9 @@ def explore(
             frontier.append((after, depth + 1))
             if check(after):
                 stopped = "all properties decided"
+                break
+            if max_states is not None and len(parents) >= max_states:
+                stopped = f"state limit ({max_states:,}) reached"
                 break
         if progress is not None and len(parents) >= next_report:
             progress(len(parents), max_depth, time.perf_counter() - started)

@@ -98,21 +98,50 @@ def timeline_svg(picture: Picture) -> str:
     for lane in picture.lanes:
         drawn, y = _lane(lane, y)
         parts += drawn
+    bottom = y
     for mark in picture.marks:
-        x = LEFT + mark.seqno * COL - 4
-        colour = STROKE.get(mark.kind, "#444")
-        dash = ' stroke-dasharray="4 3"' if mark.kind == "branch" else ' stroke-width="2"'
+        x = LEFT + mark.seqno * COL - 4  # in the gap after the mark's seqno, not on a box
+        parts.append(_mark_line(x, TOP, bottom, mark.kind))
         parts.append(
-            f'<line x1="{x}" y1="{TOP}" x2="{x}" y2="{y}" stroke="{colour}"{dash}/>'
-            f'<text x="{x + 3}" y="{y + 14}" fill="{colour}">{_e(mark.label)}</text>'
+            f'<text x="{x + 3}" y="{y + 14}" fill="{STROKE.get(mark.kind, "#444")}">'
+            f"{_e(mark.label)}</text>"
         )
         y += ROW / 2
+    if picture.legend:
+        y += ROW / 2
+        drawn, y = _legend(picture.legend, y)
+        parts += drawn
     height = y + ROW
-    total = LEFT + width * COL + 160
+    total = max(LEFT + width * COL + 160, LEFT + LEGEND_WIDTH + 200)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{height}" '
         f'role="img" aria-label="history timeline">' + "".join(parts) + "</svg>"
     )
+
+
+def _mark_line(x: float, top: float, bottom: float, kind: str) -> str:
+    colour = STROKE.get(kind, "#444")
+    style = ' stroke-dasharray="4 3"' if kind == "branch" else ' stroke-width="2"'
+    return f'<line x1="{x}" y1="{top}" x2="{x}" y2="{bottom}" stroke="{colour}"{style}/>'
+
+
+LEGEND_WIDTH = 760  # wrap the legend past this many pixels
+
+
+def _legend(entries: tuple[tuple[str, str], ...], y: float) -> tuple[list[str], float]:
+    parts = [_label(y, "legend")]
+    x = LEFT
+    for kind, meaning in entries:
+        width = 36 + 7 * len(meaning)
+        if x > LEFT and x + width > LEFT + LEGEND_WIDTH:
+            x, y = LEFT, y + ROW
+        if kind in STROKE:
+            parts.append(_mark_line(x + 10, y + 2, y + ROW - 8, kind))
+        else:
+            parts.append(_box(x, y, 20, kind, ""))
+        parts.append(f'<text x="{x + 26}" y="{y + ROW / 2 + 1}">{_e(meaning)}</text>')
+        x += width
+    return parts, y + ROW
 
 
 def _anchor(r: Result) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from spec.run import Run
 
-__all__ = ["itf_value", "to_itf"]
+__all__ = ["itf_problems", "itf_value", "to_itf"]
 
 SAFE = 2**53
 FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -54,3 +54,41 @@ def to_itf(run: Run, meta: Mapping[str, Any]) -> dict[str, Any]:
         "vars": ["action", *run.init],
         "states": states,
     }
+
+
+def itf_problems(data: Any) -> list[str]:
+    """What makes ``data`` (a parsed ``.itf.json``) not a valid ITF trace: a ``null``
+    anywhere, ``vars`` not naming exactly each state's variables, a bad ``#meta``
+    index. Empty when it is valid."""
+    problems: list[str] = []
+
+    def walk(value: Any, where: str) -> None:
+        if value is None:
+            problems.append(f"{where}: null (ITF has no null)")
+        elif isinstance(value, float):
+            problems.append(f"{where}: {value} is not an integer (ITF has no floats)")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key != "#meta":
+                    walk(item, f"{where}.{key}")
+        elif isinstance(value, list):
+            for n, item in enumerate(value):
+                walk(item, f"{where}[{n}]")
+
+    if not isinstance(data, dict) or not isinstance(data.get("states"), list):
+        return ["not an ITF trace: expected an object with a list of states"]
+    names = data.get("vars")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return ["vars: expected a list of variable names"]
+    for n, state in enumerate(data["states"]):
+        if not isinstance(state, dict):
+            problems.append(f"states[{n}]: expected an object")
+            continue
+        have = sorted(k for k in state if k != "#meta")
+        if have != sorted(names):
+            problems.append(f"states[{n}]: variables {have} are not vars {sorted(names)}")
+        meta = state.get("#meta", {})
+        if isinstance(meta, dict) and meta.get("index", n) != n:
+            problems.append(f"states[{n}]: #meta.index is {meta.get('index')}")
+        walk({k: v for k, v in state.items() if k != "#meta"}, f"states[{n}]")
+    return problems

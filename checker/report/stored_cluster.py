@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.inputs import load_json
+from checker.result import Replayed
 from spec.cluster import ClusterBounds
 from spec.cluster.actions import Action, action_from_json
 from spec.errors import InvalidInput
@@ -47,6 +48,18 @@ class StoredCounterexample:
             action_from_json(step.get("action", {}), f"{where}: step {n}")
             for n, step in enumerate(steps, start=1)
         ]
+
+
+    def replay(self) -> Replayed:
+        """Replay the stored actions on the model and on the reference cluster."""
+        from checker.durability import replay_counterexample
+        from checker.loading import resolve
+        from spec.rules import RULE_SETS, RuleSet
+
+        rules = resolve(RULE_SETS, RuleSet, self.rules)
+        return replay_counterexample(
+            self.ack_rule, self.branch_rule, self.property, rules, self.bounds, self.actions
+        )
 
 
 def load_counterexample(path: str | Path) -> StoredCounterexample:

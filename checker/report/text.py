@@ -160,12 +160,15 @@ def summary_table(results: Sequence[Result], expected: bool = False) -> str:
     return tabulate(rows, headers=headers + (["as expected"] if expected else []))
 
 
-def exit_code(results: Sequence[Result]) -> int:
-    """4 when a counterexample was not confirmed (a harness bug), else 1 on a violation,
-    else 3 when a verdict is unknown, else 0."""
+def exit_code(results: Sequence[Result], fail_on_cost: bool = False) -> int:
+    """4 when a counterexample was not confirmed (a harness bug), else 1 on a violation
+    (of a cost property too only with ``fail_on_cost``: the cost is reported, not
+    failed, by default), else 3 when a verdict is unknown, else 0."""
     if any(r.harness_bug for r in results):
         return EXIT_INTERNAL
-    if any(r.verdict is Verdict.VIOLATED for r in results):
+    if any(
+        r.verdict is Verdict.VIOLATED and (r.kind != "cost" or fail_on_cost) for r in results
+    ):
         return EXIT_VIOLATION
     if any(r.verdict is Verdict.UNKNOWN for r in results):
         return EXIT_UNKNOWN

@@ -12,20 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spec.cluster.actions import (
-    AckPrepare,
-    Action,
-    ClientPrepare,
-    ClientSet,
-    CloseSnapshot,
-    Commit,
-    CrashActive,
-    PersistReplica,
-    PromoteReplica,
-    ReconnectReplica,
-    ReplicateItem,
-    RestartReplica,
-)
+from spec.cluster import actions as act
+from spec.cluster.actions import Action
 from spec.cluster.active import acked_by
 from spec.cluster.replica import reconnect_decision, rollback_landing, stream_request
 from spec.cluster.setup import Setup
@@ -88,39 +76,39 @@ def _lost_items(before: NodeState, after: NodeState) -> str:
 
 
 def describe_step(setup: Setup, before: ClusterState, action: Action, after: ClusterState) -> str:
-    if isinstance(action, ClientPrepare | ClientSet):
+    if isinstance(action, act.ClientPrepare | act.ClientSet):
         assert after.active is not None
         node = after.nodes[after.active]
         x = node.high_seqno
         return f"{node_name(after.active)} appends {node.items[x - 1].label(x)}"
-    if isinstance(action, CloseSnapshot):
+    if isinstance(action, act.CloseSnapshot):
         assert after.active is not None
         start, end = after.nodes[after.active].snapshots[-1]
         return f"{node_name(after.active)} closes snapshot [{start},{end}]"
-    if isinstance(action, Commit):
+    if isinstance(action, act.Commit):
         return _commit(setup, before, after)
-    if isinstance(action, ReplicateItem):
+    if isinstance(action, act.ReplicateItem):
         return _replicate(before, after, action.node)
-    if isinstance(action, PersistReplica):
+    if isinstance(action, act.PersistReplica):
         node = after.nodes[action.node]
         return (
             f"{node_name(action.node)} persists up to seqno {node.persisted_seqno} "
             f"(HPS {node.persisted_hps})"
         )
-    if isinstance(action, AckPrepare):
+    if isinstance(action, act.AckPrepare):
         assert after.active is not None
         return (
             f"{node_name(action.node)} acks HPS {after.acks[action.node]} "
             f"to {node_name(after.active)}"
         )
-    if isinstance(action, CrashActive):
+    if isinstance(action, act.CrashActive):
         assert before.active is not None
         return f"{node_name(before.active)} crashes and is failed over"
-    if isinstance(action, PromoteReplica):
+    if isinstance(action, act.PromoteReplica):
         return _promote(setup, before, after, action.node)
-    if isinstance(action, ReconnectReplica):
+    if isinstance(action, act.ReconnectReplica):
         return _reconnect(setup, before, after, action.node)
-    if isinstance(action, RestartReplica):
+    if isinstance(action, act.RestartReplica):
         old, new = before.nodes[action.node], after.nodes[action.node]
         lost = [f"loses {_lost_items(old, new)}"] if new.high_seqno < old.high_seqno else []
         if old.snapshot_has_prepare:
@@ -227,6 +215,11 @@ def run_of(setup: Setup, init: ClusterState, steps: Sequence[tuple[Action, Clust
 
 
 _KINDS = {"PREPARE": "prepare", "COMMIT": "commit", "SET": "set"}
+LEGEND = (
+    ("prepare", "a PREPARE (SyncWrite)"),
+    ("commit", "a COMMIT"),
+    ("set", "a SET"),
+)
 
 
 def picture_of(state: ClusterState) -> Picture:
@@ -242,4 +235,4 @@ def picture_of(state: ClusterState) -> Picture:
         lanes.append(
             Lane(f"{node_name(i)} {role}", cells if node.alive else (), spans if node.alive else ())
         )
-    return Picture(tuple(lanes))
+    return Picture(tuple(lanes), (), LEGEND)

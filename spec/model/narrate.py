@@ -22,11 +22,11 @@ from typing import Any
 
 from spec.failover_table import FailoverTable
 from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
-from spec.scenario import Item, Scenario, key_name
+from spec.scenario import Item, Mutation, Scenario, key_name
 from spec.trace import Round, Trace
 from spec.types import Decision, Outcome
 
-__all__ = ["ANSWER", "live_versions", "run_of", "version_text"]
+__all__ = ["answer_text", "live_versions", "picture_of", "run_of", "version_text"]
 
 CELL = 8
 START = "first producer"
@@ -59,9 +59,6 @@ def answer_text(decision: Decision) -> str:
         Outcome.ROLLBACK: f"ROLLBACK to {decision.rollback_seqno}",
         Outcome.ERANGE: "ERANGE",
     }[decision.outcome]
-
-
-ANSWER = answer_text
 
 
 def version_text(item: Item | None) -> str:
@@ -262,7 +259,20 @@ def _kind(deleted: bool) -> str:
     return "del" if deleted else "set"
 
 
+LEGEND = (
+    ("set", "a SET"),
+    ("del", "a DEL (tombstone)"),
+    ("held", "received and held by the consumer"),
+    ("dropped", "never received: deduplicated away"),
+    ("branch", "a failover's branch point"),
+    ("purge", "the purge seqno: tombstones at or below are gone"),
+)
+
+
 def picture_of(trace: Trace) -> Picture:
+    """Both producers' histories (the first, the final one after the failovers), what the
+    consumer holds and ends with, each failover's new items, the branch points and the
+    purge seqno."""
     s = trace.scenario
     spans = []
     start = s.first_snapshot_start
@@ -292,6 +302,25 @@ def picture_of(trace: Trace) -> Picture:
         )
         lanes.append(Lane(f"failover {n}: {f.uuid}@{f.branch}", cells))
         marks.append(Mark(f.branch, f"branch {f.uuid}@{f.branch}", "branch"))
+    lanes.append(
+        Lane(
+            "final producer",
+            tuple(
+                Cell(i.seqno, f"{Mutation(i.key, i.deleted)}" + "'" * i.epoch, _kind(i.deleted))
+                for i in trace.producer_items
+            ),
+        )
+    )
+    if trace.accepted:
+        lanes.append(
+            Lane(
+                "consumer ends with",
+                tuple(
+                    Cell(i.seqno, f"{Mutation(i.key, i.deleted)}" + "'" * i.epoch, "held")
+                    for i in sorted(trace.final.values())
+                ),
+            )
+        )
     if s.purge_seqno:
         marks.append(Mark(s.purge_seqno, f"purge {s.purge_seqno}", "purge"))
-    return Picture(tuple(lanes), tuple(marks))
+    return Picture(tuple(lanes), tuple(marks), LEGEND)
