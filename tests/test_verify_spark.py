@@ -60,11 +60,14 @@ def test_verify_prints_the_table_and_writes_junit(
     assert result.code == 0, result.out + result.err
     assert "as expected" in result.out and "EXPECTED" not in result.out
     assert "durability, preset mb-51805" in result.out
+    assert "clients (dcpcheck clients)" in result.out
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == str(2 + 12) and suite.get("failures") == "0"
+    # the matrix (2 consumers), the client catalogue (8 variants), the durability checks
+    assert suite.get("tests") == str(2 + 8 + 12) and suite.get("failures") == "0"
     durability = [c for c in suite if c.get("classname", "").startswith("dcpcheck.durability.")]
     assert len(durability) == 12
     assert list((tmp_path / "cex").glob("no-missed-item--kv-current--collapse-snapshot--*.json"))
+    assert list((tmp_path / "cex" / "clients").glob("no-missed-item--kv-current--kv-replica--*"))
     # MB-51805: snapshot-end acks without the restart fix stall after a restart
     stalled = (tmp_path / "cex" / "durability").glob("prepare-ack-progress--ack-at-snapshot-end--*")
     assert list(stalled)
@@ -95,6 +98,8 @@ def test_verify_json_carries_the_durability_results_with_their_expectations(
         capsys,
     )
     assert result.code == 0, result.err
+    clients = json.loads(result.out)["clients"]
+    assert len(clients) == 8 and all(r["verdict"] == r["expected"] == "holds" for r in clients)
     records = json.loads(result.out)["durability"]
     assert len(records) == 12
     assert all(r["verdict"] == r["expected"] for r in records)
