@@ -29,7 +29,7 @@ from checker.vectors.replay import replay
 from checker.vectors.score import score
 from checker.vectors.targets import parse_target
 from spec.failover_table import UINT64_MAX
-from spec.rules import RULE_SETS
+from spec.rules import RULE_SETS, DecisionSpace
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "counterexamples" / "vectors"
@@ -87,7 +87,7 @@ def exhaustive_inputs(entries: int, top: int, humpty_only: bool) -> int:
 def generation(entries: int) -> Corpus:
     rule_sets = list(RULE_SETS)
     started = time.perf_counter()
-    corpus = generate(rule_sets, entries, [], 600, "benchmark")
+    corpus = generate(rule_sets, DecisionSpace(entries), [], 1200, "benchmark")
     seconds = time.perf_counter() - started
     small = [
         s
@@ -137,7 +137,8 @@ def kill_rates(corpus: Corpus) -> None:
             ("kv_engine unit-test baseline", baseline, False),
             ("  as a humpty: target sees it", baseline, True),
         ):
-            result = score(vectors, rules, 3, 300, humpty_only)
+            longest = max(len(v.producer.table) for v in vectors)
+            result = score(vectors, rules, DecisionSpace(max(3, longest)), 300, humpty_only)
             rows.append(
                 [
                     rules.name,

@@ -67,7 +67,7 @@ def drop(path: list):
             "vectors[0].expected.kv-current.property",
         ),
         (drop(["vectors", 0, "expected", "rollback-doc"]), "vectors[0].expected"),
-        (set_in(["version"], 2), "version"),
+        (set_in(["version"], 99), "version"),
         (set_in(["vectors"], {}), "vectors"),
     ],
 )
@@ -142,24 +142,7 @@ def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, monkeypatch, ca
 
 def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, capsys) -> None:
     out = tmp_path / "v"
-    assert (
-        run_cli(
-            [
-                "vectors",
-                "generate",
-                "--rules",
-                "kv-current",
-                "--counterexamples",
-                tmp_path / "none",
-                "--out",
-                out,
-            ],
-            "",
-            monkeypatch,
-            capsys,
-        ).code
-        == 0
-    )
+    assert run_cli(["vectors", "baseline", "--out", out], "", monkeypatch, capsys).code == 0
     before = (out / "vectors.json").read_text()
 
     def broken(*args, **kwargs):
@@ -167,9 +150,7 @@ def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, c
 
     monkeypatch.setattr(Path, "write_text", broken)
     with pytest.raises(OSError):
-        run_cli(
-            ["vectors", "generate", "--rules", "kv-current", "--out", out], "", monkeypatch, capsys
-        )
+        run_cli(["vectors", "baseline", "--out", out], "", monkeypatch, capsys)
     monkeypatch.undo()
     assert (out / "vectors.json").read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v"]
@@ -180,7 +161,7 @@ def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -
     data["decisions"][0]["decision"]["rollback_seqno"] = 20
     (tmp_path / "cx.json").write_text(json.dumps(data))
     result = run_cli(
-        ["vectors", "generate", "--counterexamples", tmp_path, "--out", tmp_path / "v"],
+        ["vectors", "generate", "--counterexamples", tmp_path / "cx.json", "--out", tmp_path / "v"],
         "",
         monkeypatch,
         capsys,
@@ -198,9 +179,13 @@ def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -
         (["--timeout", "-1"], "--timeout"),
         (["--rules", "kv-current", "--rules", "kv-current"], "given twice"),
         (["--rules", "nope"], "unknown rules 'nope'"),
+        (["--counterexamples", "cx"], "is a directory; --counterexamples takes files"),
+        (["--counterexamples", "cx/none.json"], "cx/none.json: no such file"),
     ],
 )
 def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, capsys) -> None:
+    (tmp_path / "cx").mkdir()
+    monkeypatch.chdir(tmp_path)
     result = run_cli(
         ["vectors", "generate", "--out", tmp_path / "v", *args], "", monkeypatch, capsys
     )

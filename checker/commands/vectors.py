@@ -1,21 +1,30 @@
-"""Regression vectors: generate a small set with full decision coverage, and score it.
+"""Regression vectors: generate a small set that exposes every rule set one change away.
 
     dcpcheck vectors generate [--rules NAME|FILE ...] --out DIR
-    dcpcheck vectors score DIR --rules NAME|FILE
+                              [--counterexamples FILE ...] [--table-entries T] [--distinct-uuids]
+    dcpcheck vectors score DIR --rules NAME|FILE [--humpty-only]
+                              [--table-entries T] [--distinct-uuids]
     dcpcheck vectors baseline --out DIR
 
 ``generate`` asks Z3 for inputs covering, per rule set, every clause, every
 boundary of every comparison (equal, one below, one above), every snapshot
 adjustment on and off, every table position and every confirmed
-counterexample in --counterexamples, then tops the set up until it kills
-every non-equivalent built-in mutant. It writes DIR/vectors.json (the
-corpus), DIR/humpty/ (humpty_dumpty table and stdin files) and DIR/itf/
-(one ITF trace per vector), all at once.
+counterexample decision in the --counterexamples files; then adds vectors
+until Z3 proves that every rule set one change away from each rule set (any
+comparison, returned quantity, step position, adjustment, new clause, table
+scan) that answers some input differently answers some vector differently
+too, through humpty_dumpty first; then tops the set up until it kills every
+non-equivalent built-in mutant. It writes DIR/vectors.json (the corpus),
+DIR/humpty/ (humpty_dumpty table and stdin files) and DIR/itf/ (one ITF
+trace per vector), all at once.
 
 ``score`` replays the vectors against every mutant of the rule set, proves
-the unkilled ones equivalent with Z3 or reports them, and prints the kill
-rate. ``baseline`` writes the vectors transcribed from kv_engine's
-failover-table unit tests, to compare against. See docs/vectors.md.
+the unkilled ones equivalent with Z3 or reports them, prints the kill rate,
+then proves (or refutes) the guarantee above for these vectors and prints it
+with the class of rule sets it holds for. ``baseline`` writes the vectors
+transcribed from kv_engine's failover-table unit tests, to compare against.
+By default a failover table may repeat a uuid; --distinct-uuids assumes not.
+See docs/vectors.md.
 """
 
 from __future__ import annotations
@@ -24,10 +33,12 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.commands.decision_space import add_space_arguments, space_from
 from checker.loading import resolve
 from checker.vectors.baseline import baseline_corpus
 from checker.vectors.counterexamples import load_counterexamples
@@ -37,12 +48,12 @@ from checker.vectors.format import (
     load_corpus,
 )
 from checker.vectors.generate import generate
-from checker.vectors.outputs import render, write_tree
+from checker.vectors.guarantee import Guarantee, prove
+from checker.vectors.outputs import check_out, render, write_tree
 from checker.vectors.score import VERDICTS, Score, score
 from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput
-from spec.rules import RULE_SETS, Decider, RuleSet
-
-MAX_TABLE_ENTRIES = 8
+from spec.rules import RULE_SETS, Decider, DecisionSpace, RuleSet
+from spec.types import ProducerState, StreamRequest
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,14 +68,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rule set to cover (repeat; default: every built-in one)",
     )
     gen.add_argument("--out", required=True, metavar="DIR", help="directory to (re)write")
-    gen.add_argument(
-        "--table-entries", default="3", metavar="T", help="failover table size bound (default 3)"
-    )
+    add_space_arguments(gen, "inputs covered")
     gen.add_argument(
         "--counterexamples",
-        default="counterexamples",
-        metavar="DIR",
-        help="confirmed counterexamples (*.json with 'decisions'); default counterexamples",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="confirmed counterexample files (*.json with 'decisions') to turn into vectors; "
+        "named one by one, so nothing else in their directory changes the output",
+    )
+    gen.add_argument(
+        "--no-guarantee",
+        action="store_true",
+        help="skip the neighbourhood phase: faster, but the set then guarantees only its "
+        "goals and the built-in mutants (docs/vectors.md)",
     )
     gen.add_argument("--timeout", default="600", metavar="S", help="solver time budget, seconds")
     gen.set_defaults(action_run=run_generate)
@@ -72,9 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sc = actions.add_parser("score", help="mutation score of a vector set", **_help(parser))
     sc.add_argument("vectors", metavar="DIR|FILE", help="a vector directory or vectors.json")
     sc.add_argument("--rules", required=True, metavar="NAME|FILE", help="rule set to mutate")
-    sc.add_argument(
-        "--table-entries", default="3", metavar="T", help="table size bound for equivalence proofs"
-    )
+    add_space_arguments(sc, "equivalence proofs and the guarantee")
     sc.add_argument("--timeout", default="300", metavar="S", help="solver time budget, seconds")
     sc.add_argument(
         "--humpty-only",
@@ -126,24 +141,38 @@ def _rule_sets(names: list[str] | None) -> list[RuleSet]:
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    check_out(Path(args.out))
     rule_sets = _rule_sets(args.rules)
-    entries = int(_positive(args.table_entries, "--table-entries", int, MAX_TABLE_ENTRIES))
+    space = space_from(args)
     timeout = float(_positive(args.timeout, "--timeout", float))
-    counterexamples = load_counterexamples(Path(args.counterexamples), rule_sets)
+    files = sorted({Path(f) for f in args.counterexamples}, key=lambda p: (p.name, str(p)))
+    counterexamples = load_counterexamples(files, rule_sets)
     command = " ".join(
         [
             "dcpcheck vectors generate",
             *(f"--rules {shlex.quote(text)}" for text in args.rules or [r.name for r in rule_sets]),
-            f"--table-entries {entries}",
-            f"--counterexamples {shlex.quote(args.counterexamples)}",
+            f"--table-entries {space.table_entries}",
+            *(["--distinct-uuids"] if space.distinct_uuids else []),
+            *(["--no-guarantee"] if args.no_guarantee else []),
+            *(["--counterexamples", *(shlex.quote(str(f)) for f in files)] if files else []),
         ]
     )
-    corpus = generate(rule_sets, entries, counterexamples, timeout, command)
-    write_tree(Path(args.out), render(corpus, rule_sets))
-    print(
-        f"wrote {len(corpus.vectors)} vectors ({len(counterexamples)} from counterexamples, "
-        f"{len(corpus.unreachable)} goals unreachable) to {args.out}"
+    started = time.perf_counter()
+    corpus = generate(
+        rule_sets, space, counterexamples, timeout, command, guarantee=not args.no_guarantee
     )
+    write_tree(Path(args.out), render(corpus, rule_sets))
+    humpty = sum(1 for v in corpus.vectors if v.request.humpty_expressible)
+    print(
+        f"wrote {len(corpus.vectors)} vectors ({humpty} humpty-expressible, "
+        f"{len(counterexamples)} from counterexamples, {len(corpus.unreachable)} goals "
+        f"unreachable) to {args.out} in {time.perf_counter() - started:.0f}s"
+    )
+    for name, verdicts in corpus.guarantee.items():
+        print(
+            f"{name}: every rule set one change away is exposed "
+            f"(through humpty: {verdicts['humpty']}; all inputs: {verdicts['all']})"
+        )
     return EXIT_OK
 
 
@@ -157,9 +186,10 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     rules = resolve(RULE_SETS, RuleSet, args.rules)
-    entries = int(_positive(args.table_entries, "--table-entries", int, MAX_TABLE_ENTRIES))
     timeout = float(_positive(args.timeout, "--timeout", float))
     corpus = load_corpus(args.vectors)
+    longest = max((len(v.producer.table) for v in corpus.vectors), default=1)
+    space = space_from(args, at_least=longest)
     decider = Decider(rules)
     stale = [
         v.id
@@ -173,21 +203,28 @@ def run_score(args: argparse.Namespace) -> int:
             f"{rules.name} gives now (e.g. {stale[0]}); the corpus may be stale",
             file=sys.stderr,
         )
-    result = score(corpus.vectors, rules, entries, timeout, args.humpty_only)
+    deadline = time.monotonic() + timeout
+    result = score(corpus.vectors, rules, space, timeout, args.humpty_only)
     vectors = [v for v in corpus.vectors if v.request.humpty_expressible or not args.humpty_only]
-    _print_score(result, corpus_path(args.vectors), len(vectors), args.humpty_only)
-    if result.count("survived"):
+    _print_score(result, corpus_path(args.vectors), len(vectors), args.humpty_only, space)
+    inputs = [(v.request, v.producer) for v in corpus.vectors]
+    remaining = max(0.001, deadline - time.monotonic())
+    guarantee = prove(inputs, rules, space, args.humpty_only, remaining)
+    _print_guarantee(guarantee)
+    if result.count("survived") or guarantee.count("survived"):
         return EXIT_VIOLATION
-    if result.count("unknown"):
+    if result.count("unknown") or guarantee.count("unknown"):
         return EXIT_UNKNOWN
     return EXIT_OK
 
 
-def _print_score(result: Score, path: Path, vectors: int, humpty_only: bool) -> None:
+def _print_score(
+    result: Score, path: Path, vectors: int, humpty_only: bool, space: DecisionSpace
+) -> None:
     which = "humpty-expressible vectors" if humpty_only else "vectors"
     print(f"mutants of {result.rules} replayed on {vectors} {which} of {path}")
-    if humpty_only:
-        print("(equivalent: no humpty-expressible input tells the mutant apart)")
+    inputs = "humpty-expressible inputs" if humpty_only else "inputs"
+    print(f"(equivalent: no {inputs} with {space.describe()} tells the mutant apart)")
     rows = result.by_operator()
     rows.append(["total", len(result.verdicts), *(result.count(k) for k in VERDICTS)])
     print(tabulate(rows, headers=["operator", "mutants", *VERDICTS]))
@@ -196,13 +233,36 @@ def _print_score(result: Score, path: Path, vectors: int, humpty_only: bool) -> 
         f"kill rate: {killed}/{killable} non-equivalent mutants killed "
         f"({100.0 * result.kill_rate:.1f}%)"
     )
+    repeated = result.repeated_uuids
+    if repeated:
+        ids = ", ".join(v.mutant.id for v in repeated)
+        counted = "equivalent here" if space.distinct_uuids else "to be killed"
+        print(
+            f"{len(repeated)} of them differ only on tables that repeat a uuid ({counted}): {ids}"
+        )
     for verdict in result.verdicts:
         if verdict.verdict == "survived" and verdict.witness is not None:
-            req, producer = verdict.witness
-            vector = json.dumps({"producer": producer.to_json(), "request": req.to_json()})
             print(
                 f"survived {verdict.mutant.id}: {verdict.mutant.description}; "
-                f"a vector that kills it: {vector}"
+                f"a vector that kills it: {_vector_json(verdict.witness)}"
             )
         elif verdict.verdict == "unknown":
-            print(f"unknown {verdict.mutant.id}: {verdict.mutant.description} (solver timeout)")
+            print(f"unknown {verdict.mutant.id}: {verdict.mutant.description} (solver gave up)")
+
+
+def _print_guarantee(guarantee: Guarantee) -> None:
+    print()
+    print(guarantee.statement())
+    for verdict in guarantee.verdicts:
+        if verdict.verdict == "survived" and verdict.witness is not None:
+            print(
+                f"not exposed ({verdict.place}): {verdict.member}; a vector that exposes it: "
+                f"{_vector_json(verdict.witness)}"
+            )
+        elif verdict.verdict == "unknown":
+            print(f"unknown ({verdict.place}): the solver gave up; nothing is claimed there")
+
+
+def _vector_json(witness: tuple[StreamRequest, ProducerState]) -> str:
+    req, producer = witness
+    return json.dumps({"producer": producer.to_json(), "request": req.to_json()})

@@ -22,12 +22,16 @@ __all__ = ["Minimiser"]
 
 
 class Minimiser:
-    def __init__(self, timeout_s: float | None = None, seed: int = 0) -> None:
+    def __init__(
+        self, timeout_s: float | None = None, seed: int = 0, rlimit: int | None = None
+    ) -> None:
         # A context of its own: terms other solvers created in the process would
         # change Z3's choices, and the same question must get the same model.
         self.translator = Translator(z3.Context())
         self.optimize = z3.Optimize(ctx=self.translator.ctx)
         self.optimize.set("random_seed", seed)
+        if rlimit is not None:  # deterministic, unlike the timeout (see Session)
+            self.optimize.set("rlimit", rlimit)
         self.deadline = None if timeout_s is None else time.monotonic() + timeout_s
 
     def add(self, *exprs: Expr) -> None:

@@ -37,12 +37,18 @@ class Outcome:
 
 
 class Session:
-    def __init__(self, timeout_s: float | None = None, seed: int = 0) -> None:
+    def __init__(
+        self, timeout_s: float | None = None, seed: int = 0, rlimit: int | None = None
+    ) -> None:
         # A context of its own: the models Z3 returns then do not depend on what
         # else ran in this process, so counterexamples are reproducible.
         self.translator = Translator(z3.Context())
         self.solver = z3.Solver(ctx=self.translator.ctx)
         self.solver.set("random_seed", seed)
+        # rlimit: Z3's deterministic resource budget per check (the same work gives up
+        # at the same point whatever the machine's load; a wall-clock timeout does not).
+        if rlimit is not None:
+            self.solver.set("rlimit", rlimit)
         self._domain_added = 0
         self._scopes: list[int] = []
         self.timeout_s = timeout_s
@@ -57,6 +63,16 @@ class Session:
     def add(self, *exprs: Expr) -> None:
         for expr in exprs:
             self.solver.add(self.translator.translate(expr))
+        self._flush_domain()
+
+    def add_instance(self, expr: Expr, values: Mapping[str, Value]) -> None:
+        """Assert ``expr`` with the variables in ``values`` fixed to those values.
+
+        The same as ``add(substitute(expr, consts))`` but done by Z3 on the term
+        translated once, which is much faster when one expression is asserted for
+        many concrete inputs (a regression vector each).
+        """
+        self.solver.add(self.translator.instance(expr, values))
         self._flush_domain()
 
     def _flush_domain(self) -> None:

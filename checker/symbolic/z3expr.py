@@ -8,6 +8,8 @@ object leaves the symbolic layer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import z3
 
 from spec.expr import BOOL, MODULUS, UINT64_MAX, Expr, Value, walk
@@ -24,6 +26,8 @@ class Translator:
         self.domain: list[z3.BoolRef] = []  # range constraints of the Int constants
         self._memo: dict[int, z3.ExprRef] = {}
         self._keep: list[Expr] = []  # keep translated nodes alive so ids stay unique
+        self._literals: dict[tuple[bool, int], z3.ExprRef] = {}
+        self._sources: dict[tuple[int, tuple[str, ...]], object] = {}  # substitution sources
 
     def const(self, node: Expr) -> z3.ExprRef:
         name = node.name
@@ -83,6 +87,43 @@ class Translator:
         if op == "ite":
             return z3.If(a[0], a[1], a[2])
         raise ValueError(f"unknown operator {op}")
+
+    def instance(self, expr: Expr, values: Mapping[str, Value]) -> z3.ExprRef:
+        """``expr`` translated, with the variables in ``values`` replaced by those values.
+
+        Z3's own substitution on the term translated once (through its C API:
+        ``z3.substitute`` checks every pair in Python, which dominates when one
+        expression is instantiated for many inputs).
+        """
+        term = self.translate(expr)
+        names = tuple(name for name in values if name in self.consts)
+        if not names:
+            return term
+        key = (id(term), names)
+        if key not in self._sources:
+            sources = (z3.Ast * len(names))()
+            for i, name in enumerate(names):
+                sources[i] = self.consts[name].as_ast()
+            self._sources[key] = sources
+        targets = (z3.Ast * len(names))()
+        for i, name in enumerate(names):
+            targets[i] = self.literal(values[name]).as_ast()
+        ast = z3.Z3_substitute(
+            self.ctx.ref(), term.as_ast(), len(names), self._sources[key], targets
+        )
+        # Wrapped at once (the wrapper holds a reference), then folded where the values decide.
+        result = z3.BoolRef(ast, self.ctx) if z3.is_bool(term) else z3.ArithRef(ast, self.ctx)
+        return z3.simplify(result)
+
+    def literal(self, value: Value) -> z3.ExprRef:
+        """A Z3 constant for a plain value (made once per value)."""
+        key = (type(value) is bool, int(value))
+        if key not in self._literals:
+            if isinstance(value, bool):
+                self._literals[key] = z3.BoolVal(value, self.ctx)
+            else:
+                self._literals[key] = z3.IntVal(int(value), self.ctx)
+        return self._literals[key]
 
     def value(self, model: z3.ModelRef, name: str) -> Value:
         """A variable's value in ``model`` (Z3's default if the model leaves it free)."""
