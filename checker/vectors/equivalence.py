@@ -51,6 +51,7 @@ class Equivalence:
             for repeat in (True, False)
         }
         self._sessions: dict[bool, Session] = {}
+        self._minimisers: dict[bool, Minimiser] = {}
 
     def _remaining(self) -> float | None:
         return None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
@@ -77,10 +78,13 @@ class Equivalence:
         """The most readable input telling ``mutant`` apart (None if there is none, or if
         Z3 gave up)."""
         space = self.spaces[repeated_uuids_allowed]
-        minimiser = Minimiser(self._remaining(), seed=0, rlimit=RLIMIT)
-        minimiser.add(space.well_formed())
-        if self.humpty_only:
-            minimiser.add(humpty_expressible(space))
+        if repeated_uuids_allowed not in self._minimisers:
+            minimiser = Minimiser(self._remaining(), seed=0, rlimit=RLIMIT)
+            minimiser.add(space.well_formed())
+            if self.humpty_only:
+                minimiser.add(humpty_expressible(space))
+            self._minimisers[repeated_uuids_allowed] = minimiser
+        minimiser = self._minimisers[repeated_uuids_allowed]
         condition = differs(space.decision(self.rules), space.decision(mutant))
         soft, small = preferences(space)
         outcome = minimiser.solve(condition, soft, small, want=list(space.sorts))

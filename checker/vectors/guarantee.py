@@ -73,6 +73,7 @@ class PlaceVerdict:
     verdict: str
     member: str = ""  # a member the vectors do not expose (survived)
     witness: Input | None = None  # an input that would expose it
+    selection: dict[str, int] | None = None  # the member: Neighbourhood(rules).instance(this)
 
 
 @dataclass(frozen=True)
@@ -306,7 +307,8 @@ def _settle(
                 f"{rules.name}, but the rule set it stands for does not"
             )
         if add is None:
-            return PlaceVerdict(label, "survived", place.hood.describe(batch[0]), witness)
+            member = place.hood.describe(batch[0])
+            return PlaceVerdict(label, "survived", member, witness, batch[0])
         add(req, producer, f"{rules.name}:expose:{label}")
         place.agree(place.space.assignment(req, producer), *expected)
 
