@@ -3,7 +3,7 @@
 tests/data/hand_written.py: kv_engine's needsRollback of past releases and
 single-point changes of today's, in plain Python. Every one that answers some
 humpty-expressible request differently from kv-current must fail some vector
-a ``humpty:`` target runs; the one that does not (kv-2021) must pass them all.
+a ``humpty:`` target runs; the one that does not (kv-before-mb-27800) must pass them all.
 tests/data/rules/ holds some of them in the clause language too.
 """
 
@@ -29,9 +29,14 @@ from hand_written import HUMPTY_EQUIVALENT, VARIANTS
 
 DIFFERENT = sorted(set(VARIANTS) - set(HUMPTY_EQUIVALENT))
 # What the corpus of the previous version (27 humpty-expressible vectors) let through.
-MISSED_BEFORE = ["kv-2017", "purge-on-snap-end", "purge-after-complete-snapshot", "newest-match"]
+MISSED_BEFORE = [
+    "kv-before-mb-27604",
+    "purge-on-snap-end",
+    "purge-after-complete-snapshot",
+    "newest-match",
+]
 CLAUSE_FORMS = {
-    "kv-2017": "kv_2017.py",
+    "kv-before-mb-27604": "kv_before_mb_27604.py",
     "purge-on-snap-end": "single_changes.py:purge-on-snap-end",
     "ahead-to-entry": "single_changes.py:ahead-to-entry",
     "newest-match": "single_changes.py:newest-match",
@@ -82,16 +87,19 @@ def test_producers_the_old_vectors_missed_fail_through_a_humpty_wrapper(
     assert report["summary"]["crash"] == report["summary"]["garbage"] == 0
 
 
-def test_kv_2021_passes_through_humpty_and_fails_where_it_ignores_the_remote_purge(
+def test_kv_before_mb_27800_passes_through_humpty_and_fails_where_it_ignores_the_remote_purge(
     monkeypatch, capsys
 ) -> None:
-    """kv-2021 has no remote purge seqno: humpty cannot tell; the JSON-lines protocol can."""
+    """kv_engine before MB-27800 had no remote purge seqno: humpty cannot tell, jsonl can."""
     through_humpty = run_cli(
-        ["replay", CORPUS, "--target", humpty("--variant", "kv-2021")], "", monkeypatch, capsys
+        ["replay", CORPUS, "--target", humpty("--variant", "kv-before-mb-27800")],
+        "",
+        monkeypatch,
+        capsys,
     )
     assert through_humpty.code == 0
     through_jsonl = run_cli(
-        ["replay", CORPUS, "--target", jsonl("--variant", "kv-2021"), "--json"],
+        ["replay", CORPUS, "--target", jsonl("--variant", "kv-before-mb-27800"), "--json"],
         "",
         monkeypatch,
         capsys,
@@ -102,7 +110,8 @@ def test_kv_2021_passes_through_humpty_and_fails_where_it_ignores_the_remote_pur
     vectors = {v.id: v for v in load_corpus(CORPUS).vectors}
     for result in failed:
         vector = vectors[result["vector"]]
-        # kv-current waives the purge rollback for a client that saw the purge; kv-2021 does not.
+        # kv-current waives the purge rollback for a client that saw the purge; before
+        # MB-27800 kv_engine did not.
         assert vector.request.remote_purge == vector.producer.purge_seqno > vector.request.start
         assert result["actual"] == {"decision": "rollback", "rollback_seqno": 0}
 
@@ -146,7 +155,7 @@ def test_z3_finds_each_clause_form_differs_from_kv_current_through_humpty(
 
 
 def test_a_clause_form_rule_set_fails_the_vectors_in_process(monkeypatch, capsys) -> None:
-    target = "rules:" + str(DATA / "rules" / "kv_2017.py")
+    target = "rules:" + str(DATA / "rules" / "kv_before_mb_27604.py")
     result = run_cli(
         ["replay", CORPUS, "--target", target, "--expect", "kv-current"], "", monkeypatch, capsys
     )

@@ -7,12 +7,14 @@ the tests replay the vectors through them (tests/test_vectors_hand_written.py).
 
 Historical behaviour, from kv_engine's engines/ep/src/failover-table.cc as it was:
 
-* ``kv-2017``: both snapshot adjustments first (complete snapshot, else no item
-  received), then the purge test on the adjusted snapshot start, then the uuid
-  lookup, lagging, and the rollback point (upper or the snapshot start);
-* ``kv-2021``: today's order (no-item adjustment before lagging, complete-snapshot
-  adjustment after), purge test on the start seqno with the collection exemption,
-  but no remote purge seqno: on what humpty_dumpty can express it answers as today.
+* ``kv-before-mb-27604`` (until January 2018, STRICT_VBUUID included): both
+  snapshot adjustments first (complete snapshot, else no item received), then
+  the purge test on the adjusted snapshot start, then the uuid lookup,
+  lagging, and the rollback point (upper or the snapshot start). MB-27604
+  moved the purge test to the start seqno;
+* ``kv-before-mb-27800`` (July 2020, MB-32358's collection exemption, to July
+  2024): today's decision without the remote purge seqno MB-27800 added. On
+  what humpty_dumpty can express it answers as today.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def _upper(table, uuid, high, newest_first=False):
     return False, high, 0
 
 
-def kv_2017(req, table, high, purge):
+def kv_before_mb_27604(req, table, high, purge):
     start, snap_start, snap_end = req["start"], req["snap_start"], req["snap_end"]
     if start == 0 and (not req.get("strict") or req["uuid"] == 0):
         return False, None
@@ -47,7 +49,7 @@ def kv_2017(req, table, high, purge):
     return True, (upper if upper < snap_start else snap_start)
 
 
-def kv_2021(req, table, high, purge):
+def kv_before_mb_27800(req, table, high, purge):
     """Today's needsRollback without the remote purge seqno."""
     return kv_current({**req, "remote_purge": None}, table, high, purge)
 
@@ -95,8 +97,8 @@ def _changed(
 
 
 VARIANTS = {
-    "kv-2017": kv_2017,
-    "kv-2021": kv_2021,
+    "kv-before-mb-27604": kv_before_mb_27604,
+    "kv-before-mb-27800": kv_before_mb_27800,
     "purge-on-snap-start": _changed(purge_quantity="snap_start"),
     "purge-on-snap-end": _changed(purge_quantity="snap_end"),
     "purge-after-complete-snapshot": _changed(
@@ -113,4 +115,4 @@ VARIANTS = {
 }
 
 # Variants that answer every humpty-expressible request as kv-current does.
-HUMPTY_EQUIVALENT = ("kv-2021",)
+HUMPTY_EQUIVALENT = ("kv-before-mb-27800",)

@@ -1,7 +1,8 @@
-"""``kv-2017``: kv_engine's needsRollback as it was around 2017.
+"""``kv-before-mb-27604``: kv_engine's needsRollback until January 2018.
 
-Read from kv_engine's engines/ep/src/failover-table.cc of that time (and
-written here in the clause language): ``adjustSnapshotRange`` runs first (a
+Read from kv_engine's engines/ep/src/failover-table.cc as it was then, after
+STRICT_VBUUID (MB-27290) and before MB-27604 moved the purge test to the
+start seqno (written here in the clause language): ``adjustSnapshotRange`` runs first (a
 complete snapshot moves its start up to the start seqno, *else* a snapshot
 with no item received moves its end down), then the purge test on the
 *adjusted snapshot start*, then the uuid lookup, lagging and the rollback
@@ -14,9 +15,10 @@ from spec.rules import Adjust, Clause, F, RuleSet, accept, otherwise, rollback
 AHEAD = "consumer ahead of producer - producer upper at {upper}"
 
 RULES = RuleSet(
-    name="kv-2017",
-    summary="kv_engine's needsRollback around 2017: adjustments first, purge test on snap_start",
-    source="kv_engine engines/ep/src/failover-table.cc (2017)",
+    name="kv-before-mb-27604",
+    summary="kv_engine's needsRollback before MB-27604: adjustments first, purge test on "
+    "snap_start",
+    source="kv_engine engines/ep/src/failover-table.cc (January 2018)",
     steps=(
         Clause("start-zero", when=(F.start == 0) & (~F.strict | (F.uuid == 0)), then=accept()),
         Adjust("snapshot-complete", when=F.start == F.snap_end, field="snap_start", to=F.start),
