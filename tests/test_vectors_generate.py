@@ -9,7 +9,6 @@ quick run (``--rules kv-current --no-guarantee``).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from clihelp import run_cli
@@ -162,15 +161,3 @@ def test_itf_writes_large_integers_as_bigint() -> None:
     assert isinstance(state["producer"]["high_seqno"], int)
     json.dumps(state)  # plain JSON, no null
     assert "null" not in json.dumps(state)
-
-
-def test_a_directory_of_counterexamples_is_refused(tmp_path: Path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        ["vectors", "generate", "--counterexamples", tmp_path, "--out", tmp_path / "v"],
-        "",
-        monkeypatch,
-        capsys,
-    )
-    assert result.code == 2
-    assert "takes files" in result.err
-    assert not (tmp_path / "v").exists()

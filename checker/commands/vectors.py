@@ -241,26 +241,27 @@ def _print_score(
             f"{len(repeated)} of them differ only on tables that repeat a uuid ({counted}): {ids}"
         )
     for verdict in result.verdicts:
-        if verdict.verdict == "survived" and verdict.witness is not None:
-            print(
-                f"survived {verdict.mutant.id}: {verdict.mutant.description}; "
-                f"a vector that kills it: {_vector_json(verdict.witness)}"
-            )
-        elif verdict.verdict == "unknown":
-            print(f"unknown {verdict.mutant.id}: {verdict.mutant.description} (solver gave up)")
+        m = verdict.mutant
+        _print_finding(verdict.verdict, f"{m.id}: {m.description}", verdict.witness, "kills")
 
 
 def _print_guarantee(guarantee: Guarantee) -> None:
     print()
     print(guarantee.statement())
     for verdict in guarantee.verdicts:
-        if verdict.verdict == "survived" and verdict.witness is not None:
-            print(
-                f"not exposed ({verdict.place}): {verdict.member}; a vector that exposes it: "
-                f"{_vector_json(verdict.witness)}"
-            )
-        elif verdict.verdict == "unknown":
-            print(f"unknown ({verdict.place}): the solver gave up; nothing is claimed there")
+        what = f"({verdict.place}): {verdict.member}"
+        _print_finding(verdict.verdict, what, verdict.witness, "exposes")
+
+
+def _print_finding(
+    verdict: str, what: str, witness: tuple[StreamRequest, ProducerState] | None, verb: str
+) -> None:
+    """One line per survivor (with the input that would catch it) or unknown; none else."""
+    if verdict == "survived" and witness is not None:
+        label = "survived" if verb == "kills" else "not exposed"
+        print(f"{label} {what}; a vector that {verb} it: {_vector_json(witness)}")
+    elif verdict == "unknown":
+        print(f"unknown {what} (the solver gave up; nothing is claimed there)")
 
 
 def _vector_json(witness: tuple[StreamRequest, ProducerState]) -> str:

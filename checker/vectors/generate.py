@@ -1,4 +1,4 @@
-"""Z3-driven generation of a small regression-vector set with full decision coverage.
+"""Z3-driven generation of a small regression-vector set, in three phases.
 
 Encode, solve, decode: each goal (``checker.vectors.goals``) is a condition
 over ``DecisionSpace(T)``; Z3 finds inputs for it under ``well_formed()``,
@@ -6,15 +6,21 @@ with readable values: Z3's Optimize keeps as many preferences as the goal
 allows (``checker.vectors.readable``) and then makes the seqnos as small as
 it can. A goal an earlier vector already covers costs no query.
 
-After the coverage goals, every built-in mutant (``spec.rules.mutations``)
-that no vector kills gets a goal of its own (its decision differs from the
-rule set's); an unsatisfiable one is an equivalent mutant. Last, a greedy
-set cover keeps few vectors that still cover every goal and kill every
-killable mutant, choosing humpty_dumpty-expressible vectors wherever one
-will do.
+1. Coverage: every goal (and every confirmed counterexample decision); a
+   greedy set cover keeps few vectors, humpty_dumpty-expressible ones
+   wherever one will do.
+2. The guarantee (``checker.vectors.guarantee``): vectors are added until
+   Z3 proves that every rule set one change away from each rule set that
+   answers some input differently answers some vector differently, first
+   through humpty-expressible inputs, then through all.
+3. Mutants: every built-in mutant (``spec.rules.mutations``) no vector
+   kills gets a goal of its own (its decision differs from the rule set's,
+   through humpty if it can); an unsatisfiable one is an equivalent mutant.
+   A last set cover adds few vectors for the kill goals.
 
-The same arguments give the same vectors: goals are solved in a fixed order
-with a fixed solver seed, and nothing depends on time or hash order.
+The same arguments give the same vectors: goals and places are solved in a
+fixed order with a fixed solver seed, each query bounded by Z3's
+deterministic resource limit, and nothing depends on time or hash order.
 """
 
 from __future__ import annotations

@@ -35,9 +35,10 @@ from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import HarnessBug
 from spec.expr import INT, Expr, all_of, var
 from spec.rules import Decider, DecisionSpace, RuleSet
+from spec.rules.holes import Change
 from spec.rules.inputs import DecisionExprs, producer_decision
 from spec.rules.language import ERANGE_CODE, ROLLBACK_CODE
-from spec.rules.neighbourhood import Change, Neighbourhood
+from spec.rules.neighbourhood import Neighbourhood
 from spec.types import Outcome, ProducerState, StreamRequest
 
 __all__ = [

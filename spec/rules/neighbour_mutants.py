@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from spec.expr import COMPARISONS, walk
+from spec.rules.holes import QUANTITIES, RELATIONS, quantity_name
 from spec.rules.language import Adjust, Clause, RuleSet
-from spec.rules.neighbourhood import QUANTITIES, RELATIONS, Neighbourhood, quantity_name
+from spec.rules.neighbourhood import Neighbourhood
 
 __all__ = ["boundaries", "neighbourhood_candidates", "structure"]
 

@@ -32,34 +32,45 @@ definition. ``spec.rules.mutations`` enumerates some of these instances as
 named mutants.
 
 Not in the neighbourhood: arithmetic (``start + 1``), comparisons of three
-quantities or more in one new clause, two changes at once (``within(k)``
-with ``k >= 2`` allows that), and any field outside ``QUANTITIES``.
+quantities or more in one new clause, two changes at once, and any field
+outside ``QUANTITIES`` (``spec.rules.holes``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 
 from spec.expr import (
     BOOL,
     COMPARISONS,
     FALSE,
-    INT,
     TRUE,
     Expr,
     all_of,
     any_of,
     const,
-    ite,
     not_,
     rebuild,
     substitute,
     var,
     variables,
     walk,
+)
+from spec.rules.holes import (
+    BOOLEAN_ATOMS,
+    QUANTITIES,
+    RELATIONS,
+    SYMBOL,
+    Change,
+    Hole,
+    HoleBuilder,
+    Selection,
+    is_seqno,
+    quantity,
+    quantity_name,
+    relate,
 )
 from spec.rules.language import (
     Adjust,
@@ -73,136 +84,7 @@ from spec.rules.language import (
 )
 from spec.rules.lookup import SCANNED_FIELDS, TABLE_SCANS
 
-__all__ = [
-    "BOOLEAN_ATOMS",
-    "QUANTITIES",
-    "RELATIONS",
-    "Change",
-    "Hole",
-    "Neighbourhood",
-    "Selection",
-]
-
-# The seqno quantities a decision compares and returns (the fields as a step reads them).
-QUANTITIES: tuple[str, ...] = (
-    "0",
-    "start",
-    "snap_start",
-    "snap_end",
-    "purge_seqno",
-    "upper",
-    "entry_seqno",
-    "high_seqno",
-    "remote_purge",
-    "collection_high",
-)
-RELATIONS: tuple[str, ...] = ("lt", "le", "eq", "ne", "gt", "ge")
-BOOLEAN_ATOMS: tuple[str, ...] = ("strict", "uuid_found", "has_collection_high")
-_SYMBOL = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
-
-Selection = Mapping[str, int]  # selector name -> chosen alternative (absent: 0)
-
-
-def quantity(name: str) -> Expr:
-    return const(0) if name == "0" else var(name, INT)
-
-
-def quantity_name(expr: Expr) -> str | None:
-    if expr.is_const and expr.value == 0:
-        return "0"
-    if expr.op == "var" and expr.name in QUANTITIES:
-        return expr.name
-    return None
-
-
-def _is_seqno(expr: Expr) -> bool:
-    """An integer expression over seqno quantities only (not a uuid or a count)."""
-    return expr.sort is INT and set(variables([expr])) <= set(QUANTITIES)
-
-
-def _relate(op: str, left: Expr, right: Expr) -> Expr:
-    if op == "true":
-        return TRUE
-    if op == "false":
-        return FALSE
-    return rebuild(Expr(op, BOOL, (left, right)), (left, right))
-
-
-@dataclass(frozen=True)
-class Hole:
-    """One selector: ``size`` alternatives, 0 being the rule set's own."""
-
-    name: str
-    size: int
-
-    @property
-    def var(self) -> Expr:
-        return var(self.name, INT)
-
-    def pick(self, choices: Sequence[Expr]) -> Expr:
-        assert len(choices) == self.size, (self.name, len(choices), self.size)
-        result = choices[-1]
-        for index in range(self.size - 2, -1, -1):
-            result = ite(self.var == index, choices[index], result)
-        return result
-
-
-@dataclass(frozen=True)
-class Change:
-    """A place where one change can happen, with the holes that make it."""
-
-    operator: str
-    step: str  # the step it is at (or, for early/position, the step it is before)
-    holes: tuple[Hole, ...]
-    # How to describe an instance: hole name -> label per alternative.
-    labels: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
-    template: str = field(default="", compare=False)  # "{hole}" placeholders by hole suffix
-    # The symbolic expression the change makes, if any: "{new}" in the template prints it.
-    expr: Expr | None = field(default=None, compare=False)
-
-    def changed(self) -> Expr:
-        return any_of(*(h.var != 0 for h in self.holes))
-
-    def is_changed(self, selection: Selection) -> bool:
-        return any(selection.get(h.name, 0) != 0 for h in self.holes)
-
-    def describe(self, selection: Selection) -> str:
-        values = {
-            h.name.rsplit(".", 1)[-1]: self.labels[h.name][selection.get(h.name, 0)]
-            for h in self.holes
-        }
-        if self.expr is not None:
-            chosen = {h.name: const(int(selection.get(h.name, 0))) for h in self.holes}
-            (values["new"],) = (str(e) for e in substitute([self.expr], chosen))
-        return self.template.format(**values)
-
-
-class _Builder:
-    """Collects changes and numbers their holes."""
-
-    def __init__(self) -> None:
-        self.changes: list[Change] = []
-
-    def change(
-        self,
-        operator: str,
-        step: str,
-        holes: Mapping[str, Sequence[str]],
-        template: str,
-    ) -> tuple[Hole, ...]:
-        """A change with one hole per ``holes`` item (suffix -> alternative labels)."""
-        index = len(self.changes)
-        made = tuple(
-            Hole(f"change.{index}.{suffix}", len(labels)) for suffix, labels in holes.items()
-        )
-        labels = {h.name: tuple(lbl) for h, lbl in zip(made, holes.values(), strict=True)}
-        self.changes.append(Change(operator, step, made, labels, template))
-        return made
-
-    def makes(self, expr: Expr) -> Expr:
-        """Record ``expr`` as what the last change makes (for its description); return it."""
-        self.changes[-1] = dataclasses.replace(self.changes[-1], expr=expr)
-        return expr
+__all__ = ["Neighbourhood"]
 
 
 class Neighbourhood:
@@ -210,7 +92,7 @@ class Neighbourhood:
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
-        self._builder = _Builder()
+        self._builder = HoleBuilder()
         # clause part name -> (its outcome hole, the accepting alternatives, is the accepting part)
         self._parts: dict[str, tuple[Hole, frozenset[int], bool]] = {}
         b = self._builder
@@ -255,7 +137,7 @@ class Neighbourhood:
         """A new clause before step ``p``, off unless its guard hole says otherwise."""
         before = self.rules.steps[p].name
         guards = ["none", *RELATIONS]
-        guard_labels = ["", *(_SYMBOL[r] for r in RELATIONS)]
+        guard_labels = ["", *(SYMBOL[r] for r in RELATIONS)]
         for atom in BOOLEAN_ATOMS:
             guards += [atom, f"~{atom}"]
             guard_labels += [atom, f"~{atom}"]
@@ -273,7 +155,7 @@ class Neighbourhood:
         )
         quantities = [quantity(q) for q in QUANTITIES]
         left_value, right_value = left.pick(quantities), right.pick(quantities)
-        relation = [FALSE, *(_relate(r, left_value, right_value) for r in RELATIONS)]
+        relation = [FALSE, *(relate(r, left_value, right_value) for r in RELATIONS)]
         for atom in BOOLEAN_ATOMS:
             relation += [var(atom, BOOL), not_(var(atom, BOOL))]
         when = self._builder.makes(guard.pick(relation))
@@ -339,9 +221,9 @@ class Neighbourhood:
     def _comparison(self, step: Step, node: Expr, args: tuple[Expr, ...]) -> Expr:
         left, right = args
         ops = [node.op, *(r for r in RELATIONS if r != node.op), "true", "false"]
-        holes: dict[str, list[str]] = {"rel": [_SYMBOL.get(o, o) for o in ops]}
+        holes: dict[str, list[str]] = {"rel": [SYMBOL.get(o, o) for o in ops]}
         lefts, rights = [left], [right]
-        if _is_seqno(node.args[0]) and _is_seqno(node.args[1]):
+        if is_seqno(node.args[0]) and is_seqno(node.args[1]):
             lefts += [quantity(q) for q in QUANTITIES if q != quantity_name(node.args[0])]
             rights += [quantity(q) for q in QUANTITIES if q != quantity_name(node.args[1])]
             holes["left"] = [str(node.args[0])] + [str(e) for e in lefts[1:]]
@@ -351,7 +233,7 @@ class Neighbourhood:
         rel = made[0]
         l_expr = made[1].pick(lefts) if len(made) > 1 else left
         r_expr = made[2].pick(rights) if len(made) > 1 else right
-        return self._builder.makes(rel.pick([_relate(o, l_expr, r_expr) for o in ops]))
+        return self._builder.makes(rel.pick([relate(o, l_expr, r_expr) for o in ops]))
 
     def _clause(self, step: Clause, when: Expr, last: bool) -> list[Step]:
         original = step.then
@@ -389,7 +271,7 @@ class Neighbourhood:
         b = self._builder
         tos = [step.to]
         labels = [str(step.to)]
-        if _is_seqno(step.to) or quantity_name(step.to):
+        if is_seqno(step.to) or quantity_name(step.to):
             tos += [quantity(q) for q in QUANTITIES if q != quantity_name(step.to)]
             labels += [q for q in QUANTITIES if q != quantity_name(step.to)]
         (to_hole,) = b.change(
@@ -422,17 +304,6 @@ class Neighbourhood:
         for name in SCANNED_FIELDS:
             out[name] = self.scan_hole.pick([r[name] for r in readings])
         return out
-
-    def domain(self) -> Expr:
-        """Every selector within its alternatives."""
-        return all_of(*((h.var >= 0) & (h.var < h.size) for c in self.changes for h in c.holes))
-
-    def within(self, k: int) -> Expr:
-        """Selectors in range and at most ``k`` changes made."""
-        total: Expr = const(0)
-        for change in self.changes:
-            total = total + ite(change.changed(), const(1), const(0))
-        return all_of(self.domain(), total <= k)
 
     @cached_property
     def selectors(self) -> tuple[str, ...]:
