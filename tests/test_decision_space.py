@@ -57,3 +57,22 @@ def test_diff_finds_what_only_a_repeated_uuid_tells_apart() -> None:
     for _, example in search.found:
         uuids = example.producer.table.uuids
         assert len(set(uuids)) < len(uuids)
+
+
+@pytest.mark.parametrize("name", ["kv-current", "rollback-doc"])
+def test_the_fast_answers_are_the_deciders_on_every_vector(name: str) -> None:
+    """answers() (one compiled program over padded assignments) = Decider.decide."""
+    from vectorhelp import BASELINE, CORPUS
+
+    from checker.vectors.format import load_corpus
+    from spec.rules.inputs import answers
+
+    rules = RULE_SETS.get(name)
+    decider = Decider(rules)
+    vectors = [*load_corpus(CORPUS).vectors, *load_corpus(BASELINE).vectors]
+    space = DecisionSpace(5)
+    got = answers(rules, space, [space.assignment(v.request, v.producer) for v in vectors])
+    codes = {"ok": 0, "rollback": 1, "erange": 2}
+    for vector, answer in zip(vectors, got, strict=True):
+        decision = decider.decide(vector.request, vector.producer)
+        assert answer == (codes[decision.outcome.value], decision.rollback_seqno or 0)
