@@ -50,7 +50,7 @@ from checker.vectors.format import (
 from checker.vectors.generate import generate
 from checker.vectors.guarantee import Guarantee, prove
 from checker.vectors.outputs import check_out, render, write_tree
-from checker.vectors.score import VERDICTS, Score, score
+from checker.vectors.score import VERDICTS, WITNESSES, Score, score
 from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput
 from spec.rules import RULE_SETS, Decider, DecisionSpace, RuleSet
 from spec.types import ProducerState, StreamRequest
@@ -243,6 +243,8 @@ def _print_score(
     for verdict in result.verdicts:
         m = verdict.mutant
         _print_finding(verdict.verdict, f"{m.id}: {m.description}", verdict.witness, "kills")
+    if result.count("survived") > WITNESSES:
+        print(f"(an input that kills it is shown for the first {WITNESSES} survivors)")
 
 
 def _print_guarantee(guarantee: Guarantee) -> None:
@@ -256,10 +258,11 @@ def _print_guarantee(guarantee: Guarantee) -> None:
 def _print_finding(
     verdict: str, what: str, witness: tuple[StreamRequest, ProducerState] | None, verb: str
 ) -> None:
-    """One line per survivor (with the input that would catch it) or unknown; none else."""
-    if verdict == "survived" and witness is not None:
+    """One line per survivor (with the input that would catch it, if found) or unknown."""
+    if verdict == "survived":
         label = "survived" if verb == "kills" else "not exposed"
-        print(f"{label} {what}; a vector that {verb} it: {_vector_json(witness)}")
+        vector = "" if witness is None else f"; a vector that {verb} it: {_vector_json(witness)}"
+        print(f"{label} {what}{vector}")
     elif verdict == "unknown":
         print(f"unknown {what} (the solver gave up; nothing is claimed there)")
 

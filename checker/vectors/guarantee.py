@@ -246,24 +246,15 @@ def _run(
     session.add(space.well_formed())
     if humpty_only:
         session.add(humpty_expressible(space))
+    exposer = _Exposer(space, reference, humpty_only, deadline)
     verdicts = []
     for change in hood.changes:
         place = _Place(session, hood, change, space, reference)
         for req, producer in known:
             place.agree(space.assignment(req, producer), *_answer_code(decider, req, producer))
         label = f"{change.operator} at '{change.step}'"
-        verdicts.append(
-            _settle(
-                place,
-                label,
-                rules,
-                decider,
-                reference,
-                humpty_only,
-                None if add is None else added,
-                deadline,
-            )
-        )
+        adding = None if add is None else added
+        verdicts.append(_settle(place, label, rules, decider, exposer, adding))
         place.close()
     return Guarantee(rules.name, space, humpty_only, members(hood), tuple(verdicts))
 
@@ -273,10 +264,8 @@ def _settle(
     label: str,
     rules: RuleSet,
     decider: Decider,
-    reference: DecisionExprs,
-    humpty_only: bool,
+    exposer: _Exposer,
     add: Callable[[StreamRequest, ProducerState, str], None] | None,
-    deadline: float | None,
 ) -> PlaceVerdict:
     """Prove one place, adding vectors while ``add`` is given."""
     while True:
@@ -297,7 +286,7 @@ def _settle(
                 batch.append(more)
             place.session.pop()
         members = [place.hood.instance(s, rules.name, summary="") for s in batch]
-        witness = _expose(place.space, reference, members, humpty_only, deadline)
+        witness = exposer.expose(members)
         if witness is None:
             return PlaceVerdict(label, "unknown", place.hood.describe(batch[0]))
         req, producer = witness
@@ -314,24 +303,33 @@ def _settle(
         place.agree(place.space.assignment(req, producer), *expected)
 
 
-def _expose(
-    space: DecisionSpace,
-    reference: DecisionExprs,
-    batch: Sequence[RuleSet],
-    humpty_only: bool,
-    deadline: float | None,
-) -> Input | None:
-    """The most readable input on which the first member (and as many others as can be)
-    answers differently from the rule set."""
-    minimiser = Minimiser(_remaining(deadline), seed=0, rlimit=RLIMIT)
-    minimiser.add(space.well_formed())
-    if humpty_only:
-        minimiser.add(humpty_expressible(space))
-    kills: list[Expr] = [differs(reference, space.decision(member)) for member in batch]
-    soft, small = preferences(space)
-    outcome = minimiser.solve(
-        kills[0], [(k, 10_000) for k in kills[1:]] + soft, small, want=list(space.sorts)
-    )
-    if outcome.answer is not SolverAnswer.SAT:
-        return None
-    return space.decode(outcome.values)
+class _Exposer:
+    """Finds readable inputs that expose members; one Optimize for a whole run."""
+
+    def __init__(
+        self,
+        space: DecisionSpace,
+        reference: DecisionExprs,
+        humpty_only: bool,
+        deadline: float | None,
+    ) -> None:
+        self.space, self.reference = space, reference
+        self.humpty_only, self.deadline = humpty_only, deadline
+        self.soft, self.small = preferences(space)
+        self._minimiser: Minimiser | None = None
+
+    def expose(self, batch: Sequence[RuleSet]) -> Input | None:
+        """The most readable input on which the first member (and as many others as can
+        be) answers differently from the rule set."""
+        if self._minimiser is None:
+            self._minimiser = Minimiser(_remaining(self.deadline), seed=0, rlimit=RLIMIT)
+            self._minimiser.add(self.space.well_formed())
+            if self.humpty_only:
+                self._minimiser.add(humpty_expressible(self.space))
+        space = self.space
+        kills: list[Expr] = [differs(self.reference, space.decision(m)) for m in batch]
+        soft = [(k, 10_000) for k in kills[1:]] + self.soft
+        outcome = self._minimiser.solve(kills[0], soft, self.small, want=list(space.sorts))
+        if outcome.answer is not SolverAnswer.SAT:
+            return None
+        return space.decode(outcome.values)

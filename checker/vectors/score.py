@@ -28,9 +28,10 @@ from spec.rules.inputs import answers
 from spec.rules.mutations import OPERATORS, Mutant, mutants
 from spec.types import ProducerState, StreamRequest
 
-__all__ = ["VERDICTS", "MutantVerdict", "Score", "score"]
+__all__ = ["VERDICTS", "WITNESSES", "MutantVerdict", "Score", "score"]
 
 VERDICTS = ("killed", "equivalent", "survived", "unknown")
+WITNESSES = 20  # survivors shown with the input that would kill them (each is a Z3 Optimize)
 
 
 @dataclass(frozen=True)
@@ -86,11 +87,12 @@ def score(
     space: DecisionSpace,
     timeout_s: float | None,
     humpty_only: bool = False,
+    witnesses: int = WITNESSES,
 ) -> Score:
     """``humpty_only``: what a humpty_dumpty target sees — only humpty-expressible vectors,
     and a mutant counts as equivalent when no humpty-expressible input tells it apart.
     ``space.distinct_uuids``: a mutant that differs only on tables repeating a uuid counts
-    as equivalent."""
+    as equivalent. The first ``witnesses`` survivors get the input that would kill them."""
     if humpty_only:
         vectors = [v for v in vectors if v.request.humpty_expressible]
     # One assignment per vector, in a space long enough for every table.
@@ -115,7 +117,10 @@ def score(
         if kind == "equivalent" or (repeated and not repeats_allowed):
             verdicts.append(MutantVerdict(mutant, "equivalent", repeated_uuids=repeated))
         elif kind in ("repeated-uuids", "differs"):
-            witness = equivalence.witness(mutant.rules, repeats_allowed)
+            survivors = sum(1 for v in verdicts if v.verdict == "survived")
+            witness = None
+            if survivors < witnesses:
+                witness = equivalence.witness(mutant.rules, repeats_allowed)
             verdicts.append(MutantVerdict(mutant, "survived", None, witness, repeated))
         else:
             verdicts.append(MutantVerdict(mutant, "unknown"))
