@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from vectorhelp import DATA
+from vectorhelp import BASELINE, CORPUS, DATA
 
 from checker.diff.decisions import search_regions
 from checker.loading import resolve
 from checker.symbolic.session import Answer, Session
+from checker.vectors.format import load_corpus
+from spec.expr import evaluate
 from spec.failover_table import FailoverTable
 from spec.rules import RULE_SETS, Decider, DecisionSpace, RuleSet
+from spec.rules.inputs import answers
 from spec.types import ProducerState, StreamRequest
 
 NEWEST = str(DATA / "rules" / "single_changes.py:newest-match")
@@ -36,8 +39,6 @@ def test_the_scan_order_decides_only_when_the_table_repeats_the_uuid() -> None:
 
 
 def test_entry_seqno_is_the_matching_entrys_own_seqno() -> None:
-    from spec.expr import evaluate
-
     space = DecisionSpace(3)
     producer = ProducerState(FailoverTable.of((3333, 30), (2222, 20), (2222, 10)), 40)
     env = space.assignment(StreamRequest(2222, 0, 0, 0), producer)
@@ -62,11 +63,6 @@ def test_diff_finds_what_only_a_repeated_uuid_tells_apart() -> None:
 @pytest.mark.parametrize("name", ["kv-current", "rollback-doc"])
 def test_the_fast_answers_are_the_deciders_on_every_vector(name: str) -> None:
     """answers() (one compiled program over padded assignments) = Decider.decide."""
-    from vectorhelp import BASELINE, CORPUS
-
-    from checker.vectors.format import load_corpus
-    from spec.rules.inputs import answers
-
     rules = RULE_SETS.get(name)
     decider = Decider(rules)
     vectors = [*load_corpus(CORPUS).vectors, *load_corpus(BASELINE).vectors]
