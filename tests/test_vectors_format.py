@@ -68,6 +68,10 @@ def drop(path: list):
         ),
         (drop(["vectors", 0, "expected", "rollback-doc"]), "vectors[0].expected"),
         (set_in(["version"], 99), "version"),
+        (set_in(["distinct_uuids"], "no"), "distinct_uuids"),
+        (set_in(["repeated_uuid_mutants", "kv-current"], "scan"), "repeated_uuid_mutants"),
+        (set_in(["guarantee", "kv-current", "humpty"], "maybe"), "guarantee.kv-current.humpty"),
+        (set_in(["guarantee", "kv-current", "sometimes"], "proved"), "guarantee.kv-current"),
         (set_in(["vectors"], {}), "vectors"),
     ],
 )
@@ -110,6 +114,23 @@ def test_a_missing_vector_file_is_exit_2(tmp_path, monkeypatch, capsys) -> None:
         2,
         f"dcpcheck: error: {tmp_path / 'none'}: no such file",
     )
+
+
+def test_a_version_1_corpus_still_loads(tmp_path) -> None:
+    """Before the guarantee: no distinct_uuids, repeated_uuid_mutants, guarantee."""
+    data = json.loads((CORPUS / "vectors.json").read_text())
+    data["version"] = 1
+    for key in ("distinct_uuids", "repeated_uuid_mutants", "guarantee"):
+        del data[key]
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(data))
+    corpus = load_corpus(path)
+    assert (corpus.distinct_uuids, corpus.repeated_uuid_mutants, corpus.guarantee) == (
+        False,
+        {},
+        {},
+    )
+    assert len(corpus.vectors) == len(load_corpus(CORPUS).vectors)
 
 
 def test_the_corpus_round_trips_unchanged() -> None:
