@@ -114,7 +114,8 @@ class Guarantee:
             f"guarantee for {self.rules}: every rule set in the class below that answers some "
             f"{self.inputs} differently from {self.rules} gets a different answer from "
             f"{which} too — {verdict}.\n"
-            f"class: {CLASS.replace('RULES', self.rules)} ({self.members:,} rule sets)."
+            f"class: {CLASS.replace('RULES', self.rules)} ({self.members:,} choices of one "
+            "change; some give equal rule sets)."
         )
 
 
