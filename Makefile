@@ -10,7 +10,11 @@ SPARK_MASTER ?= local[*]
 # make verify's bounds: every verdict holds (or is violated) for scenarios this big.
 VERIFY_BOUNDS ?= --seqnos 8 --keys 3 --entries 5 --failovers 3
 
-.PHONY: setup verify test lint bench clean check-tools
+# The HTML report test renders pages in Debian's chromium; installed here when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
+
+.PHONY: setup verify test lint bench clean check-tools browser
 
 setup: $(STAMP)
 
@@ -31,7 +35,14 @@ $(STAMP): pyproject.toml constraints.txt | check-tools
 verify: $(STAMP)
 	$(BIN)/dcpcheck verify --master '$(SPARK_MASTER)' $(VERIFY_BOUNDS)
 
-test: $(STAMP)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "make: installing Debian's chromium (tests/test_html_browser.py renders the HTML reports)"; \
+	  $(APT) install -y -qq --no-install-recommends chromium >/dev/null 2>&1 || \
+	  { $(APT) update -qq >/dev/null && $(APT) install -y -qq --no-install-recommends chromium >/dev/null; } || \
+	  { echo "make: could not install chromium; install Debian's chromium package by hand"; exit 2; }; }
+
+test: $(STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

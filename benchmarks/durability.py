@@ -14,7 +14,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from checker.durability import SANITY
-from checker.explore import Exploration, explore
+from checker.engines.explore import Exploration, explore
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS, ClusterModel, Setup
 from spec.rules import RULE_SETS
 

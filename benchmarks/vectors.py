@@ -26,9 +26,10 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.symbolic.budget import Budget
 from checker.vectors.baseline import baseline_corpus
 from checker.vectors.format import Corpus, dump_corpus, load_corpus
-from checker.vectors.generate import generate
+from checker.vectors.generate import VECTORS_BUDGET, generate
 from checker.vectors.guarantee import prove
 from checker.vectors.readable import READABLE_UUIDS
 from checker.vectors.replay import replay
@@ -96,7 +97,7 @@ def generation(entries: int) -> Corpus:
     times, dumps = [], []
     for _ in range(2):
         started = time.perf_counter()
-        corpus = generate(rule_sets, DecisionSpace(entries), [], 1200, "benchmark")
+        corpus = generate(rule_sets, DecisionSpace(entries), [], None, "benchmark", VECTORS_BUDGET)
         times.append(time.perf_counter() - started)
         dumps.append(dump_corpus(corpus))
     seconds = min(times)
@@ -156,7 +157,14 @@ def kill_rates(corpus: Corpus) -> None:
             ("  as a humpty: target sees it", baseline, True),
         ):
             longest = max(len(v.producer.table) for v in vectors)
-            result = score(vectors, rules, DecisionSpace(max(3, longest)), 300, humpty_only)
+            result = score(
+                vectors,
+                rules,
+                DecisionSpace(max(3, longest)),
+                Budget(VECTORS_BUDGET),
+                None,
+                humpty_only,
+            )
             rows.append(
                 [
                     rules.name,
@@ -184,7 +192,7 @@ def guarantees(corpus: Corpus) -> None:
             space = DecisionSpace(max(3, longest))
             for humpty_only in (True, False):
                 started = time.perf_counter()
-                result = prove(inputs, rules, space, humpty_only, 600)
+                result = prove(inputs, rules, space, humpty_only, Budget(VECTORS_BUDGET))
                 seconds = time.perf_counter() - started
                 verdict = "proved" if result.holds else "does not hold"
                 rows.append(

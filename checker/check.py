@@ -1,123 +1,98 @@
-"""Check one (rule set, consumer variant, property) within bounds.
+"""Check one (rule set, consumer variant, property) of the single-node model within bounds.
 
-Encode, solve, decode and replay are separate steps:
-
-1. *encode*: the scenario model's constraints and the negated property,
-   as expressions (``spec.model``, ``spec.properties``);
-2. *solve*: Z3 looks for a scenario violating the property
-   (``checker.symbolic``); unsat is a proof within the bounds, unknown or a
-   timeout is reported as ``unknown`` and never as ``holds``;
-3. *minimise*: fewest seqnos, keys, failovers, table entries, rounds, then the
-   shortest consumer prefix and fewest snapshots that still violate;
-4. *decode* the model into a ``Scenario`` and *replay* it on the reference
-   implementation (``checker.confirm``): the counterexample is ``confirmed``
-   only if the reference shows the same violation along the same trace.
+``check`` builds the scenario model (``spec.model``), hands it to an engine
+(``checker.engines``: ``z3`` proves or finds a minimised counterexample,
+``exhaustive`` enumerates every scenario, ``random`` samples with
+hypothesis), replays what it found on the reference implementation
+(``checker.confirm``; *confirmed* only if the reference shows the same
+violation along the same trace), lets the property explain the violation,
+and returns a ``checker.result.Result`` whose run is the reference trace as
+named steps (``spec.model.narrate``).
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from enum import StrEnum
+from collections.abc import Callable
 
-from checker.confirm import Replay, replay_scenario
-from checker.symbolic.session import Answer, Session
+from checker.confirm import replay_scenario
+from checker.engines import ENGINES
+from checker.engines.finding import Finding
+from checker.report.counterexample import counterexample_id, scenario_record
+from checker.result import Result, Stats, Verdict
+from checker.symbolic.budget import CHECK_BUDGET, Budget
+from checker.timing import Stopwatch, deadline_after
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
-from spec.expr import Expr, const, ite, max_of, substitute
 from spec.model.build import ScenarioModel
+from spec.model.narrate import run_of
 from spec.properties import Property
 from spec.rules.language import RuleSet
-from spec.scenario import Scenario
 
-__all__ = ["CheckResult", "Verdict", "check"]
+__all__ = ["CHECK_BUDGET", "ENGINES", "SearchOnSpark", "check", "planned", "reproduce_command"]
 
-
-class Verdict(StrEnum):
-    HOLDS = "holds"
-    VIOLATED = "violated"
-    UNKNOWN = "unknown"
+# An engine running elsewhere (the exhaustive search on Spark): model, property -> finding.
+SearchOnSpark = Callable[[ScenarioModel, Property], Finding]
 
 
-@dataclass
-class CheckResult:
-    rules: str
-    consumer: str
-    property: str
-    kind: str
-    verdict: Verdict
-    bounds: Bounds
-    seconds: float
-    scenario: Scenario | None = None
-    replay: Replay | None = None
-    size: dict[str, int] = field(default_factory=dict)
-    note: str = ""  # why unknown; how far minimisation got
-    engine: str = "z3"
-    examined: int | None = None  # scenarios evaluated (exhaustive and random engines)
-
-    @property
-    def confirmed(self) -> bool | None:
-        return None if self.replay is None else self.replay.confirmed
-
-
-def measures(model: ScenarioModel) -> list[tuple[str, Expr]]:
-    """What minimisation shrinks, most important first."""
-    v = model.vars
-    highs = [v["h0.high"], *(ite(v[f"f{f}.on"], v[f"f{f}.high"], const(0)) for f in v.failover_ids)]
-    key_vars = [v[name] for name in v.sorts if ".key." in name]
-    count_on = sum_of([ite(v[f"f{f}.on"], const(1), const(0)) for f in v.failover_ids])
-    rounds = sum_of(
-        [ite(model.trace[f"r{i}.sent"], const(1), const(0)) for i in range(model.bounds.rounds)]
+def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
+    return (
+        f"dcpcheck check --rules {rules} --consumer {consumer} --property {prop} "
+        f"--seqnos {b.seqnos} --keys {b.keys} --entries {b.entries} --failovers {b.failovers}"
+        + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
     )
-    snapshots = sum_of([ite(v[f"snap.end.{x}"], const(1), const(0)) for x in v.seqnos])
-    deletions = sum_of([ite(v[name], const(1), const(0)) for name in v.sorts if ".del." in name])
-    table_seqnos = sum_of([v[f"t0.seq.{i}"] for i in range(model.bounds.first_table_entries)])
-    return [
-        ("seqnos", max_of(*highs)),
-        ("keys", max_of(*key_vars) + 1),
-        ("failovers", count_on),
-        ("entries", v["t0.len"]),
-        ("rounds", rounds),
-        ("received", v["received"]),
-        ("snapshots", snapshots),
-        ("purge", v["purge"]),
-        ("deletions", deletions),
-        ("table seqnos", table_seqnos),
-    ]
 
 
-def sum_of(terms: list[Expr]) -> Expr:
-    total: Expr = const(0)
-    for term in terms:
-        total = total + term
-    return total
+def _search(
+    model: ScenarioModel,
+    prop: Property,
+    engine: str,
+    *,
+    budget: Budget,
+    deadline: float | None,
+    minimise: bool,
+    spark: SearchOnSpark | None,
+    random_examples: int,
+    workers: int = 1,
+) -> Finding:
+    if engine == "z3" and workers > 1:
+        from checker.engines import cubes
+
+        return cubes.search(
+            model, prop, budget=budget, deadline=deadline, minimised=minimise, workers=workers
+        )
+    if engine == "z3":
+        from checker.engines import z3
+
+        return z3.search(model, prop, budget=budget, deadline=deadline, minimised=minimise)
+    if engine == "exhaustive":
+        if spark is not None:
+            return spark(model, prop)
+        from checker.engines import exhaustive
+
+        return exhaustive.search(model, prop)
+    if engine == "random":
+        from checker.engines import random
+
+        return random.search(model, prop, max_examples=random_examples)
+    raise ValueError(f"unknown engine {engine}; known: {', '.join(ENGINES)}")
 
 
-def minimise_model(
-    session: Session, model: ScenarioModel, values: dict
-) -> tuple[dict, dict[str, int], str]:
-    """Greedy lexicographic minimisation; stops (keeping what it has) on unknown."""
-    from spec.expr import evaluate
-
-    size: dict[str, int] = {}
-    want = model.vars.sorts
-    for name, measure in measures(model):
-        current = int(evaluate(measure, values))
-        best = current
-        for candidate in range(0, current):
-            outcome = session.check(measure <= candidate, want=want)
-            if outcome.answer is Answer.UNKNOWN:
-                size[name] = best
-                return values, size, f"minimisation stopped at {name}: {outcome.reason}"
-            if outcome.answer is Answer.SAT:
-                best, values = candidate, outcome.values
-                break
-        session.add(measure <= best)
-        size[name] = best
-    return values, size, ""
-
-
-ENGINES = ("z3", "exhaustive", "random")
+def planned(
+    rules: RuleSet, variant: ConsumerVariant, prop: Property, bounds: Bounds, engine: str = "z3"
+) -> Result:
+    """The check's result before anything is decided: ``unknown``, named and bounded,
+    with the command that reproduces it (what an interrupted run reports for it)."""
+    return Result(
+        model="scenario",
+        subject={"rules": rules.name, "consumer": variant.name},
+        property=prop.id,
+        kind=prop.kind,
+        verdict=Verdict.UNKNOWN,
+        bounds=bounds,
+        engine=engine,
+        reason="not run",
+        command=reproduce_command(rules.name, variant.name, prop.id, bounds),
+    )
 
 
 def check(
@@ -125,84 +100,62 @@ def check(
     variant: ConsumerVariant,
     prop: Property,
     bounds: Bounds,
-    timeout_s: float | None = 60.0,
+    timeout_s: float | None = None,
     minimise: bool = True,
     engine: str = "z3",
-    spark: tuple | None = None,  # (session, rules spec, consumer spec, property spec)
+    spark: SearchOnSpark | None = None,
     random_examples: int = 10_000,
-) -> CheckResult:
+    budget: int | None = CHECK_BUDGET,
+    workers: int = 1,
+) -> Result:
     """One check. ``engine``: ``z3`` (the default: proofs and minimised
-    counterexamples), ``exhaustive`` (every scenario enumerated, on ``spark``
+    counterexamples), ``exhaustive`` (every scenario enumerated, with ``spark``
     if given; a proof when it completes), ``random`` (hypothesis; finds
-    violations, never claims that a property holds)."""
-    started = time.perf_counter()
+    violations, never claims that a property holds).
+
+    ``budget``: Z3 resource units for the search and the minimisation (None:
+    no limit); when it runs out the verdict is ``unknown``, the same on any
+    machine. ``timeout_s``: an outer wall-clock guard (its unknowns depend on
+    the machine's load). ``workers`` > 1: the Z3 proof is cut into cubes (one per
+    number of failovers) solved on that many processes, each cube with the whole
+    budget (``checker.engines.cubes``)."""
+    clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
-
-    def result(verdict: Verdict, **extra: object) -> CheckResult:
-        return CheckResult(
-            rules.name,
-            variant.name,
-            prop.id,
-            prop.kind,
-            verdict,
-            bounds,
-            time.perf_counter() - started,
-            engine=engine,
-            **extra,  # type: ignore[arg-type]
-        )
-
-    def violated(scenario: Scenario, **extra: object) -> CheckResult:
-        return result(
-            Verdict.VIOLATED,
-            scenario=scenario,
-            replay=replay_scenario(scenario, model, prop),
-            **extra,
-        )
-
-    if engine == "exhaustive":
-        return _exhaustive(model, prop, spark, result, violated)
-    if engine == "random":
-        from checker.search.random import search as random_search
-
-        found = random_search(model, prop, max_examples=random_examples)
-        if found.violation is not None:
-            return violated(found.violation, examined=found.examined)
-        return result(
-            Verdict.UNKNOWN,
-            examined=found.examined,
-            note=f"no violation in {found.examined} random scenarios; random search proves nothing",
-        )
-    if engine != "z3":
-        raise ValueError(f"unknown engine {engine}")
-
-    (holds,) = substitute([prop.holds(model.fields)], model.trace)
-    session = Session(timeout_s=timeout_s)
-    session.declare(model.vars.sorts)
-    session.add(model.constraints)
-    session.add(~holds)
-    outcome = session.check(want=model.vars.sorts)
-    if outcome.answer is Answer.UNSAT:
-        return result(Verdict.HOLDS)
-    if outcome.answer is Answer.UNKNOWN:
-        return result(Verdict.UNKNOWN, note=f"solver: {outcome.reason}")
-    values, size, note = outcome.values, {}, ""
-    if minimise:
-        values, size, note = minimise_model(session, model, values)
-    return violated(model.vars.decode(values), size=size, note=note)
-
-
-def _exhaustive(model, prop, spark, result, violated):  # type: ignore[no-untyped-def]
-    if spark is not None:
-        from checker.spark.exhaustive import search_on_spark
-
-        session, rules_spec, consumer_spec, prop_spec = spark
-        found = search_on_spark(session, rules_spec, consumer_spec, prop_spec, model.bounds)
-    else:
-        from checker.search.exhaustive import search
-
-        found = search(model, prop)
-    if found.violation is not None:
-        return violated(found.violation, examined=found.examined)
-    return result(
-        Verdict.HOLDS, examined=found.examined, note=f"all {found.examined} scenarios enumerated"
+    spending = Budget(budget)
+    found = _search(
+        model,
+        prop,
+        engine,
+        budget=spending,
+        deadline=deadline_after(timeout_s),
+        minimise=minimise,
+        spark=spark,
+        random_examples=random_examples,
+        workers=workers,
     )
+    result = planned(rules, variant, prop, bounds, engine).but(
+        verdict=found.verdict,
+        reason=found.reason,
+        note=found.note,
+        size=found.size,
+        interrupted=found.interrupted,
+    )
+    if found.verdict is Verdict.VIOLATED and found.scenario is not None:
+        replay = replay_scenario(found.scenario, model, prop)
+        result = result.but(witness=found.scenario, replay=replay.outcome())
+        if replay.trace is not None:
+            explanation = prop.explain(replay.trace, bounds)
+            ident = (
+                ""
+                if found.interrupted
+                else counterexample_id(rules.name, variant.name, prop.id, found.scenario)
+            )
+            result = result.but(
+                run=run_of(replay.trace),
+                explanation=explanation,
+                ident=ident,
+                record=None
+                if found.interrupted
+                else scenario_record(result, ident, replay.trace, explanation),
+            )
+    return result.but(stats=Stats(*clock.read(), examined=found.examined, budget=found.units))

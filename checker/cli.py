@@ -2,18 +2,32 @@
 
 Each subcommand lives in ``checker.commands.<name>`` with ``add_arguments``
 and ``run(args) -> exit code``. Errors raised on purpose (``spec.errors``)
-print one line and exit with their code; nothing else is caught here, so a
-harness bug still shows its traceback.
+print one line and exit with their code. Anything else is a harness bug: one
+line naming the exception and a crash report (the full traceback, the
+command line, the versions) written to a file, and exit 4 — never exit 1,
+which means "violation found" to every CI gate. Ctrl-C exits 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import platform
 import sys
+import tempfile
+import time
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
-from spec.errors import EXIT_BAD_INPUT, DcpcheckError, UsageError
+from spec.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    DcpcheckError,
+    UsageError,
+)
 
 __all__ = ["main"]
 
@@ -21,14 +35,17 @@ COMMANDS = {
     "decide": "humpty_dumpty-compatible producer decisions for stdin requests",
     "check": "search for resumes that violate a property (Z3), replay them on the reference",
     "verify": "the main job: every rule set x consumer x property on Spark, vs expected verdicts",
+    "clients": "real DCP clients (java-dcp-client, go-dcp, cbgt, kv-replica) and their fixes",
     "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
     "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
     "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
+    "sweep": "every decision within bounds under each rule set (Spark, Parquet), checked with diff",
     "durability": "SyncWrite durability across failovers, restarts, rollbacks (multi-node model)",
+    "promote": "add confirmed counterexamples to the checked-in corpus (replayed first)",
 }
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,
-3 unknown (solver unknown or timeout), 4 internal error (harness bug)"""
+3 unknown (solver budget or timeout), 4 internal error (harness bug), 130 interrupted"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +78,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def crash_report(exc: BaseException, argv: Sequence[str]) -> Path | None:
+    """Write the traceback of an unexpected exception to a file; its path (None if
+    even that failed)."""
+    where = Path(os.environ.get("DCPCHECK_CRASH_DIR") or tempfile.gettempdir())
+    text = "".join(
+        [
+            f"dcpcheck crash report, {time.strftime('%Y-%m-%d %H:%M:%S %z')}\n",
+            f"command: dcpcheck {' '.join(argv)}\n",
+            f"python {platform.python_version()} on {platform.platform()}\n\n",
+            *traceback.format_exception(exc),
+        ]
+    )
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="dcpcheck-crash-", suffix=".txt", dir=where)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return Path(name)
+    except OSError:
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args))
@@ -70,11 +110,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("dcpcheck: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (e.g. piped into head); nothing more to say.
         sys.stderr.close()
         return EXIT_BAD_INPUT
+    except Exception as exc:  # a harness bug: one line here, the traceback in a file
+        report = crash_report(exc, argv)
+        saved = f"the traceback is in {report}" if report else "no crash report could be written"
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        print(
+            f"dcpcheck: internal error (a dcpcheck bug): {type(exc).__name__}: {message[:200]}; "
+            f"{saved}; please report it",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -10,15 +10,18 @@ reported with the fields that differ.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from spec.expr import evaluate, evaluate_many
+from checker.result import Replayed
+from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.reference.simulate import simulate
+from spec.run import Run
 from spec.scenario import Scenario
 from spec.trace import Trace, TraceFields, trace_values
 
-__all__ = ["Replay", "model_trace_values", "replay_scenario"]
+__all__ = ["Replay", "Stored", "replay_scenario", "replay_stored"]
 
 
 @dataclass
@@ -33,18 +36,9 @@ class Replay:
     def status(self) -> str:
         return "confirmed" if self.confirmed else "not-confirmed"
 
-
-def model_trace_values(model: ScenarioModel, scenario: Scenario) -> dict[str, object]:
-    """The trace the symbolic model predicts for ``scenario``, in the scenario's uuids."""
-    assignment = model.vars.encode(scenario)
-    names = list(model.trace)
-    values = dict(
-        zip(names, evaluate_many([model.trace[n] for n in names], assignment), strict=True)
-    )
-    uuids = model.vars.uuid_map(scenario)
-    for i in range(model.bounds.rounds):
-        values[f"r{i}.uuid"] = uuids.get(int(values[f"r{i}.uuid"]), values[f"r{i}.uuid"])
-    return values
+    def outcome(self) -> Replayed:
+        """What a ``Result`` records of this replay."""
+        return Replayed(self.confirmed, self.detail, tuple(self.mismatches))
 
 
 def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) -> Replay:
@@ -54,7 +48,7 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
     violated = not evaluate(prop.holds(TraceFields(model.bounds)), reference)
-    predicted = model_trace_values(model, scenario)
+    predicted = model.predicted(scenario)
     mismatches = [
         f"{name}: model {predicted[name]!r}, reference {reference[name]!r}"
         for name in sorted(reference)
@@ -66,3 +60,57 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
     elif mismatches:
         detail = "the model and the reference implementation disagree on the trace"
     return Replay(violated and not mismatches, violated, trace, mismatches, detail)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A counterexample file replayed: its model, the replay's outcome, and (single-node)
+    the run the reference trace tells, from which its ITF trace is written."""
+
+    model: str  # "scenario" | "cluster"
+    replayed: Replayed
+    run: Run | None = None
+    explanation: str = ""
+
+
+def replay_stored(path: str | Path) -> Stored:
+    """Replay a counterexample file of either model on the model and the reference.
+
+    The reference must still violate the file's property along the trace the
+    model predicts (single node), or along every step (cluster).
+    """
+    from checker.inputs import load_json
+    from checker.loading import resolve
+    from checker.report.counterexample import FORMAT as SCENARIO_FORMAT
+    from checker.report.counterexample import load_counterexample
+    from spec.consumers import CONSUMERS, ConsumerVariant
+    from spec.errors import InvalidInput
+    from spec.model.narrate import run_of
+    from spec.properties import PROPERTIES
+    from spec.rules import RULE_SETS, RuleSet
+
+    record = load_json(path)
+    kind = record.get("format") if isinstance(record, dict) else None
+    if kind == SCENARIO_FORMAT:
+        stored = load_counterexample(path)
+        model = ScenarioModel(
+            stored["bounds"],
+            resolve(RULE_SETS, RuleSet, stored["rules"]),
+            resolve(CONSUMERS, ConsumerVariant, stored["consumer"]),
+        )
+        prop = PROPERTIES.get(stored["property"])
+        replay = replay_scenario(stored["scenario"], model, prop)
+        if replay.trace is None:
+            return Stored("scenario", replay.outcome())
+        explanation = prop.explain(replay.trace, stored["bounds"])
+        return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
+    from checker.durability import FORMAT as CLUSTER_FORMAT
+    from checker.report.stored_cluster import load_counterexample as load_cluster
+
+    if kind == CLUSTER_FORMAT:
+        return Stored("cluster", load_cluster(path).replay())
+    raise InvalidInput(
+        str(path),
+        f"not a counterexample file (format {kind!r}; expected {SCENARIO_FORMAT} "
+        f"or {CLUSTER_FORMAT})",
+    )

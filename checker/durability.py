@@ -1,50 +1,52 @@
 """Check one (ack rule, branch rule, property) of the cluster model, and replay stored runs.
 
 ``check_durability`` builds the model (``spec.cluster``) and hands it to the
-explicit-state checker (``checker.explore``); the property is searched
-together with ``syncwrite-acknowledged``, so that a ``holds`` says whether
-any SyncWrite was acknowledged at all within the bounds (if not, the
-``holds`` is vacuous and says so). ``replay_counterexample`` runs the named
-actions of a stored counterexample on the model again and re-checks the
-property on the state they reach; it then replays the same actions on the
-independent reference cluster (``spec.reference.cluster``), which must reach
-the same summary after every step and see the same violation.
+explicit-state engine (``checker.engines.explore``); the property is
+searched together with ``syncwrite-acknowledged``, so that a ``holds`` says
+whether any SyncWrite was acknowledged at all within the bounds (if not, the
+``holds`` is vacuous and says so). A violation is replayed
+(``replay_counterexample``): its named actions run on the model again, the
+property is re-checked on the state they reach, and the same actions run on
+the independent reference cluster (``spec.reference.cluster``), which must
+reach the same summary after every step and see the same violation. The
+``checker.result.Result`` carries the path as a run of named steps
+(``spec.cluster.narrate``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from checker.explore import Exploration, Verdict, explore, replay
-from checker.explore import Path as Run
+from checker.engines.explore import Exploration, explore, replay
+from checker.result import Replayed, Result, Stats, Verdict
+from checker.timing import Stopwatch
 from spec.cluster import (
-    ACK_RULES,
-    BRANCH_RULES,
-    CLUSTER_PROPERTIES,
+    PRESETS,
     AckRule,
     BranchRule,
     ClusterBounds,
     ClusterModel,
     ClusterProperty,
     Setup,
-    preset,
 )
 from spec.cluster.actions import Action
+from spec.cluster.narrate import run_of
 from spec.cluster.state import ClusterState
-from spec.reference.cluster_replay import replay_on_reference
+from spec.reference.cluster_replay import FORMAT, reference_knows, replay_on_reference
 from spec.reference.producer import REFERENCE_DECISIONS
-from spec.rules import RULE_SETS, RuleSet
+from spec.rules import RuleSet
 
 __all__ = [
+    "FORMAT",
     "SANITY",
-    "DurabilityResult",
-    "DurabilityTask",
-    "Replayed",
     "check_durability",
     "model_for",
+    "planned",
     "replay_counterexample",
+    "reproduce_command",
     "result_of",
 ]
 
@@ -52,47 +54,19 @@ SANITY = "syncwrite-acknowledged"
 # What the reference cluster can replay: its producers and its own properties (a
 # user's property file, or a rule set without a reference producer, is model-only).
 REFERENCE_RULE_SETS = frozenset(REFERENCE_DECISIONS)
-REFERENCE_PROPERTIES = frozenset({"no-lost-syncwrite", "prepare-ack-progress", SANITY})
 
-
-@dataclass(frozen=True)
-class Replayed:
-    confirmed: bool
-    detail: str
-
-
-@dataclass(frozen=True)
-class DurabilityResult:
-    ack_rule: str
-    branch_rule: str
-    rules: str
-    property: ClusterProperty
-    preset: str | None  # the preset the bounds are, if they are one
-    bounds: ClusterBounds
-    verdict: Verdict
-    exploration: Exploration[ClusterState, Action]
-    model: ClusterModel
-    explanation: str = ""
-    acknowledged_reachable: bool | None = None  # None: not known (search stopped early)
-    replay: Replayed | None = None  # a violation replayed on the model and the reference
-
-    @property
-    def confirmed(self) -> bool:
-        return self.replay is not None and self.replay.confirmed
-
-    @property
-    def path(self) -> Run[ClusterState, Action] | None:
-        """The counterexample (or, for a *sometimes* property, the example)."""
-        return self.exploration.outcomes[self.property.id].path
-
-    @property
-    def vacuous(self) -> bool:
-        """A 'holds' of a safety property in bounds where no SyncWrite is ever acknowledged."""
-        return (
-            self.verdict is Verdict.HOLDS
-            and self.property.expectation == "always"
-            and self.acknowledged_reachable is False
-        )
+_BOUND_FLAGS = (
+    "nodes",
+    "majority",
+    "keys",
+    "prepares",
+    "sets",
+    "items",
+    "failovers",
+    "restarts",
+    "prefix",
+    "prefix_replicas",
+)
 
 
 def model_for(
@@ -103,6 +77,29 @@ def model_for(
     extra: tuple[ClusterProperty, ...] = (),
 ) -> ClusterModel:
     return ClusterModel(Setup(bounds, ack_rule, branch_rule, rules), extra)
+
+
+def reproduce_command(
+    ack_rule: str,
+    branch_rule: str,
+    prop: str,
+    rules: str,
+    bounds: ClusterBounds,
+    preset: str | None,
+) -> str:
+    text = (
+        f"dcpcheck durability --ack-rule {ack_rule} --branch-rule {branch_rule} --property {prop}"
+    )
+    if rules != "kv-current":
+        text += f" --rules {rules}"
+    base = PRESETS[preset].bounds if preset else None
+    if preset:
+        text += f" --preset {preset}"
+    for name in _BOUND_FLAGS:
+        value = getattr(bounds, name)
+        if base is None or getattr(base, name) != value:
+            text += f" --{name.replace('_', '-')} {value}"
+    return text
 
 
 def check_durability(
@@ -117,24 +114,45 @@ def check_durability(
     max_states: int | None = None,
     timeout_s: float | None = None,
     progress: Callable[[int, int, float], None] | None = None,
-) -> DurabilityResult:
+) -> Result:
+    clock = Stopwatch()
     model = model_for(ack_rule, branch_rule, rules, bounds, (prop,))
-    result = _search(
+    exploration = explore(
         model,
-        prop,
+        [prop.id] if prop.id == SANITY else [prop.id, SANITY],
         strategy=strategy,
         max_states=max_states,
         timeout_s=timeout_s,
         progress=progress,
     )
-    return result_of(model, prop, result, preset)
+    return result_of(model, prop, exploration, preset, clock)
 
 
-def _search(
-    model: ClusterModel, prop: ClusterProperty, **limits: Any
-) -> Exploration[ClusterState, Action]:
-    """Explore ``model`` for ``prop`` and the sanity search that flags a vacuous holds."""
-    return explore(model, [prop.id] if prop.id == SANITY else [prop.id, SANITY], **limits)
+def planned(
+    ack_rule: AckRule,
+    branch_rule: BranchRule,
+    prop: ClusterProperty,
+    rules: RuleSet,
+    bounds: ClusterBounds,
+    preset: str | None = None,
+    strategy: str = "bfs",
+) -> Result:
+    """The check's result before anything is decided: ``unknown``, named and bounded,
+    with the command that reproduces it (what an interrupted run reports for it)."""
+    return Result(
+        model="cluster",
+        subject={"ack_rule": ack_rule.id, "branch_rule": branch_rule.id},
+        context={"rules": rules.name},
+        property=prop.id,
+        kind=prop.kind,
+        expectation=prop.expectation,
+        verdict=Verdict.UNKNOWN,
+        bounds=bounds,
+        engine=strategy,
+        reason="not run",
+        preset=preset,
+        command=reproduce_command(ack_rule.id, branch_rule.id, prop.id, rules.name, bounds, preset),
+    )
 
 
 def result_of(
@@ -142,78 +160,102 @@ def result_of(
     prop: ClusterProperty,
     exploration: Exploration[ClusterState, Action],
     preset: str | None = None,
-) -> DurabilityResult:
-    """The verdict on ``prop`` that ``exploration`` of ``model`` reached, explained."""
-    outcome = exploration.outcomes[prop.id]
-    explanation = ""
-    if outcome.path is not None:
-        explanation = prop.bind(model.setup).explain(outcome.path.last_state)
-    sanity = exploration.outcomes[SANITY].verdict
+    clock: Stopwatch | None = None,
+) -> Result:
+    """The verdict on ``prop`` that ``exploration`` of ``model`` reached, explained and
+    (a violation) replayed."""
     setup = model.setup
-    replayed = None
-    if outcome.verdict is Verdict.VIOLATED and outcome.path is not None:
-        replayed = replay_counterexample(
-            setup.ack_rule.id,
-            setup.branch_rule.id,
-            prop.id,
-            setup.rules,
-            setup.bounds,
-            outcome.path.actions(),
-            model,
-        )
-    return DurabilityResult(
-        ack_rule=setup.ack_rule.id,
-        branch_rule=setup.branch_rule.id,
-        rules=setup.rules.name,
-        property=prop,
-        preset=preset,
-        bounds=setup.bounds,
+    outcome = exploration.outcomes[prop.id]
+    sanity = exploration.outcomes[SANITY].verdict
+    result = planned(
+        setup.ack_rule, setup.branch_rule, prop, setup.rules, setup.bounds, preset
+    ).but(
         verdict=outcome.verdict,
-        exploration=exploration,
-        model=model,
-        explanation=explanation,
-        acknowledged_reachable=None if sanity is Verdict.UNKNOWN else sanity is Verdict.HOLDS,
-        replay=replayed,
+        engine=exploration.engine or exploration.strategy,
+        reason="" if outcome.verdict is not Verdict.UNKNOWN else exploration.stopped,
+    )
+    if prop.expectation == "always" and outcome.verdict is Verdict.HOLDS:
+        result = result.but(vacuous=sanity is Verdict.VIOLATED)
+    path = outcome.path
+    if path is not None:
+        actions = path.actions()
+        run = run_of(setup, path.init, [(s.action, s.state) for s in path.steps])
+        result = result.but(
+            run=run,
+            witness=actions,
+            explanation=prop.bind(setup).explain(path.last_state),
+        )
+        if outcome.verdict is Verdict.VIOLATED:
+            ident = counterexample_id(result, actions)
+            replayed = replay_counterexample(
+                setup.ack_rule.id,
+                setup.branch_rule.id,
+                prop.id,
+                setup.rules,
+                setup.bounds,
+                actions,
+                model,
+            )
+            result = result.but(replay=replayed, ident=ident)
+            result = result.but(record=cluster_record(result, exploration))
+    wall, cpu = clock.read() if clock is not None else (exploration.seconds, 0.0)
+    return result.but(
+        stats=Stats(
+            wall,
+            cpu,
+            states=exploration.states,
+            transitions=exploration.transitions,
+            max_depth=exploration.max_depth,
+            strategy=exploration.strategy,
+            complete=exploration.complete,
+            stopped=exploration.stopped,
+        )
     )
 
 
-@dataclass(frozen=True)
-class DurabilityTask:
-    """A combination of built-ins named by id, at a preset's bounds.
+def counterexample_id(result: Result, actions: list[Action]) -> str:
+    digest = hashlib.sha1(
+        json.dumps(
+            {
+                "bounds": result.bounds.to_json(),
+                "rules": result.context["rules"],
+                "actions": [a.to_json() for a in actions],
+            },
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()[:10]
+    s = result.subject
+    return f"{result.property}--{s['ack_rule']}--{s['branch_rule']}--{digest}"
 
-    What ``dcpcheck verify`` ships to a Spark executor: ``run`` checks it and
-    returns only picklable parts (rules and properties hold functions), and
-    ``result`` rebuilds the full ``DurabilityResult`` on the driver.
-    """
 
-    ack_rule: str
-    branch_rule: str
-    property: str
-    preset: str
-    rules: str = "kv-current"
-
-    def run(
-        self, *, max_states: int | None = None, timeout_s: float | None = None
-    ) -> Exploration[ClusterState, Action]:
-        """The search alone: picklable, unlike the model it explored."""
-        model, prop = self._model()
-        return _search(model, prop, max_states=max_states, timeout_s=timeout_s)
-
-    def result(self, exploration: Exploration[ClusterState, Action]) -> DurabilityResult:
-        """The verdict ``run`` reached, explained and (a violation) replayed."""
-        model, prop = self._model()
-        return result_of(model, prop, exploration, self.preset)
-
-    def _model(self) -> tuple[ClusterModel, ClusterProperty]:
-        prop = CLUSTER_PROPERTIES.get(self.property)
-        model = model_for(
-            ACK_RULES.get(self.ack_rule),
-            BRANCH_RULES.get(self.branch_rule),
-            RULE_SETS.get(self.rules),
-            preset(self.preset).bounds,
-            (prop,),
-        )
-        return model, prop
+def cluster_record(r: Result, exploration: Exploration[ClusterState, Action]) -> dict[str, Any]:
+    """The counterexample file of a durability check (``dcpcheck-durability-counterexample/1``),
+    replayable with ``replay_counterexample`` and ``spec.reference.cluster_replay``."""
+    assert r.run is not None
+    return {
+        "format": FORMAT,
+        "id": r.ident,
+        "ack_rule": r.subject["ack_rule"],
+        "branch_rule": r.subject["branch_rule"],
+        "rules": r.context["rules"],
+        "property": r.property,
+        "kind": r.kind,
+        "verdict": r.verdict.value,
+        "explanation": r.explanation,
+        "preset": r.preset,
+        "bounds": r.bounds.to_json(),
+        "search": {
+            "strategy": exploration.strategy,
+            "states": exploration.states,
+            "seconds": round(exploration.seconds, 3),
+        },
+        "init": dict(r.run.init),
+        "steps": [
+            {"action": dict(s.action), "description": s.narration, "state": dict(s.state)}
+            for s in r.run.steps
+        ],
+        "command": r.command,
+    }
 
 
 def replay_counterexample(
@@ -229,6 +271,8 @@ def replay_counterexample(
     where it is taken and the property is violated at the end (and not before),
     and if the reference cluster, replaying the same actions, observes the model's
     state after every step and sees the same violation (``spec.reference``)."""
+    from spec.cluster import ACK_RULES, BRANCH_RULES
+
     if model is None:
         model = model_for(ACK_RULES.get(ack_rule), BRANCH_RULES.get(branch_rule), rules, bounds)
     bound = next(p for p in model.properties() if p.name == prop)
@@ -246,7 +290,7 @@ def replay_counterexample(
             return Replayed(False, f"{prop} holds at the end of the run")
     elif not bound.holds(states[-1]):
         return Replayed(False, f"{prop} is not satisfied at the end of the run")
-    if rules.name in REFERENCE_RULE_SETS and prop in REFERENCE_PROPERTIES:
+    if rules.name in REFERENCE_RULE_SETS and reference_knows(prop):
         record = {
             "ack_rule": ack_rule,
             "branch_rule": branch_rule,

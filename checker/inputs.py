@@ -6,7 +6,9 @@ field) or argument, what is wrong, and what is expected.
 
 from __future__ import annotations
 
+import argparse
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,18 @@ from typing import Any
 from spec.errors import InvalidInput
 from spec.failover_table import UINT64_MAX, FailoverEntry
 
-__all__ = ["TableFile", "load_json", "load_table_file", "parse_uint64", "read_text"]
+__all__ = [
+    "TableFile",
+    "count",
+    "load_json",
+    "load_table_file",
+    "parse_seconds",
+    "parse_uint64",
+    "read_text",
+    "seconds",
+]
+
+MAX_SECONDS = 7 * 24 * 3600.0  # a week: longer is a typo, and overflows timers
 
 TABLE_SHAPE = 'a JSON array of {"id": <uuid>, "seq": <seqno>} objects, newest first'
 
@@ -27,6 +40,43 @@ def parse_uint64(text: str, where: str) -> int:
     if value > UINT64_MAX:
         raise InvalidInput(where, f"{text} is above 2^64-1, the largest seqno/uuid")
     return value
+
+
+def parse_seconds(text: str, where: str) -> float:
+    """A time limit: a finite number of seconds, above 0 and at most a week."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInput(where, f"expected seconds (a number), got {text!r}") from None
+    if not 0 < value <= MAX_SECONDS:  # also false for nan; inf is above the week
+        raise InvalidInput(
+            where, f"expected seconds above 0 and at most {MAX_SECONDS:.0f} (a week), got {text}"
+        )
+    return value
+
+
+def seconds(text: str) -> float:
+    """``parse_seconds`` as an argparse ``type`` (its error names the argument)."""
+    try:
+        return parse_seconds(text, "")
+    except InvalidInput as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
+def count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {low}..{high:,}, got {text}")
+        return value
+
+    parse.__name__ = "count"
+    return parse
 
 
 def read_text(path: str | Path) -> str:

@@ -2,20 +2,27 @@
 
 A user file is ordinary Python that builds definitions with the rule
 language; it is imported in isolation (no package edits needed). Any problem
-while importing it becomes one ``InvalidInput`` naming ``file:line``.
+while importing it becomes one ``InvalidInput`` naming ``file:line``, and
+so does an import that does not finish within ``IMPORT_SECONDS`` (an endless
+loop at module level would otherwise hang the command silently).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
+import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
-from spec.errors import DcpcheckError, InvalidInput, RuleLanguageError
+from spec.errors import DcpcheckError, InvalidInput, RuleLanguageError, UnknownName
 from spec.registry import Registry
 
 T = TypeVar("T")
@@ -24,6 +31,31 @@ __all__ = ["import_user_file", "resolve", "resolve_many"]
 
 _counter = itertools.count()
 _loaded: dict[Path, ModuleType] = {}
+IMPORT_SECONDS = float(os.environ.get("DCPCHECK_IMPORT_SECONDS", "30"))
+
+
+class _TooSlow(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``_TooSlow`` in the block after ``seconds`` (main thread only: elsewhere,
+    e.g. on a Spark executor's worker thread, no limit applies)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _looks_like_path(text: str) -> bool:
@@ -46,7 +78,15 @@ def import_user_file(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
-        module_spec.loader.exec_module(module)
+        with _time_limit(IMPORT_SECONDS):
+            module_spec.loader.exec_module(module)
+    except _TooSlow:
+        del sys.modules[name]
+        raise InvalidInput(
+            str(path),
+            f"importing it took more than {IMPORT_SECONDS:g} s (an endless loop at module "
+            "level?); a definitions file should only build definitions",
+        ) from None
     except SyntaxError as exc:
         del sys.modules[name]
         where = f"{exc.filename or path}:{exc.lineno}" if exc.lineno else str(path)
@@ -78,13 +118,19 @@ def _line_in(path: Path, exc: BaseException) -> str:
     return where
 
 
-def resolve_many(registry: Registry[T], kind_type: type[T], text: str) -> list[T]:
+def resolve_many(
+    registry: Registry[T], kind_type: type[T], text: str, argument: str = ""
+) -> list[T]:
     """``NAME`` from the registry, or every ``kind_type`` defined in a file.
 
     ``FILE.py:NAME`` picks one definition (by its ``name``) from a file.
+    ``argument`` names what the user typed (``--target``, ``BASE``) in errors.
     """
     if text in registry or not _looks_like_path(text):
-        return [registry.get(text)]
+        try:
+            return [registry.get(text)]
+        except UnknownName as exc:
+            raise exc.at(argument) if argument else exc from None
     path_text, _, wanted = text.partition(".py:")
     path = Path(path_text + ".py" if wanted else text)
     module = import_user_file(path)
@@ -121,8 +167,8 @@ def resolve_many(registry: Registry[T], kind_type: type[T], text: str) -> list[T
     return unique
 
 
-def resolve(registry: Registry[T], kind_type: type[T], text: str) -> T:
-    items = resolve_many(registry, kind_type, text)
+def resolve(registry: Registry[T], kind_type: type[T], text: str, argument: str = "") -> T:
+    items = resolve_many(registry, kind_type, text, argument)
     if len(items) > 1:
         names = ", ".join(str(getattr(i, "name", "?")) for i in items)
         raise InvalidInput(

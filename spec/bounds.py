@@ -6,7 +6,18 @@ from dataclasses import dataclass
 
 from spec.failover_table import DEFAULT_MAX_ENTRIES
 
-__all__ = ["Bounds"]
+__all__ = ["LIMITS", "Bounds"]
+
+# The largest model dcpcheck builds: beyond these a check cannot finish (and a
+# mistyped bound would only hang).
+LIMITS = {
+    "seqnos": 64,
+    "keys": 26,
+    "entries": 64,
+    "failovers": 32,
+    "rounds": 128,
+    "max_entries": 10_000,
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,12 @@ class Bounds:
         for name in ("seqnos", "keys", "entries"):
             if getattr(self, name) < 1:
                 raise ValueError(f"bound {name} must be at least 1")
+        for name, most in LIMITS.items():
+            if getattr(self, name) > most:
+                raise ValueError(
+                    f"bound {name} must be at most {most} (got {getattr(self, name)}); "
+                    "proofs already take minutes at 16 seqnos"
+                )
         if self.max_entries < 1:
             raise ValueError("bound max_entries must be at least 1")
         if self.failovers < 0:

@@ -11,9 +11,13 @@ Exit codes, fixed for every command:
 0     ok / every property holds within its bounds
 1     a violation was found (or a replay failed, or a diff regressed)
 2     bad input or usage (a file, a field, an argument, a name)
-3     unknown: the solver answered unknown or timed out
+3     unknown: the solver's budget ran out (or it answered unknown, or
+      the outer timeout passed)
 4     internal error: a harness bug (e.g. a counterexample the
-      reference implementation does not confirm)
+      reference implementation does not confirm, or a crash: the
+      traceback goes to a crash report file, never to the terminal)
+130   interrupted (Ctrl-C): what was decided is printed, the rest is
+      unknown (interrupted)
 ====  =============================================================
 """
 
@@ -24,10 +28,12 @@ EXIT_VIOLATION = 1
 EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_UNKNOWN",
     "EXIT_VIOLATION",
@@ -35,6 +41,7 @@ __all__ = [
     "HarnessBug",
     "InvalidInput",
     "RuleLanguageError",
+    "Unavailable",
     "UnknownName",
     "UsageError",
 ]
@@ -69,14 +76,23 @@ class UsageError(InvalidInput):
 
 
 class UnknownName(InvalidInput):
-    """A rule set, consumer variant, property or target name nobody registered."""
+    """A rule set, consumer variant, property or target name nobody registered.
 
-    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+    ``where`` is the argument that named it: ``--KIND`` unless the caller
+    says which argument the user really typed (``at``).
+    """
+
+    def __init__(self, kind: str, name: str, known: list[str], where: str = "") -> None:
+        self.kind, self.name, self.known = kind, name, known
         super().__init__(
-            f"--{kind}",
+            where or f"--{kind}",
             f"unknown {kind} '{name}'; known: {', '.join(sorted(known))}"
             f" (or give the path of a .py file defining one)",
         )
+
+    def at(self, where: str) -> UnknownName:
+        """The same error, attributed to the argument ``where``."""
+        return UnknownName(self.kind, self.name, self.known, where)
 
 
 class RuleLanguageError(InvalidInput):
@@ -91,3 +107,10 @@ class HarnessBug(DcpcheckError):
     """dcpcheck disagrees with itself (symbolic model vs reference implementation)."""
 
     exit_code = EXIT_INTERNAL
+
+
+class Unavailable(DcpcheckError):
+    """Nothing could be checked: what the check runs on never came up (no Spark executor).
+    The verdict is unknown, as for a search that ran out of time."""
+
+    exit_code = EXIT_UNKNOWN

@@ -1,9 +1,11 @@
-"""A small expression language: one definition, two interpretations.
+"""A small expression language: one definition, three interpretations.
 
 Rule sets, consumer variants, properties and the history model are built from
 these nodes. ``evaluate`` interprets an expression over plain ints and bools;
-``checker.symbolic`` translates the very same nodes into Z3 terms. Nothing else
-interprets them, so the concrete and symbolic readings cannot drift apart.
+``checker.symbolic`` translates the very same nodes into Z3 terms;
+``checker.vectorised`` evaluates them over NumPy columns, many inputs at once
+(``dcpcheck sweep``). Nothing else interprets them, and the tests check the
+interpretations against each other, so the readings cannot drift apart.
 
 Integers are kv_engine's ``uint64_t``: every value lies in ``[0, 2**64 - 1]``,
 ``+`` and ``-`` wrap modulo ``2**64``, comparisons are unsigned.

@@ -64,6 +64,14 @@ class Item:
         mark = "'" * self.epoch
         return f"{self.seqno}{mark}:{'DEL' if self.deleted else 'SET'}({key_name(self.key)})"
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seqno": self.seqno,
+            "epoch": self.epoch,
+            "op": "del" if self.deleted else "set",
+            "key": key_name(self.key),
+        }
+
 
 @dataclass(frozen=True)
 class Failover:

@@ -14,6 +14,21 @@ from checker.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 DCPCHECK = [sys.executable, "-m", "checker.cli"]
 
+# MB-51805 found again: snapshot-end acks without the restart fix stall (a violation, fast).
+MB51805_STALL = [
+    "durability",
+    "--preset",
+    "mb-51805",
+    "--ack-rule",
+    "ack-at-snapshot-end",
+    "--branch-rule",
+    "highest-snapshot",
+    "--property",
+    "prepare-ack-progress",
+]
+# Small single-node bounds that decide in seconds.
+SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+
 
 @dataclass
 class Result:
@@ -31,13 +46,13 @@ def run_cli(args: list[str], stdin: str = "", monkeypatch=None, capsys=None) -> 
 
 
 def run_subprocess(
-    args: list[str], stdin: str = "", timeout: float = 600, cwd: Path | None = None
+    args: list[str], stdin: str | bytes = "", timeout: float = 600, cwd: Path | None = None
 ) -> Result:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run(
         [*DCPCHECK, *[str(a) for a in args]],
-        input=stdin.encode(),
+        input=stdin if isinstance(stdin, bytes) else stdin.encode(),
         capture_output=True,
         timeout=timeout,
         cwd=cwd or ROOT,

@@ -25,7 +25,21 @@ def spark():
     """One embedded Spark session for the whole test run."""
     from checker.spark.session import spark_session
 
-    session, created = spark_session("local[2]", "dcpcheck tests")
-    yield session
-    if created:
-        session.stop()
+    with spark_session("local[2]", "dcpcheck tests") as session:
+        yield session
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """A Spark standalone master and worker on 127.0.0.1 (tests/sparkcluster.py), one per
+    test run, stopped by pid at the end even when a test failed. A test runs dcpcheck
+    against ``spark_cluster.url`` in a subprocess (a process has one Spark session) and
+    compares with the same command on the shared local session (``spark``): verify,
+    durability --engine spark and, when it lands, sweep."""
+    import sparkcluster
+
+    cluster = sparkcluster.start(tmp_path_factory.mktemp("spark-cluster"))
+    try:
+        yield cluster
+    finally:
+        sparkcluster.stop(cluster)

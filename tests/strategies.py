@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from spec.expr import BOOL, INT, const, implies, ite, max_of, min_of, var
 from spec.failover_table import UINT64_MAX, FailoverEntry, FailoverTable
 from spec.types import ProducerState, StreamRequest
 
@@ -90,6 +91,51 @@ def decision_inputs(draw: st.DrawFn, max_entries: int = 4) -> tuple[StreamReques
     return draw(requests(producer)), producer
 
 
-# -- scenarios: the package's own strategy (checker/search/random.py) -------------------------
+# -- expressions of spec.expr: every operator, values at both ends of uint64 ----------------------
 
-from checker.search.random import scenario_strategy as scenarios  # noqa: E402, F401
+X, Y, Z = var("x", INT), var("y", INT), var("z", INT)
+B = var("b", BOOL)
+
+
+def expressions(depth: int = 3) -> st.SearchStrategy:
+    """Integer or boolean expressions over ``X, Y, Z, B`` and the constants 0, 1, 2^64-1."""
+    ints = st.sampled_from([X, Y, Z, const(0), const(1), const(UINT64_MAX)])
+    bools = st.sampled_from([B, const(True), const(False)])
+
+    def extend(children):
+        i, b = children
+        return st.one_of(
+            st.builds(lambda a, c: a + c, i, i),
+            st.builds(lambda a, c: a - c, i, i),
+            st.builds(max_of, i, i),
+            st.builds(min_of, i, i),
+            st.builds(ite, b, i, i),
+        ), st.one_of(
+            st.builds(lambda a, c: a < c, i, i),
+            st.builds(lambda a, c: a <= c, i, i),
+            st.builds(lambda a, c: a > c, i, i),
+            st.builds(lambda a, c: a >= c, i, i),
+            st.builds(lambda a, c: a == c, i, i),
+            st.builds(lambda a, c: a != c, i, i),
+            st.builds(lambda a, c: a & c, b, b),
+            st.builds(lambda a, c: a | c, b, b),
+            st.builds(lambda a: ~a, b),
+            st.builds(implies, b, b),
+        )
+
+    pair = (ints, bools)
+    for _ in range(depth):
+        pair = extend(pair)
+    return st.one_of(*pair)
+
+
+# Small values and values just below 2^64, where + and - wrap.
+expression_values = st.one_of(st.integers(0, 3), st.integers(UINT64_MAX - 2, UINT64_MAX))
+expression_envs = st.fixed_dictionaries(
+    {"x": expression_values, "y": expression_values, "z": expression_values, "b": st.booleans()}
+)
+
+
+# -- scenarios: the package's own strategy (checker/engines/random.py) -------------------------
+
+from checker.engines.random import scenario_strategy as scenarios  # noqa: E402, F401

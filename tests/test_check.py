@@ -58,7 +58,7 @@ def test_seed_001_situation_is_found_for_collapse_snapshot() -> None:
     result = run("kv-current", "collapse-snapshot", "no-missed-item")
     assert result.verdict is Verdict.VIOLATED
     assert result.confirmed
-    scenario = result.scenario
+    scenario = result.witness
     # The minimised counterexample has seed 001's shape: a key deduplicated away
     # inside the snapshot the consumer was in, and a branch inside that snapshot.
     assert scenario is not None and len(scenario.failovers) == 1
@@ -74,8 +74,8 @@ def test_kv_current_with_the_correct_consumer_holds_every_safety_property(prop) 
 def test_kv_currents_purge_rollback_is_reported_as_a_cost() -> None:
     result = run("kv-current", "correct", "no-needless-rollback")
     assert result.verdict is Verdict.VIOLATED and result.confirmed
-    assert result.replay is not None and result.replay.trace is not None
-    assert result.replay.trace.rounds[0].decision.case == "purge"
+    assert result.record is not None
+    assert result.record["trace"]["rounds"][0]["decision"]["case"] == "purge"
 
 
 def test_minimisation_can_be_turned_off() -> None:
@@ -87,7 +87,7 @@ def test_a_timeout_is_unknown_never_holds() -> None:
     big = Bounds(seqnos=12, keys=4, entries=6, failovers=4)
     result = run("kv-current", "correct", "no-missed-item", bounds=big, timeout_s=0.001)
     assert result.verdict is Verdict.UNKNOWN
-    assert "timeout" in result.note
+    assert "timeout" in result.reason
 
 
 def test_a_counterexample_the_reference_does_not_reproduce_is_not_confirmed(monkeypatch) -> None:

@@ -148,7 +148,7 @@ BAD_FILES = {
         "from spec.consumers import ConsumerVariant\n"
         "class Half(ConsumerVariant):\n    name = 'half'\n"
         "VARIANT = Half()\n",
-        "does not define request()",
+        "does not define on_rollback()",
     ),
     "builtin-name": (
         "from spec.consumers.correct import Correct\n"
@@ -174,12 +174,12 @@ def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, monkeypatch
     ("args", "expected"),
     [
         (["--rules", "kv-futur"], "unknown rules 'kv-futur'; known: kv-current, rollback-doc"),
-        (["--consumer", "nope"], "unknown consumer 'nope'; known: collapse-snapshot, correct"),
+        (["--consumer", "nope"], "unknown consumer 'nope'; known: cbgt, cbgt-fixed, collapse-"),
         (["--property", "no-such"], "unknown property 'no-such'; known:"),
         (["--rules", "missing.py"], "missing.py: no such file"),
         (["--seqnos", "0"], "bad bounds: bound seqnos must be at least 1"),
         (["--entries", "2", "--failovers", "2"], "bad bounds: bound entries must exceed failovers"),
-        (["--timeout", "0"], "--timeout must be positive"),
+        (["--timeout", "0"], "argument --timeout: expected seconds above 0"),
         (["--seqnos", "x"], "argument --seqnos: invalid int value"),
     ],
 )

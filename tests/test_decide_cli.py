@@ -27,7 +27,7 @@ def test_tabs_and_repeated_spaces_separate_fields(monkeypatch, capsys) -> None:
     assert result.out == SANITY_EXPECTED
 
 
-def test_wrong_field_count_warns_without_newline_and_skips(monkeypatch, capsys) -> None:
+def test_wrong_field_count_warns_on_a_line_of_its_own_and_skips(monkeypatch, capsys) -> None:
     result = run_cli(
         ["decide", TABLE, 100, 0], "1 2 3\n\n2222 20 30 25 \n" + SANITY_IN, monkeypatch, capsys
     )
@@ -37,7 +37,13 @@ def test_wrong_field_count_warns_without_newline_and_skips(monkeypatch, capsys) 
         "Warning: expected 4 fields for testing failover table: "
         "<UUID> <snapStart> <snapEnd> <start> - skipping input."
     )
-    assert result.err == warning * 3
+    assert result.err == (warning + "\n") * 3
+
+
+def test_a_bad_line_anywhere_is_one_error_before_anything_is_printed(monkeypatch, capsys) -> None:
+    result = run_cli(["decide", TABLE, 100, 0], SANITY_IN + "2222 x 30 25\n", monkeypatch, capsys)
+    assert result.code == 2 and result.out == ""
+    assert result.err.count("\n") == 1 and "field 2 (SNAP_START)" in result.err
 
 
 def test_extra_json_fields_are_printed_as_nlohmann_prints_them(

@@ -6,7 +6,9 @@ import pytest
 from vectorhelp import BASELINE, CORPUS, DATA
 
 from checker.diff.decisions import search_regions
+from checker.diff.engine import DIFF_BUDGET
 from checker.loading import resolve
+from checker.symbolic.budget import Budget
 from checker.symbolic.session import Answer, Session
 from checker.vectors.format import load_corpus
 from spec.expr import evaluate
@@ -51,7 +53,7 @@ def test_entry_seqno_is_the_matching_entrys_own_seqno() -> None:
 def test_diff_finds_what_only_a_repeated_uuid_tells_apart() -> None:
     """diff's space holds tables that repeat a uuid: the scan order is a real difference."""
     search = search_regions(
-        RULE_SETS.get("kv-current"), resolve(RULE_SETS, RuleSet, NEWEST), 3, 10, 120
+        RULE_SETS.get("kv-current"), resolve(RULE_SETS, RuleSet, NEWEST), 3, 10, Budget(DIFF_BUDGET)
     )
     assert search.complete
     assert search.found

@@ -15,6 +15,7 @@ from conftest import DATA, ROOT
 
 from checker.diff.decisions import search_regions
 from checker.diff.report import decide_command
+from checker.symbolic.budget import Budget
 from spec.rules import RULE_SETS
 
 FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
@@ -66,7 +67,8 @@ def test_json_lists_each_region_with_both_answers(monkeypatch, capsys) -> None:
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the decide line is a bash command")
 def test_the_printed_decide_line_reproduces_both_answers() -> None:
-    search = search_regions(RULE_SETS.get("rollback-doc"), RULE_SETS.get("kv-current"), 3, 10, 60)
+    rules_a, rules_b = RULE_SETS.get("rollback-doc"), RULE_SETS.get("kv-current")
+    search = search_regions(rules_a, rules_b, 3, 10, Budget())
     example = next(e for r, e in search.found if r.case_b == "start-zero")
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
@@ -144,14 +146,14 @@ def test_a_malformed_rule_file_is_one_line_naming_file_and_line_exit_2(
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["kv-current"], "expected two rule sets A B, got 1"),
+        (["kv-current"], "expected two rule sets BASE CANDIDATE, got 1"),
         (["kv-current", "kv-futur"], "unknown rules 'kv-futur'; known: kv-current, rollback-doc"),
         (["kv-current", "missing.py"], "missing.py: no such file"),
         (["kv-current", "kv-current", "--rules", "kv-current"], "--rules is for --consumers"),
         (["kv-current", "--consumers", "correct", "correct"], "not both"),
         (["--consumers", "correct", "nope"], "unknown consumer 'nope'"),
         (["--consumers", "correct", "correct", "--consumer", "correct"], "not with --consumers"),
-        (["kv-current", "kv-current", "--max", "0"], "--max must be at least 1"),
+        (["kv-current", "kv-current", "--max", "0"], "argument --max: expected 1..10,000, got 0"),
         (["kv-current", "kv-current", "--table-entries", "2"], "--table-entries 2 is below"),
         (["kv-current", "kv-current", "--seqnos", "0"], "bad bounds"),
     ],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checker.diff.classify import Verdict
+from checker.diff.classify import Classification
 from checker.diff.engine import diff_consumers
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
@@ -20,7 +20,9 @@ def test_collapse_snapshot_is_seed_001s_safety_regression_relative_to_correct() 
         SMALL,
     )
     assert report.complete
-    regressions = [r for r in report.regions if r.verdict is Verdict.SAFETY_REGRESSION]
+    regressions = [
+        r for r in report.regions if r.classification is Classification.SAFETY_REGRESSION
+    ]
     assert [r.region.label for r in regressions] == [
         "snapshot-mismatch -> lagging (rollback -> ok)"
     ]
@@ -41,7 +43,9 @@ def test_going_back_to_correct_is_the_matching_safety_fix() -> None:
         CONSUMERS.get("correct"),
         SMALL,
     )
-    fixes = [r.region.label for r in report.regions if r.verdict is Verdict.SAFETY_FIX]
+    fixes = [
+        r.region.label for r in report.regions if r.classification is Classification.SAFETY_FIX
+    ]
     assert fixes == ["lagging -> snapshot-mismatch (ok -> rollback)"]
     assert report.exit_code == EXIT_OK
 

@@ -9,6 +9,7 @@ from strategies import producers, requests
 
 from checker.diff.decisions import RegionSearch, search_regions
 from checker.diff.regions import Change, Region, change_of
+from checker.symbolic.budget import Budget
 from spec.rules import RULE_SETS, Decider
 from spec.types import Decision, Outcome
 
@@ -18,7 +19,7 @@ TABLE_ENTRIES = 4
 @pytest.fixture(scope="module")
 def doc_vs_code() -> RegionSearch:
     search = search_regions(
-        RULE_SETS.get("rollback-doc"), RULE_SETS.get("kv-current"), TABLE_ENTRIES, 50, 120
+        RULE_SETS.get("rollback-doc"), RULE_SETS.get("kv-current"), TABLE_ENTRIES, 50, Budget()
     )
     assert search.complete
     return search

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from conftest import DATA
 
-from checker.diff.classify import Verdict
+from checker.diff.classify import Classification
 from checker.diff.engine import DiffReport, diff_rules
 from checker.loading import resolve
 from spec.bounds import Bounds
-from spec.consumers import CONSUMERS
+from spec.consumers import CONSUMERS, TEXTBOOK
 from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 from spec.rules import RULE_SETS, Decider, RuleSet
 
@@ -22,11 +22,13 @@ def rules(text: str) -> RuleSet:
 
 
 def diff(a: str, b: str, **options: object) -> DiffReport:
-    return diff_rules(rules(a), rules(b), list(CONSUMERS), SMALL, table_entries=4, **options)  # type: ignore[arg-type]
+    return diff_rules(
+        rules(a), rules(b), [CONSUMERS.get(c) for c in TEXTBOOK], SMALL, table_entries=4, **options
+    )  # type: ignore[arg-type]
 
 
 def verdicts(report: DiffReport) -> dict[str, str]:
-    return {r.region.label: r.verdict.value for r in report.regions}
+    return {r.region.label: r.shown for r in report.regions}
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +85,7 @@ def test_unreached_regions_say_so_and_reached_ones_have_a_confirmed_witness(
 
 def test_dropping_the_purge_clause_is_a_safety_regression() -> None:
     report = diff("kv-current", str(RULES / "no_purge.py"))
-    assert set(verdicts(report).values()) == {Verdict.SAFETY_REGRESSION.value}
+    assert set(verdicts(report).values()) == {Classification.SAFETY_REGRESSION.value}
     assert all(r.region.case_a == "purge" for r in report.regions)
     missed = [e for r in report.regions for e in r.evidence if "no-missed-item" in e.regressions]
     assert missed, "a consumer behind the purge seqno misses a purged deletion"
@@ -92,7 +94,7 @@ def test_dropping_the_purge_clause_is_a_safety_regression() -> None:
 
 def test_restoring_the_purge_clause_is_the_matching_safety_fix() -> None:
     report = diff(str(RULES / "no_purge.py"), "kv-current")
-    assert set(verdicts(report).values()) == {Verdict.SAFETY_FIX.value}
+    assert set(verdicts(report).values()) == {Classification.SAFETY_FIX.value}
     assert report.exit_code == EXIT_OK
 
 
@@ -114,7 +116,7 @@ def test_a_behaviour_preserving_rewrite_is_proved_equivalent() -> None:
 
 def test_the_purge_test_on_snap_start_costs_rollbacks_but_is_safe() -> None:
     report = diff("kv-current", str(RULES / "purge_on_snap_start.py"))
-    assert set(verdicts(report).values()) == {Verdict.COST_REGRESSION.value}
+    assert set(verdicts(report).values()) == {Classification.COST_REGRESSION.value}
     assert {r.region.case_b for r in report.regions} == {"purge"}
     assert report.exit_code == EXIT_OK
 
@@ -129,3 +131,15 @@ def test_a_search_cut_short_is_incomplete_never_equivalent() -> None:
     )
     assert not capped.complete and "--max 1" in capped.note
     assert capped.exit_code == EXIT_UNKNOWN
+
+
+def test_a_region_only_a_request_feature_reaches_is_listed_once_with_its_feature() -> None:
+    # Without STRICT_VBUUID, start 0 is accepted whatever the uuid; kv-current rolls back
+    # an unknown uuid only when the request sets STRICT_VBUUID: one region, via strict.
+    report = diff("kv-current", str(RULES / "no_strict.py"))
+    assert report.complete
+    assert verdicts(report) == {
+        "uuid-not-found -> start-zero (rollback -> ok) via strict": "neutral"
+    }
+    (region,) = report.regions
+    assert region.example is not None and region.example.request.strict

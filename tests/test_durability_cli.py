@@ -6,11 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from clihelp import run_cli, run_subprocess
+from clihelp import MB51805_STALL, run_cli, run_subprocess
 
-from checker.durability import replay_counterexample
-from checker.report.durability import load_counterexample
-from spec.rules import RULE_SETS
+from checker.report.stored_cluster import load_counterexample
 
 SIX_O = ["--ack-rule", "ack-on-prepare", "--branch-rule", "persisted-snapshot"]
 FIXED = ["--ack-rule", "ack-at-snapshot-end+restart-fix", "--branch-rule", "highest-snapshot"]
@@ -57,14 +55,7 @@ def test_the_stored_counterexample_replays_to_the_same_violation(
     )
     (record,) = json.loads(result.out)["results"]
     stored = load_counterexample(record["counterexample"])
-    replayed = replay_counterexample(
-        stored.ack_rule,
-        stored.branch_rule,
-        stored.property,
-        RULE_SETS.get(stored.rules),
-        stored.bounds,
-        stored.actions,
-    )
+    replayed = stored.replay()
     assert replayed.confirmed, replayed.detail
     assert "3:PREPARE(A)" in replayed.detail
 
@@ -86,15 +77,7 @@ def test_the_fixed_rules_hold_in_the_mb34150_preset(tmp_path: Path, monkeypatch,
 def test_mb51805_without_the_fix_reads_like_the_seed(tmp_path: Path, monkeypatch, capsys) -> None:
     result = run_cli(
         [
-            "durability",
-            "--preset",
-            "mb-51805",
-            "--ack-rule",
-            "ack-at-snapshot-end",
-            "--branch-rule",
-            "highest-snapshot",
-            "--property",
-            "prepare-ack-progress",
+            *MB51805_STALL,
             "--out",
             tmp_path,
         ],
@@ -160,7 +143,7 @@ def test_unknown_names_and_bad_bounds_are_one_line_exit_2(monkeypatch, capsys) -
         (["--preset", "mb-1"], "--preset: unknown preset 'mb-1'; known: mb-34150"),
         (["--nodes", "4", "--replicas", "2"], "bad bounds: replicas must be nodes - 1 = 3"),
         (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
-        (["--max-states", "0"], "--max-states must be positive"),
+        (["--max-states", "0"], "argument --max-states: expected 1.."),
     ]:
         result = run_cli(["durability", *args], "", monkeypatch, capsys)
         assert result.code == 2, args

@@ -1,4 +1,4 @@
-"""The explicit-state checker (checker.explore) on a toy model it knows nothing about."""
+"""The explicit-state checker (checker.engines.explore) on a toy model it knows nothing about."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from checker.explore import Verdict, explore, replay
+from checker.engines.explore import explore, replay
+from checker.result import Verdict
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from checker.durability import SANITY
-from checker.explore import explore, replay
+from checker.engines.explore import explore, replay
 from spec.cluster import (
     ACK_RULES,
     BRANCH_RULES,
@@ -17,19 +17,7 @@ from spec.cluster import (
     Setup,
     preset,
 )
-from spec.cluster.actions import (
-    AckPrepare,
-    ClientPrepare,
-    ClientSet,
-    CloseSnapshot,
-    Commit,
-    CrashActive,
-    PersistReplica,
-    PromoteReplica,
-    ReconnectReplica,
-    ReplicateItem,
-    RestartReplica,
-)
+from spec.cluster import actions as act
 from spec.cluster.state import COMMIT, ClusterState
 from spec.rules import RULE_SETS
 
@@ -50,33 +38,33 @@ def run(m: ClusterModel, *actions) -> ClusterState:
 
 
 # A snapshot [1:PREPARE(A), 2:SET(B)] on the active, N1 streaming it.
-SNAPSHOT = (ClientPrepare(A), ClientSet(B), CloseSnapshot(), ReplicateItem(N1))
+SNAPSHOT = (act.ClientPrepare(A), act.ClientSet(B), act.CloseSnapshot(), act.ReplicateItem(N1))
 
 
 def test_ack_on_prepare_moves_the_hps_as_soon_as_the_prepare_arrives() -> None:
     m = model("ack-on-prepare")
-    state = run(m, *SNAPSHOT, ReplicateItem(N1))
+    state = run(m, *SNAPSHOT, act.ReplicateItem(N1))
     assert state.nodes[N1].high_seqno == 1 and state.nodes[N1].high_prepared_seqno == 1
-    assert AckPrepare(N1) in m.actions(state)
+    assert act.AckPrepare(N1) in m.actions(state)
 
 
 @pytest.mark.parametrize("ack", ["ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"])
 def test_ack_at_snapshot_end_moves_the_hps_only_when_the_snapshot_is_complete(ack: str) -> None:
     m = model(ack)
-    mid = run(m, *SNAPSHOT, ReplicateItem(N1))
-    assert mid.nodes[N1].high_prepared_seqno == 0 and AckPrepare(N1) not in m.actions(mid)
-    end = m.next_state(mid, ReplicateItem(N1))
-    assert end.nodes[N1].high_prepared_seqno == 1 and AckPrepare(N1) in m.actions(end)
+    mid = run(m, *SNAPSHOT, act.ReplicateItem(N1))
+    assert mid.nodes[N1].high_prepared_seqno == 0 and act.AckPrepare(N1) not in m.actions(mid)
+    end = m.next_state(mid, act.ReplicateItem(N1))
+    assert end.nodes[N1].high_prepared_seqno == 1 and act.AckPrepare(N1) in m.actions(end)
 
 
 RESTART_MID_SNAPSHOT = (
     *SNAPSHOT,
-    ReplicateItem(N1),  # 1:PREPARE(A)
-    PersistReplica(N1),
-    RestartReplica(N1),
-    ReconnectReplica(N1),
-    ReplicateItem(N1),  # the marker [1,2] again
-    ReplicateItem(N1),  # 2:SET(B), the snapshot end
+    act.ReplicateItem(N1),  # 1:PREPARE(A)
+    act.PersistReplica(N1),
+    act.RestartReplica(N1),
+    act.ReconnectReplica(N1),
+    act.ReplicateItem(N1),  # the marker [1,2] again
+    act.ReplicateItem(N1),  # 2:SET(B), the snapshot end
 )
 
 
@@ -85,7 +73,7 @@ def test_a_restart_mid_snapshot_leaves_the_prepare_unacked_without_the_mb51805_f
     state = run(m, *RESTART_MID_SNAPSHOT)
     node = state.nodes[N1]
     assert node.high_seqno == 2 and node.high_prepared_seqno == 0
-    assert AckPrepare(N1) not in m.actions(state)
+    assert act.AckPrepare(N1) not in m.actions(state)
     prop = CLUSTER_PROPERTIES.get("prepare-ack-progress").bind(m.setup)
     assert not prop.holds(state)
 
@@ -94,23 +82,23 @@ def test_with_the_mb51805_fix_the_new_stream_notifies_the_snapshot_end() -> None
     m = model("ack-at-snapshot-end+restart-fix")
     state = run(m, *RESTART_MID_SNAPSHOT)
     assert state.nodes[N1].high_prepared_seqno == 1
-    acked = m.next_state(state, AckPrepare(N1))
+    acked = m.next_state(state, act.AckPrepare(N1))
     assert acked.acks[N1] == 1
     assert CLUSTER_PROPERTIES.get("prepare-ack-progress").bind(m.setup).holds(acked)
 
 
 # MB-34150's setup: N1 and N2 hold [1,2] (persisted), then 3:PREPARE(A) in [3,3].
 SEED_PREFIX = (
-    ClientPrepare(A),
-    CloseSnapshot(),
-    ReplicateItem(N1),
-    ReplicateItem(N1),
-    ReplicateItem(N2),
-    ReplicateItem(N2),
-    AckPrepare(N1),
-    AckPrepare(N2),
-    Commit(),
-    CrashActive(),
+    act.ClientPrepare(A),
+    act.CloseSnapshot(),
+    act.ReplicateItem(N1),
+    act.ReplicateItem(N1),
+    act.ReplicateItem(N2),
+    act.ReplicateItem(N2),
+    act.AckPrepare(N1),
+    act.AckPrepare(N2),
+    act.Commit(),
+    act.CrashActive(),
 )
 
 
@@ -121,7 +109,7 @@ def test_the_promoted_replica_branches_where_the_branch_rule_says(
     branch: str, branch_point: int
 ) -> None:
     m = model("ack-at-snapshot-end", branch, "mb-34150")
-    state = m.next_state(run(m, *SEED_PREFIX), PromoteReplica(N1))
+    state = m.next_state(run(m, *SEED_PREFIX), act.PromoteReplica(N1))
     node = state.nodes[N1]
     assert state.active == N1 and state.epoch == 1
     assert [(e.uuid, e.seqno) for e in node.table] == [(0xBBBB, branch_point), (0xAAAA, 0)]
@@ -131,43 +119,45 @@ def test_the_promoted_replica_branches_where_the_branch_rule_says(
 def test_only_the_most_up_to_date_survivors_can_be_promoted() -> None:
     m = model("ack-at-snapshot-end", "highest-snapshot", "mb-34150")
     state = run(m, *SEED_PREFIX)
-    promotions = [a for a in m.actions(state) if isinstance(a, PromoteReplica)]
-    assert promotions == [PromoteReplica(N1), PromoteReplica(N2)]  # not N3 (empty)
+    promotions = [a for a in m.actions(state) if isinstance(a, act.PromoteReplica)]
+    assert promotions == [act.PromoteReplica(N1), act.PromoteReplica(N2)]  # not N3 (empty)
 
 
 def test_a_rollback_discards_unpersisted_items_even_below_the_rollback_seqno() -> None:
     m = model("ack-at-snapshot-end", "persisted-snapshot", "mb-34150")
-    state = m.next_state(run(m, *SEED_PREFIX), PromoteReplica(N1))
-    rolled = m.next_state(state, ReconnectReplica(N2))  # told: roll back to 2
+    state = m.next_state(run(m, *SEED_PREFIX), act.PromoteReplica(N1))
+    rolled = m.next_state(state, act.ReconnectReplica(N2))  # told: roll back to 2
     assert rolled.nodes[N2].high_seqno == 2 and not rolled.nodes[N2].connected
     # The same with N2 persisting nothing: kv_engine resets the vbucket.
     bare = dataclasses.replace(state.nodes[N2], persisted_seqno=0)
-    reset = m.next_state(state.with_node(N2, bare), ReconnectReplica(N2))
+    reset = m.next_state(state.with_node(N2, bare), act.ReconnectReplica(N2))
     assert reset.nodes[N2].high_seqno == 0 and reset.nodes[N2].table.latest.seqno == 0
 
 
 def test_a_lagging_replica_is_accepted_and_takes_the_new_table() -> None:
     m = model("ack-at-snapshot-end", "highest-snapshot", "mb-34150")
-    state = m.next_state(run(m, *SEED_PREFIX), PromoteReplica(N1))
-    accepted = m.next_state(state, ReconnectReplica(N2))
+    state = m.next_state(run(m, *SEED_PREFIX), act.PromoteReplica(N1))
+    accepted = m.next_state(state, act.ReconnectReplica(N2))
     assert accepted.nodes[N2].connected and accepted.nodes[N2].high_seqno == 3
     assert accepted.nodes[N2].table == accepted.nodes[N1].table
 
 
 def test_a_commit_starts_a_new_snapshot_when_the_open_one_holds_its_prepare() -> None:
     m = model("ack-on-prepare", bounds=ClusterBounds(nodes=2, items=3))
-    state = run(m, ClientPrepare(A), CloseSnapshot(), ReplicateItem(N1), ReplicateItem(N1))
-    active = m.next_state(m.next_state(state, AckPrepare(N1)), Commit()).nodes[0]
+    state = run(
+        m, act.ClientPrepare(A), act.CloseSnapshot(), act.ReplicateItem(N1), act.ReplicateItem(N1)
+    )
+    active = m.next_state(m.next_state(state, act.AckPrepare(N1)), act.Commit()).nodes[0]
     assert active.items[-1].op == COMMIT and active.snapshots == ((1, 1),)
-    # Without CloseSnapshot the PREPARE is still in the open snapshot: Commit closes it.
+    # Without act.CloseSnapshot the PREPARE is still in the open snapshot: act.Commit closes it.
     m2 = model("ack-on-prepare", bounds=ClusterBounds(nodes=2, majority=1, items=3))
-    open_commit = run(m2, ClientPrepare(A), Commit()).nodes[0]
+    open_commit = run(m2, act.ClientPrepare(A), act.Commit()).nodes[0]
     assert open_commit.snapshots == ((1, 1),) and open_commit.high_seqno == 2
 
 
 def test_a_crash_forgets_the_writes_its_clients_were_waiting_for() -> None:
     m = model("ack-on-prepare", bounds="mb-34150")
-    state = run(m, ClientPrepare(A), CrashActive())
+    state = run(m, act.ClientPrepare(A), act.CrashActive())
     assert state.in_flight == () and state.acknowledged == ()
 
 
@@ -176,8 +166,8 @@ def test_states_are_immutable_values() -> None:
     (init,) = m.init_states()
     with pytest.raises(dataclasses.FrozenInstanceError):
         init.epoch = 3  # type: ignore[misc]
-    again = run(m, ClientPrepare(A), ClientSet(B))
-    same = run(m, ClientPrepare(A), ClientSet(B))
+    again = run(m, act.ClientPrepare(A), act.ClientSet(B))
+    same = run(m, act.ClientPrepare(A), act.ClientSet(B))
     assert again == same and hash(again) == hash(same) and again is not same
 
 
@@ -186,15 +176,15 @@ def test_losing_more_nodes_than_majority_allows_is_outside_the_promise() -> None
     m = model("ack-at-snapshot-end+restart-fix", bounds="small")
     state = run(
         m,
-        ClientPrepare(A),
-        CloseSnapshot(),
-        ReplicateItem(N1),
-        ReplicateItem(N1),
-        AckPrepare(N1),
-        RestartReplica(N1),
-        Commit(),
-        CrashActive(),
-        PromoteReplica(N1),
+        act.ClientPrepare(A),
+        act.CloseSnapshot(),
+        act.ReplicateItem(N1),
+        act.ReplicateItem(N1),
+        act.AckPrepare(N1),
+        act.RestartReplica(N1),
+        act.Commit(),
+        act.CrashActive(),
+        act.PromoteReplica(N1),
     )
     assert state.acknowledged and state.nodes[N1].high_seqno == 0
     assert CLUSTER_PROPERTIES.get("no-lost-syncwrite").bind(m.setup).holds(state)

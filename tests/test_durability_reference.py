@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clihelp import run_cli
+from clihelp import MB51805_STALL, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.durability import model_for, replay_counterexample
-from checker.report.durability import load_counterexample
+from checker.durability import model_for
+from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json
 from spec.reference.cluster import ActionNotEnabled, Cluster
@@ -92,14 +92,7 @@ def test_the_reference_confirms_every_stored_counterexample(path: Path) -> None:
 @pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
 def test_replay_counterexample_confirms_on_model_and_reference(path: Path) -> None:
     stored = load_counterexample(path)
-    replayed = replay_counterexample(
-        stored.ack_rule,
-        stored.branch_rule,
-        stored.property,
-        RULE_SETS.get(stored.rules),
-        stored.bounds,
-        stored.actions,
-    )
+    replayed = stored.replay()
     assert replayed.confirmed, replayed.detail
 
 
@@ -214,14 +207,7 @@ def test_acking_on_receipt_under_ack_at_snapshot_end_is_caught(monkeypatch) -> N
     confirmed, detail = replay_on_reference(mb51805)
     assert not confirmed and "hps" in detail
     stored = load_counterexample(mb51805)
-    replayed = replay_counterexample(
-        stored.ack_rule,
-        stored.branch_rule,
-        stored.property,
-        RULE_SETS.get(stored.rules),
-        stored.bounds,
-        stored.actions,
-    )
+    replayed = stored.replay()
     assert not replayed.confirmed and replayed.detail.startswith("the reference disagrees: step")
 
 
@@ -229,15 +215,7 @@ def test_a_violation_the_reference_does_not_confirm_is_a_harness_bug(
     monkeypatch, capsys, tmp_path: Path
 ) -> None:
     args = [
-        "durability",
-        "--preset",
-        "mb-51805",
-        "--ack-rule",
-        "ack-at-snapshot-end",
-        "--branch-rule",
-        "highest-snapshot",
-        "--property",
-        "prepare-ack-progress",
+        *MB51805_STALL,
         "--out",
         tmp_path,
     ]
@@ -245,4 +223,4 @@ def test_a_violation_the_reference_does_not_confirm_is_a_harness_bug(
     monkeypatch.setattr(Cluster, "acks_at_snapshot_end", property(lambda self: False))
     result = run_cli(args, "", monkeypatch, capsys)
     assert result.code == 4
-    assert "NOT CONFIRMED" in result.out and "harness bug" in result.out
+    assert "NOT CONFIRMED" in result.out and "HARNESS BUG" in result.out

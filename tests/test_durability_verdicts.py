@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from durabilityhelp import in_process
 
-from checker.durability import check_durability, replay_counterexample
-from checker.report.durability import load_counterexample
-from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
+from checker.report.stored_cluster import load_counterexample
+from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.cluster.expected import EXPECTED
-from spec.rules import RULE_SETS
 
 ROOT = Path(__file__).resolve().parent.parent
 STORED = sorted(
@@ -32,14 +31,7 @@ FAST = {"mb-34150", "mb-51805"}
 @pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
 def test_stored_counterexample_replays_to_its_violation(path: Path) -> None:
     stored = load_counterexample(path)
-    replayed = replay_counterexample(
-        stored.ack_rule,
-        stored.branch_rule,
-        stored.property,
-        RULE_SETS.get(stored.rules),
-        stored.bounds,
-        stored.actions,
-    )
+    replayed = stored.replay()
     assert replayed.confirmed, replayed.detail
 
 
@@ -55,14 +47,7 @@ CASES = sorted(k for k, (verdict, _) in EXPECTED.items() if k[0] in FAST or verd
 @pytest.mark.parametrize("preset, ack, branch, prop", CASES, ids=["/".join(c) for c in CASES])
 def test_expected_verdict(preset: str, ack: str, branch: str, prop: str) -> None:
     want, why = EXPECTED[(preset, ack, branch, prop)]
-    result = check_durability(
-        ACK_RULES.get(ack),
-        BRANCH_RULES.get(branch),
-        CLUSTER_PROPERTIES.get(prop),
-        RULE_SETS.get("kv-current"),
-        PRESETS[preset].bounds,
-        preset=preset,
-    )
+    result = in_process(preset, ack, branch, prop)
     assert result.verdict.value == want, why
     assert not result.vacuous
 

@@ -6,28 +6,20 @@ import re
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
+from strategies import B, X, Y, Z, expression_envs, expressions
 
 from spec.errors import RuleLanguageError
 from spec.expr import (
-    BOOL,
-    INT,
     Compiled,
     Expr,
     all_of,
     any_of,
     const,
     evaluate,
-    implies,
     ite,
-    max_of,
-    min_of,
     substitute,
-    var,
 )
 
-X, Y, Z = var("x", INT), var("y", INT), var("z", INT)
-B = var("b", BOOL)
 MAX = 2**64 - 1
 
 
@@ -78,45 +70,12 @@ def test_deep_chains_do_not_hit_the_recursion_limit() -> None:
     assert Compiled([expr])({"x": 4000}) == [4000]
 
 
-def exprs(depth: int = 3):
-    ints = st.sampled_from([X, Y, Z, const(0), const(1), const(MAX)])
-    bools = st.sampled_from([B, const(True), const(False)])
-
-    def extend(children):
-        i, b = children
-        return st.one_of(
-            st.builds(lambda a, c: a + c, i, i),
-            st.builds(lambda a, c: a - c, i, i),
-            st.builds(max_of, i, i),
-            st.builds(min_of, i, i),
-            st.builds(ite, b, i, i),
-        ), st.one_of(
-            st.builds(lambda a, c: a < c, i, i),
-            st.builds(lambda a, c: a <= c, i, i),
-            st.builds(lambda a, c: a == c, i, i),
-            st.builds(lambda a, c: a != c, i, i),
-            st.builds(lambda a, c: a & c, b, b),
-            st.builds(lambda a, c: a | c, b, b),
-            st.builds(lambda a: ~a, b),
-            st.builds(implies, b, b),
-        )
-
-    pair = (ints, bools)
-    for _ in range(depth):
-        pair = extend(pair)
-    return st.one_of(*pair)
-
-
-values = st.one_of(st.integers(0, 3), st.integers(MAX - 2, MAX))
-envs = st.fixed_dictionaries({"x": values, "y": values, "z": values, "b": st.booleans()})
-
-
-@given(exprs(), envs)
+@given(expressions(), expression_envs)
 def test_compiled_and_interpreted_evaluation_agree(expr: Expr, env) -> None:
     assert Compiled([expr])(env) == [evaluate(expr, env)]
 
 
-@given(exprs(), envs)
+@given(expressions(), expression_envs)
 def test_printed_expressions_read_back_as_the_same_expression(expr: Expr, env) -> None:
     namespace = {"x": X, "y": Y, "z": Z, "b": B, "ite": ite, "true": True, "false": False}
     again = eval(str(expr), namespace)

@@ -13,16 +13,15 @@ import pytest
 from hypothesis import given, settings
 from strategies import scenarios
 
-from checker.confirm import model_trace_values
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
-from spec.expr import evaluate
+from spec.expr import Compiled, evaluate
 from spec.model.build import ScenarioModel
 from spec.properties import PROPERTIES
 from spec.reference.simulate import simulate
 from spec.rules import RULE_SETS
 from spec.scenario import Scenario
-from spec.trace import trace_values
+from spec.trace import TraceFields, trace_values
 
 BOUNDS = Bounds(seqnos=5, keys=2, entries=3, failovers=2)
 MODELS = {
@@ -38,9 +37,14 @@ MODELS = {
 def test_model_trace_equals_reference_trace(rules, consumer, scenario: Scenario) -> None:
     model = MODELS[(rules, consumer)]
     reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
-    predicted = model_trace_values(model, scenario)
+    predicted = model.predicted(scenario)
     differ = {k: (predicted[k], reference[k]) for k in reference if predicted[k] != reference[k]}
     assert not differ, differ
+
+
+# Every property's formula over the trace fields, compiled once (the same semantics as
+# ``evaluate``, tests/test_expr.py checks it).
+FORMULAS = Compiled([prop.holds(TraceFields(BOUNDS)) for prop in PROPERTIES])
 
 
 @pytest.mark.parametrize(("rules", "consumer"), sorted(MODELS))
@@ -49,10 +53,10 @@ def test_model_trace_equals_reference_trace(rules, consumer, scenario: Scenario)
 def test_properties_agree_on_model_and_reference(rules, consumer, scenario: Scenario) -> None:
     model = MODELS[(rules, consumer)]
     reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
-    predicted = model_trace_values(model, scenario)
-    for prop in PROPERTIES:
-        formula = prop.holds(model.fields)
-        assert evaluate(formula, predicted) == evaluate(formula, reference), prop.id
+    predicted = model.predicted(scenario)
+    verdicts = zip(FORMULAS(predicted), FORMULAS(reference), strict=True)
+    for prop, (by_model, by_reference) in zip(PROPERTIES, verdicts, strict=True):
+        assert by_model == by_reference, prop.id
 
 
 @settings(max_examples=200)

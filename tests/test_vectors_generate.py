@@ -14,6 +14,7 @@ import pytest
 from clihelp import run_cli
 from vectorhelp import CORPUS, generate_args, generated, generated_dir, workspace
 
+from checker.symbolic.budget import Budget
 from checker.vectors.format import load_corpus
 from checker.vectors.goals import coverage_goals, producer_goals
 from checker.vectors.outputs import itf_trace
@@ -61,7 +62,7 @@ def test_only_impossible_boundaries_are_unreachable() -> None:
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_the_checked_in_set_kills_every_non_equivalent_mutant(name: str) -> None:
-    result = score(checked_in().vectors, RULE_SETS.get(name), DecisionSpace(3), 300)
+    result = score(checked_in().vectors, RULE_SETS.get(name), DecisionSpace(3), Budget())
     assert result.count("survived") == 0
     assert result.count("unknown") == 0
     assert result.count("killed") == result.killable > 0

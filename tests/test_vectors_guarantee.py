@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from vectorhelp import BASELINE, CORPUS
 
+from checker.symbolic.budget import Budget
 from checker.vectors.format import load_corpus
 from checker.vectors.guarantee import extend, prove
 from spec.rules import (
@@ -43,7 +44,7 @@ def inputs(path):
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_the_checked_in_vectors_expose_every_rule_set_one_change_away(name: str) -> None:
-    guarantee = prove(inputs(CORPUS), RULE_SETS.get(name), DecisionSpace(3), False, 600)
+    guarantee = prove(inputs(CORPUS), RULE_SETS.get(name), DecisionSpace(3), False, Budget())
     assert guarantee.holds, [v for v in guarantee.verdicts if v.verdict != "proved"]
     assert guarantee.members > 100_000
     assert "proved by Z3 at every one of the" in guarantee.statement()
@@ -53,7 +54,7 @@ def test_the_baseline_does_not_and_each_member_it_misses_really_differs() -> Non
     rules = RULE_SETS.get("kv-current")
     baseline = inputs(BASELINE)
     space = DecisionSpace(5)
-    guarantee = prove(baseline, rules, space, True, 600)
+    guarantee = prove(baseline, rules, space, True, Budget())
     missed = [v for v in guarantee.verdicts if v.verdict == "survived"]
     assert missed and not guarantee.holds
     assert "DOES NOT HOLD" in guarantee.statement()
@@ -73,22 +74,22 @@ def test_the_baseline_does_not_and_each_member_it_misses_really_differs() -> Non
 
 def extended(space: DecisionSpace) -> list:
     added: list = []
-    result = extend([], TOY, space, True, 600, lambda r, p, o: added.append((r, p, o)))
+    result = extend([], TOY, space, True, Budget(), None, lambda r, p, o: added.append((r, p, o)))
     assert result.holds
     return added
 
 
 def test_extend_adds_vectors_until_proved_and_the_same_ones_each_time() -> None:
     space = DecisionSpace(1)
-    assert not prove([], TOY, space, True, 600).holds
+    assert not prove([], TOY, space, True, Budget()).holds
     first, second = extended(space), extended(space)
     assert first == second
     assert first and all(req.humpty_expressible for req, _, _ in first)
-    assert prove([(r, p) for r, p, _ in first], TOY, space, True, 600).holds
+    assert prove([(r, p) for r, p, _ in first], TOY, space, True, Budget()).holds
 
 
-def test_a_solver_that_runs_out_of_time_proves_nothing() -> None:
-    guarantee = prove(inputs(CORPUS), TOY, DecisionSpace(3), True, 1e-6)
+def test_a_solver_that_runs_out_of_budget_proves_nothing() -> None:
+    guarantee = prove(inputs(CORPUS), TOY, DecisionSpace(3), True, Budget(1))
     assert guarantee.count("unknown") > 0
     assert not guarantee.holds
     assert "NOT PROVED" in guarantee.statement()

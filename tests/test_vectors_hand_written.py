@@ -18,6 +18,7 @@ from clihelp import run_cli
 from vectorhelp import CORPUS, DATA, humpty, jsonl
 
 from checker.loading import resolve
+from checker.symbolic.budget import Budget
 from checker.vectors.equivalence import Equivalence
 from checker.vectors.format import load_corpus
 from spec.failover_table import FailoverEntry, FailoverTable
@@ -147,7 +148,7 @@ def test_z3_finds_each_clause_form_differs_from_kv_current_through_humpty(
     name: str, file: str
 ) -> None:
     rules = resolve(RULE_SETS, RuleSet, str(DATA / "rules" / file))
-    verdict = Equivalence(RULE_SETS.get("kv-current"), 3, True, 120).check(rules)
+    verdict = Equivalence(RULE_SETS.get("kv-current"), 3, True, Budget()).check(rules)
     assert verdict.kind == ("repeated-uuids" if name == "newest-match" else "differs")
 
 

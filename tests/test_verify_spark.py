@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from clihelp import run_cli
 
-from checker.check import Verdict
-from checker.commands.verify import combined_exit_code, verify_exit_code
-from checker.durability import DurabilityTask, replay_counterexample
-from checker.explore import Verdict as ClusterVerdict
-from checker.report.durability import exit_code_against_expected
-from checker.spark.durability import run_durability
-from checker.spark.matrix import run_matrix
+from checker.durability import replay_counterexample
+from checker.report.text import exit_code_against_expected
+from checker.result import Verdict
+from checker.spark.tasks import run_tasks
+from checker.tasks import ClusterTask, ScenarioTask
 from spec.bounds import Bounds
+from spec.cluster import PRESETS
+from spec.cluster.actions import action_from_json
 from spec.rules import RULE_SETS
 
 SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
@@ -28,7 +27,8 @@ def test_the_matrix_runs_as_spark_tasks_in_a_fixed_order(spark) -> None:
         ("kv-current", "correct", "no-missed-item"),
         ("rollback-doc", "correct", "valid-request"),
     ]
-    results = run_matrix(spark, combos, Bounds(seqnos=4, keys=2, entries=3, failovers=1), 120)
+    bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
+    results = run_tasks(spark, [ScenarioTask(*combo, bounds, timeout_s=120) for combo in combos])
     assert [(r.rules, r.consumer, r.property) for r in results] == combos
     assert [r.verdict for r in results] == [Verdict.VIOLATED, Verdict.HOLDS, Verdict.HOLDS]
     assert results[0].confirmed
@@ -60,11 +60,14 @@ def test_verify_prints_the_table_and_writes_junit(
     assert result.code == 0, result.out + result.err
     assert "as expected" in result.out and "EXPECTED" not in result.out
     assert "durability, preset mb-51805" in result.out
+    assert "clients (dcpcheck clients)" in result.out
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == str(2 + 12) and suite.get("failures") == "0"
+    # the matrix (2 consumers), the client catalogue (8 variants), the durability checks
+    assert suite.get("tests") == str(2 + 8 + 12) and suite.get("failures") == "0"
     durability = [c for c in suite if c.get("classname", "").startswith("dcpcheck.durability.")]
     assert len(durability) == 12
     assert list((tmp_path / "cex").glob("no-missed-item--kv-current--collapse-snapshot--*.json"))
+    assert list((tmp_path / "cex" / "clients").glob("no-missed-item--kv-current--kv-replica--*"))
     # MB-51805: snapshot-end acks without the restart fix stall after a restart
     stalled = (tmp_path / "cex" / "durability").glob("prepare-ack-progress--ack-at-snapshot-end--*")
     assert list(stalled)
@@ -95,6 +98,8 @@ def test_verify_json_carries_the_durability_results_with_their_expectations(
         capsys,
     )
     assert result.code == 0, result.err
+    clients = json.loads(result.out)["clients"]
+    assert len(clients) == 8 and all(r["verdict"] == r["expected"] == "holds" for r in clients)
     records = json.loads(result.out)["durability"]
     assert len(records) == 12
     assert all(r["verdict"] == r["expected"] for r in records)
@@ -110,20 +115,24 @@ def test_verify_json_carries_the_durability_results_with_their_expectations(
 
 
 def test_durability_tasks_come_back_from_spark_as_full_results(spark) -> None:
+    bounds = PRESETS["mb-34150"].bounds
     tasks = [
-        DurabilityTask("ack-on-prepare", "persisted-snapshot", "no-lost-syncwrite", "mb-34150"),
-        DurabilityTask("ack-on-prepare", "highest-snapshot", "no-lost-syncwrite", "mb-34150"),
+        ClusterTask(
+            "ack-on-prepare", "persisted-snapshot", "no-lost-syncwrite", bounds, "mb-34150"
+        ),
+        ClusterTask("ack-on-prepare", "highest-snapshot", "no-lost-syncwrite", bounds, "mb-34150"),
     ]
-    lost, kept = run_durability(spark, tasks, max_states=None, timeout_s=300)
-    assert lost.verdict is ClusterVerdict.VIOLATED and kept.verdict is ClusterVerdict.HOLDS
-    assert lost.path is not None and len(lost.path) == 14
+    lost, kept = run_tasks(spark, tasks)
+    assert lost.verdict is Verdict.VIOLATED and kept.verdict is Verdict.HOLDS
+    assert lost.expected == "violated" and kept.expected == "holds"
+    assert lost.confirmed and lost.run is not None and len(lost.run) == 14
     replayed = replay_counterexample(
         lost.ack_rule,
         lost.branch_rule,
-        lost.property.id,
+        lost.property,
         RULE_SETS.get(lost.rules),
         lost.bounds,
-        lost.path.actions(),
+        [action_from_json(a, "run") for a in lost.run.actions()],
     )
     assert replayed.confirmed, replayed.detail
 
@@ -139,24 +148,33 @@ def test_a_bad_durability_preset_is_a_usage_error(monkeypatch, capsys) -> None:
 
 
 def test_an_unexpected_verdict_makes_verify_fail(spark) -> None:
-    combos = [("kv-current", "collapse-snapshot", "no-missed-item")]
-    results = run_matrix(spark, combos, Bounds(seqnos=4, keys=2, entries=3, failovers=1), 120)
-    wanted = {combos[0]: "holds"}
-    assert verify_exit_code(results, wanted) == 1
-    assert verify_exit_code(results, {combos[0]: "violated"}) == 0
+    task = ScenarioTask(
+        "kv-current",
+        "collapse-snapshot",
+        "no-missed-item",
+        Bounds(seqnos=4, keys=2, entries=3, failovers=1),
+        timeout_s=120,
+    )
+    (result,) = run_tasks(spark, [task])
+    assert result.expected == "violated" and exit_code_against_expected([result]) == 0
+    assert exit_code_against_expected([result.but(expected="holds")]) == 1
+    assert exit_code_against_expected([result.but(expected=None)]) == 1
 
 
 def test_a_durability_verdict_other_than_the_recorded_one_fails_verify() -> None:
-    task = DurabilityTask(
-        "ack-at-snapshot-end", "highest-snapshot", "prepare-ack-progress", "mb-51805"
+    task = ClusterTask(
+        "ack-at-snapshot-end",
+        "highest-snapshot",
+        "prepare-ack-progress",
+        PRESETS["mb-51805"].bounds,
+        "mb-51805",
     )
-    stalled = task.result(task.run())
-    assert stalled.verdict is ClusterVerdict.VIOLATED
+    stalled = task.run()
+    assert stalled.verdict is Verdict.VIOLATED
     assert exit_code_against_expected([stalled]) == 0  # recorded as violated (MB-51805)
-    claimed = dataclasses.replace(stalled, verdict=ClusterVerdict.HOLDS)
+    claimed = stalled.but(verdict=Verdict.HOLDS)
     assert exit_code_against_expected([claimed]) == 1
-    unknown = dataclasses.replace(stalled, verdict=ClusterVerdict.UNKNOWN)
+    unknown = stalled.but(verdict=Verdict.UNKNOWN)
     assert exit_code_against_expected([unknown]) == 3
-    off_preset = dataclasses.replace(stalled, preset=None)  # no record: a violation is unexpected
+    off_preset = stalled.but(expected=None)  # no record: a violation is unexpected
     assert exit_code_against_expected([off_preset]) == 1
-    assert combined_exit_code(0, 3, 1) == 1 and combined_exit_code(3, 0) == 3

@@ -1,77 +1,56 @@
 """Search for resumes that violate a property, or show none exists within bounds.
 
     dcpcheck check [--rules NAME|FILE ...] [--consumer NAME|FILE ...]
-                   [--property ID ...] [--json] [--out DIR] [--timeout S]
+                   [--property ID ...] [--json] [--out DIR] [--budget M] [--timeout S]
+                   [--workers N] [--fail-on safety|cost] [--quiet]
                    [--seqnos N] [--keys N] [--entries N] [--failovers N]
 
 For every combination, Z3 either finds a violating scenario (minimised,
 replayed on the reference implementation, written to DIR as
 ``<id>.json`` and ``<id>.itf.json``) or proves there is none within the
 bounds. Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
-``unknown`` (solver unknown or timeout: nothing is claimed).
-Exit: 0 all hold, 1 a violation, 3 an unknown, 4 a counterexample the
-reference implementation does not confirm (a harness bug).
+``unknown`` (the budget of Z3 work ran out, or the outer --timeout, or
+Ctrl-C: nothing is claimed). The same command gives the same verdicts and
+the same counterexamples on any machine, loaded or not (--budget counts
+Z3's resource units, not seconds).
+Exit: 0 no safety property is violated (a cost violation is reported, and
+fails only with --fail-on cost), 1 a violation, 3 an unknown, 4 a
+counterexample the reference implementation does not confirm (a harness
+bug), 2 bad input, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from contextlib import ExitStack
+from functools import partial
 
-from checker.check import ENGINES, CheckResult, Verdict, check
-from checker.loading import resolve_many
-from checker.report.html import write_html
-from checker.report.results import (
-    exit_code,
-    long_form,
-    one_line,
-    result_json,
-    summary_table,
-    write_counterexample,
+from checker.atomic import writable_dir, writable_file
+from checker.check import CHECK_BUDGET, ENGINES, check, planned
+from checker.commands.common import (
+    Chosen,
+    Planned,
+    add_budget_arguments,
+    add_output_arguments,
+    add_progress_arguments,
+    add_scenario_bounds,
+    add_spark_arguments,
+    budget_from,
+    chosen,
+    print_results,
+    scenario_bounds_from,
+    spark_conf_from,
 )
-from spec.bounds import Bounds
-from spec.consumers import CONSUMERS, ConsumerVariant
-from spec.errors import UsageError
+from checker.inputs import count
+from checker.probe import probe_consumers
+from checker.report.html import write_html
+from checker.report.text import exit_code
+from checker.result import Result
+from checker.symbolic.budget import MILLION
+from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.properties import PROPERTIES, Property
-from spec.registry import Registry
 from spec.rules import RULE_SETS, RuleSet
-
-T = TypeVar("T")
-
-
-def add_bounds_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("bounds (a verdict holds within these)")
-    defaults = Bounds()
-    group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
-    group.add_argument("--keys", type=int, default=defaults.keys, metavar="N")
-    group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
-    group.add_argument("--failovers", type=int, default=defaults.failovers, metavar="N")
-    group.add_argument("--rounds", type=int, default=0, metavar="N", help="default entries + 3")
-    group.add_argument(
-        "--max-entries",
-        type=int,
-        default=defaults.max_entries,
-        metavar="N",
-        help="kv_engine's max_failover_entries: tables are capped at N (default 25)",
-    )
-
-
-def bounds_from(args: argparse.Namespace) -> Bounds:
-    try:
-        return Bounds(
-            seqnos=args.seqnos,
-            keys=args.keys,
-            entries=args.entries,
-            failovers=args.failovers,
-            rounds=args.rounds,
-            max_entries=args.max_entries,
-        )
-    except ValueError as exc:
-        raise UsageError(f"bad bounds: {exc}") from None
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,58 +64,30 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         "--consumer",
         action="append",
         metavar="NAME|FILE",
-        help="consumer variant (repeatable; default all built-in)",
+        help="consumer variant (repeatable; default correct and collapse-snapshot; the client "
+        "catalogue: dcpcheck clients)",
     )
     parser.add_argument(
         "--property", action="append", metavar="ID", help="property id (repeatable; default all)"
     )
 
 
-@dataclass(frozen=True)
-class Chosen(Generic[T]):
-    """A definition and the text that names it (``NAME`` or ``FILE.py[:NAME]``).
-
-    Spark executors are other processes: they resolve ``spec`` again, which
-    works for built-in names and for files alike.
-    """
-
-    item: T
-    spec: str
-
-
-def _chosen(registry: Registry[T], kind: type[T], texts: list[str] | None) -> list[Chosen[T]]:
-    out: list[Chosen[T]] = []
-    for text in texts or registry.names():
-        items = resolve_many(registry, kind, text)
-        for item in items:
-            name = getattr(item, "name", "")
-            spec = text if len(items) == 1 or ".py:" in text else f"{text}:{name}"
-            out.append(Chosen(item, spec))
-    return out
-
-
 def selection(
     args: argparse.Namespace,
 ) -> tuple[list[Chosen[RuleSet]], list[Chosen[ConsumerVariant]], list[Chosen[Property]]]:
+    consumers = chosen(CONSUMERS, ConsumerVariant, args.consumer or list(TEXTBOOK))
+    probe_consumers(c.item for c in consumers)
     return (
-        _chosen(RULE_SETS, RuleSet, args.rules),
-        _chosen(CONSUMERS, ConsumerVariant, args.consumer),
-        _chosen(PROPERTIES, Property, args.property),
+        chosen(RULE_SETS, RuleSet, args.rules),
+        consumers,
+        chosen(PROPERTIES, Property, args.property),
     )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out", default="counterexamples", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per check (default 120)"
-    )
+    add_output_arguments(parser, "out/check")
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first counterexample found"
     )
@@ -148,62 +99,83 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "scenario, on Spark); random (hypothesis; never claims 'holds')",
     )
     parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master for --engine exhaustive"
+        "--workers",
+        type=count(1, 256),
+        default=1,
+        metavar="N",
+        help="z3: cut each proof into cubes (one per number of failovers) solved on N "
+        "processes side by side, each cube with the whole budget (default 1: one proof)",
     )
     parser.add_argument(
-        "--examples", type=int, default=10_000, metavar="N", help="for --engine random"
+        "--examples",
+        type=count(1, 100_000_000),
+        default=10_000,
+        metavar="N",
+        help="for --engine random",
     )
-    add_bounds_arguments(parser)
+    parser.add_argument(
+        "--fail-on",
+        choices=("safety", "cost"),
+        default="safety",
+        help="exit 1 on a safety violation (default), or on a cost violation too "
+        "(no-needless-rollback is violated by design under kv-current: its purge rollback)",
+    )
+    add_progress_arguments(parser)
+    add_scenario_bounds(parser)
+    add_spark_arguments(parser, "--engine exhaustive")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    if args.examples <= 0:
-        raise UsageError("--examples must be positive")
-    bounds = bounds_from(args)
+    budget = budget_from(args)
+    bounds = scenario_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules, consumers, props = selection(args)
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
-    spark, created = None, False
-    if args.engine == "exhaustive":
-        from checker.spark.session import spark_session
+    conf = spark_conf_from(args)
 
-        spark, created = spark_session(args.master, "dcpcheck check --engine exhaustive")
-    results: list[tuple[CheckResult, Path | None]] = []
-    try:
-        for n, (r, c, p) in enumerate(combos, start=1):
-            if len(combos) > 1:
-                label = f"{r.item.name}/{c.item.name}: {p.item.id}"
-                print(f"[{n}/{len(combos)}] {label} ...", file=sys.stderr, flush=True)
-            result = check(
-                r.item,
-                c.item,
-                p.item,
-                bounds,
-                timeout_s=args.timeout,
-                minimise=not args.no_minimise,
-                engine=args.engine,
-                spark=(spark, r.spec, c.spec, p.spec) if spark is not None else None,
-                random_examples=args.examples,
+    def one(
+        spark,  # type: ignore[no-untyped-def]
+        r: Chosen[RuleSet],
+        c: Chosen[ConsumerVariant],
+        p: Chosen[Property],
+        update: Callable[[str], None],
+    ) -> Result:
+        on_spark = None
+        if spark is not None:
+            from checker.spark.exhaustive import exhaustive_on_spark
+
+            on_spark = exhaustive_on_spark(spark, r.spec, c.spec, p.spec)
+        return check(
+            r.item,
+            c.item,
+            p.item,
+            bounds,
+            timeout_s=args.timeout,
+            budget=budget,
+            workers=args.workers,
+            minimise=not args.no_minimise,
+            engine=args.engine,
+            spark=on_spark,
+            random_examples=args.examples,
+        )
+
+    with ExitStack() as stack:
+        spark = None
+        if args.engine == "exhaustive":
+            from checker.spark.session import spark_session
+
+            app = "dcpcheck check --engine exhaustive"
+            spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
+        checks = [
+            Planned(
+                f"{r.item.name}/{c.item.name}: {p.item.id}",
+                partial(one, spark, r, c, p),
+                partial(planned, r.item, c.item, p.item, bounds, args.engine),
             )
-            path = (
-                write_counterexample(result, args.out)
-                if result.verdict is Verdict.VIOLATED
-                else None
-            )
-            results.append((result, path))
-            if not args.json:
-                print(one_line(result, path))
-                if result.verdict is Verdict.VIOLATED:
-                    print("\n".join(long_form(result)))
-    finally:
-        if created and spark is not None:
-            spark.stop()
-    if args.html:
-        write_html([r for r, _ in results], args.html, "dcpcheck check")
-    if args.json:
-        print(json.dumps({"results": [result_json(r, p) for r, p in results]}, indent=2))
-    elif len(results) > 1:
-        print()
-        print(summary_table([r for r, _ in results]))
-    return exit_code([r for r, _ in results])
+            for r, c, p in combos
+        ]
+        results = print_results(checks, out=args.out, as_json=args.json, quiet=args.quiet)
+    if args.html and not any(r.interrupted for r in results):
+        write_html(results, args.html, "dcpcheck check")
+    return exit_code(results, fail_on_cost=args.fail_on == "cost")

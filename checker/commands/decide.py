@@ -10,9 +10,11 @@ on stderr, so stdout stays byte-identical. ``--json`` prints one object per
 request instead: the producer's full answer (ok / rollback / erange), the
 rollback seqno, the case (clause) that fired and kv_engine's reason text.
 
-Where dcpcheck is stricter than humpty: a field that is not a plain decimal
-uint64 is an error (humpty's stoull would read "12abc" as 12 and "-1" as
-2^64-1); a high seqno below a table entry, or a purge seqno above the high
+Where dcpcheck is stricter than humpty: all of stdin is read and checked
+before anything is printed (a bad line is one error, nothing half-written),
+and humpty's warning for a line without four fields ends its line; a field
+that is not a plain decimal uint64 is an error (humpty's stoull would read
+"12abc" as 12 and "-1" as 2^64-1); a high seqno below a table entry, or a purge seqno above the high
 seqno, is an error; an emptied table gets a fixed uuid, not a random one.
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from checker.humpty import FIELD_COUNT_WARNING, format_decision, format_header, split_fields
 from checker.inputs import load_table_file, parse_uint64
@@ -90,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         ),
     }
     decider = Decider(rules)
+    lines = _read_requests(flags)
     out = sys.stdout
     if dropped:
         print(
@@ -99,21 +103,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if not args.json:
         out.write(format_header(producer.high_seqno, producer.purge_seqno, producer.table, raw))
-    for number, line in enumerate(sys.stdin, start=1):
-        line = line.rstrip("\n")
-        fields = split_fields(line)
-        if len(fields) != 4:
-            sys.stderr.write(FIELD_COUNT_WARNING)
-            sys.stderr.flush()
+    for number, req in lines:
+        if req is None:
+            out.flush()
+            print(FIELD_COUNT_WARNING, file=sys.stderr, flush=True)
             continue
-        values = [
-            parse_uint64(text, f"stdin line {number}: field {position} ({name})")
-            for position, (name, text) in enumerate(
-                zip(("UUID", "SNAP_START", "SNAP_END", "START"), fields, strict=True), start=1
-            )
-        ]
-        uuid, snap_start, snap_end, start = values
-        req = StreamRequest(uuid, start, snap_start, snap_end, **flags)
         if args.json:
             decision = decider.decide(req, producer)
             record = {
@@ -136,6 +130,42 @@ def run(args: argparse.Namespace) -> int:
                 )
     out.flush()
     return EXIT_OK
+
+
+def _stdin_lines() -> list[str]:
+    """Every line of stdin as text; a line that is not UTF-8 is an error naming it."""
+    binary = getattr(sys.stdin, "buffer", None)
+    if binary is None:  # a text stream (tests)
+        return sys.stdin.read().splitlines()
+    lines = []
+    for number, raw in enumerate(binary.read().splitlines(), start=1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(
+                f"stdin line {number}", f"is not text (byte {exc.start}: not UTF-8)"
+            ) from None
+    return lines
+
+
+def _read_requests(flags: dict[str, Any]) -> list[tuple[int, StreamRequest | None]]:
+    """All of stdin, checked before anything is printed: (line number, request), or None
+    for a line without four fields (humpty_dumpty warns and skips it)."""
+    out: list[tuple[int, StreamRequest | None]] = []
+    for number, line in enumerate(_stdin_lines(), start=1):
+        fields = split_fields(line)
+        if len(fields) != 4:
+            out.append((number, None))
+            continue
+        values = [
+            parse_uint64(text, f"stdin line {number}: field {position} ({name})")
+            for position, (name, text) in enumerate(
+                zip(("UUID", "SNAP_START", "SNAP_END", "START"), fields, strict=True), start=1
+            )
+        ]
+        uuid, snap_start, snap_end, start = values
+        out.append((number, StreamRequest(uuid, start, snap_start, snap_end, **flags)))
+    return out
 
 
 def _request_json(req: StreamRequest) -> dict[str, object]:

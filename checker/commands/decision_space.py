@@ -1,11 +1,13 @@
 """The decision space on the command line: ``--table-entries T`` and ``--distinct-uuids``.
 
 Every command that searches the producer's decisions over all stream requests
-and producer states (``vectors generate``, ``vectors score``, and a sweep)
-takes these two options and builds its ``DecisionSpace`` here, so the same
-switch means the same thing everywhere: by default a failover table may
-repeat a uuid (a table kv_engine loads, humpty_dumpty's among them, can);
-``--distinct-uuids`` assumes it does not (the tables kv_engine creates).
+and producer states (``vectors generate``, ``vectors score``, ``sweep``)
+takes ``--distinct-uuids`` from here, so the same switch means the same thing
+everywhere: by default a failover table may repeat a uuid (a table kv_engine
+loads, humpty_dumpty's among them, can); ``--distinct-uuids`` assumes it does
+not (the tables kv_engine creates). ``diff`` always searches tables that may
+repeat one. The vector commands also bound the table with ``--table-entries``
+here; ``sweep`` bounds it with its own ``--entries``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import argparse
 from spec.errors import InvalidInput
 from spec.rules import DecisionSpace
 
-__all__ = ["MAX_TABLE_ENTRIES", "add_space_arguments", "space_from"]
+__all__ = ["MAX_TABLE_ENTRIES", "add_distinct_uuids", "add_space_arguments", "space_from"]
 
 MAX_TABLE_ENTRIES = 8
 
@@ -29,6 +31,13 @@ def add_space_arguments(parser: argparse.ArgumentParser, what: str) -> None:
         help=f"{what}: failover tables of at most T entries (default 3, at most "
         f"{MAX_TABLE_ENTRIES})",
     )
+    add_distinct_uuids(parser, what)
+
+
+def add_distinct_uuids(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, what: str
+) -> None:
+    """``--distinct-uuids`` (off by default: tables may repeat a uuid)."""
     parser.add_argument(
         "--distinct-uuids",
         action="store_true",

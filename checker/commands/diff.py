@@ -1,21 +1,28 @@
 """Review a protocol change: where two rule sets (or two consumers) differ, and is it safe?
 
-    dcpcheck diff A B [--consumer NAME|FILE ...] [--json] [--max N]
+    dcpcheck diff BASE CANDIDATE [--consumer NAME|FILE ...] [--json] [--max N] [--budget M]
+                      [--timeout S]
                       [--table-entries T] [--seqnos N] [--keys N] [--entries N] [--failovers N]
-    dcpcheck diff --consumers C1 C2 [--rules NAME|FILE] [--json] [--max N] [bounds]
+    dcpcheck diff --consumers BASE CANDIDATE [--rules NAME|FILE] [--json] [--max N] [bounds]
 
-A and B are rule sets (built-in names or .py files): Z3 finds every region of
+BASE is the rule set you have, CANDIDATE the change under review (built-in
+names or .py files); the output calls them A and B. Z3 finds every region of
 the request/producer-state space where they answer differently (the clause
 that fired in A, the one in B, how the answer changed), one minimised request
 per region, until it proves there are no others. Each region is classified in
-resume scenarios with the consumer variants given: safety regression (B
-violates a safety property there and A does not), safety fix, cost
-regression (B rolls back more or deeper), cost improvement, or neutral.
-With --consumers, the same for two consumer variants under one rule set.
+resume scenarios with the consumer variants given: safety regression (the
+candidate violates a safety property there and the base does not), safety
+fix, cost regression (the candidate rolls back more or deeper), cost
+improvement, or neutral. With --consumers, the same for two consumer
+variants under one rule set.
 
-Exit: 1 if any region is a safety regression; 3 if a needed answer is
-unknown or the search stopped at --max; 4 if a witness is not confirmed by
-the reference implementation; 0 otherwise (equivalent, or no regression).
+Exit: 1 if any region is a safety regression of CANDIDATE; 3 if a needed
+answer is unknown (the --budget of Z3 work for the whole diff ran out, or
+the outer --timeout) or the search stopped at --max; 4 if a witness is not
+confirmed by the reference implementation; 130 if Ctrl-C stopped it (the
+regions found so far are listed, those not classified are unknown); 0
+otherwise (equivalent, or no regression: a CANDIDATE that fixes an unsafe
+BASE exits 0).
 """
 
 from __future__ import annotations
@@ -24,11 +31,19 @@ import argparse
 import json
 import sys
 
-from checker.commands.check import add_bounds_arguments, bounds_from
-from checker.diff.engine import diff_consumers, diff_rules
+from checker.commands.common import (
+    add_budget_arguments,
+    add_output_arguments,
+    add_scenario_bounds,
+    budget_from,
+    scenario_bounds_from,
+)
+from checker.diff.engine import DIFF_BUDGET, diff_consumers, diff_rules
 from checker.diff.report import report_json, text
+from checker.inputs import count
 from checker.loading import resolve, resolve_many
-from spec.consumers import CONSUMERS, ConsumerVariant
+from checker.symbolic.budget import MILLION
+from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
@@ -37,37 +52,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "rule_sets",
         nargs="*",
-        metavar="A B",
-        help="the two rule sets (NAME or FILE.py[:NAME]); A is the baseline, B the change",
+        metavar="BASE CANDIDATE",
+        help="the rule set you have and the change under review (NAME or FILE.py[:NAME]); "
+        "exit 1 when CANDIDATE regresses safety",
     )
     parser.add_argument(
         "--consumer",
         action="append",
         metavar="NAME|FILE",
-        help="consumer variant to classify with (repeatable; default all built-in)",
+        help="consumer variant to classify with (repeatable; default correct, collapse-snapshot)",
     )
     parser.add_argument(
         "--consumers",
         nargs=2,
-        metavar=("C1", "C2"),
-        help="compare two consumer variants instead (C1 the baseline) under --rules",
+        metavar=("BASE", "CANDIDATE"),
+        help="compare two consumer variants instead (BASE the one you have) under --rules",
     )
     parser.add_argument(
         "--rules",
         metavar="NAME|FILE",
         help="the rule set for --consumers (default kv-current)",
     )
-    parser.add_argument("--json", action="store_true", help="print the diff as one JSON object")
+    add_output_arguments(parser, "", json_help="print the diff as one JSON object", html=False)
     parser.add_argument(
-        "--max", type=int, default=50, metavar="N", help="stop after N regions (default 50)"
+        "--max",
+        type=count(1, 10_000),
+        default=50,
+        metavar="N",
+        help="stop after N regions (default 50)",
     )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="for the whole diff (default 300)"
-    )
+    add_budget_arguments(parser, DIFF_BUDGET / MILLION, what="for the whole diff")
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first witness scenario found"
     )
-    add_bounds_arguments(parser)
+    add_scenario_bounds(parser)
     parser.add_argument(
         "--table-entries",
         type=int,
@@ -79,39 +97,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max < 1:
-        raise UsageError("--max must be at least 1")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    bounds = bounds_from(args)
+    budget = budget_from(args)
+    bounds = scenario_bounds_from(args)
     options = {
         "max_regions": args.max,
         "timeout_s": args.timeout,
+        "budget": budget,
         "minimise": not args.no_minimise,
     }
     if args.consumers:
         if args.rule_sets:
             raise UsageError(
-                "give either two rule sets (diff A B) or --consumers C1 C2 --rules R, not both"
+                "give either two rule sets (diff BASE CANDIDATE) or --consumers BASE CANDIDATE "
+                "--rules R, not both"
             )
         if args.consumer:
             raise UsageError("--consumer picks the consumers of a rule diff; not with --consumers")
         rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules or "kv-current")
-        variant_a, variant_b = (resolve(CONSUMERS, ConsumerVariant, c) for c in args.consumers)
+        variant_a, variant_b = (
+            resolve(CONSUMERS, ConsumerVariant, c, "--consumers") for c in args.consumers
+        )
         report = diff_consumers(rules, variant_a, variant_b, bounds, **options)  # type: ignore[arg-type]
         rules_args = None
     else:
         if len(args.rule_sets) != 2:
             raise UsageError(
-                f"expected two rule sets A B, got {len(args.rule_sets)} "
-                "(or --consumers C1 C2 to compare consumers)"
+                f"expected two rule sets BASE CANDIDATE, got {len(args.rule_sets)} "
+                "(or --consumers BASE CANDIDATE to compare consumers)"
             )
         if args.rules:
-            raise UsageError("--rules is for --consumers; give the two rule sets as A B")
-        rules_a, rules_b = (resolve(RULE_SETS, RuleSet, r) for r in args.rule_sets)
+            raise UsageError("--rules is for --consumers; give the two rule sets as BASE CANDIDATE")
+        rules_a, rules_b = (
+            resolve(RULE_SETS, RuleSet, r, where)
+            for r, where in zip(args.rule_sets, ("BASE", "CANDIDATE"), strict=True)
+        )
         consumers = [
             c
-            for name in args.consumer or CONSUMERS.names()
+            for name in args.consumer or TEXTBOOK
             for c in resolve_many(CONSUMERS, ConsumerVariant, name)
         ]
         table_entries = args.table_entries or max(8, bounds.entries)

@@ -1,7 +1,9 @@
 """Check SyncWrite durability in the multi-node model: failovers, restarts, rollbacks.
 
     dcpcheck durability [--ack-rule ID ...] [--branch-rule ID ...] [--property ID ...]
-                        [--rules NAME|FILE] [--preset NAME] [bounds] [--strategy bfs|dfs]
+                        [--rules NAME|FILE] [--preset NAME] [bounds]
+                        [--engine explore|spark] [--strategy bfs|dfs]
+                        [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
                         [--max-states N] [--timeout S] [--json] [--out DIR]
 
 For every ack rule x branch rule x property, searches every interleaving of
@@ -12,59 +14,55 @@ the run as numbered named steps (also written to DIR as ``<id>.json`` and
 SyncWrite is ever acknowledged in them), or ``unknown`` when --max-states or
 --timeout stopped the search first (nothing is claimed). Bounds start from
 the preset (default mb-34150) and any bounds flag overrides it.
+
+``--engine explore`` (default) searches in this process, breadth- or
+depth-first (``--strategy``); ``--engine spark`` searches breadth-first on
+Spark, level by level, every check of the command in one distributed search
+(docs/spark.md), with the same verdicts, state counts and runs.
 Exit: 0 all hold, 1 a violation, 3 an unknown.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import TypeVar
+from collections.abc import Callable
+from functools import partial
 
-from checker.durability import DurabilityResult, check_durability
-from checker.explore import STRATEGIES, Verdict
-from checker.loading import resolve, resolve_many
-from checker.report.durability import (
-    exit_code,
-    long_form,
-    one_line,
-    result_json,
-    summary_table,
-    write_counterexample,
+from checker.atomic import writable_dir, writable_file
+from checker.commands.common import (
+    Planned,
+    add_cluster_bounds,
+    add_output_arguments,
+    add_progress_arguments,
+    add_spark_arguments,
+    add_timeout,
+    chosen,
+    cluster_bounds_from,
+    print_results,
+    spark_conf_from,
 )
+from checker.durability import check_durability, planned
+from checker.engines import STRATEGIES
+from checker.inputs import count
+from checker.loading import resolve
+from checker.report.html import write_html
+from checker.report.text import exit_code
+from checker.result import Result
+from checker.tasks import ClusterTask
 from spec.cluster import (
     ACK_RULES,
     BRANCH_RULES,
     CLUSTER_PROPERTIES,
-    PRESETS,
     AckRule,
     BranchRule,
-    ClusterBounds,
     ClusterProperty,
-    preset,
 )
 from spec.errors import UsageError
-from spec.registry import Registry
 from spec.rules import RULE_SETS, RuleSet
 
-T = TypeVar("T")
-
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
-
-_BOUNDS_HELP = {
-    "nodes": "nodes N0..N(n-1); replicas = nodes - 1",
-    "replicas": "replicas (must be nodes - 1; gives nodes when --nodes is absent)",
-    "majority": "acks a SyncWrite needs, the active's included (default nodes/2 + 1)",
-    "keys": "keys the client writes",
-    "prepares": "client SyncWrites, all epochs",
-    "sets": "client plain SETs, all epochs",
-    "items": "longest history a node may hold (COMMITs count)",
-    "failovers": "active crashes, each followed by a promotion",
-    "restarts": "replica restarts",
-    "prefix": "SETs N0 holds at the start, in one closed snapshot",
-    "prefix_replicas": "replicas (N1, N2, ...) that start with the prefix received and persisted",
-}
+ENGINES = ("explore", "spark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,84 +92,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rule set answering stream requests (default kv-current)",
     )
     parser.add_argument(
-        "--preset",
-        default="mb-34150",
-        metavar="NAME",
-        help=f"bounds to start from (default mb-34150; known: {', '.join(PRESETS)})",
+        "--engine",
+        choices=ENGINES,
+        default="explore",
+        help="explore: in this process (default); spark: distributed breadth-first search",
     )
-    parser.add_argument("--strategy", choices=STRATEGIES, default="bfs", help="default bfs")
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="bfs",
+        help="search order of --engine explore (default bfs; spark is breadth-first)",
+    )
     parser.add_argument(
         "--max-states",
-        type=int,
+        type=count(1, 1_000_000_000),
         default=20_000_000,
         metavar="N",
-        help="stop (verdict unknown) after N states (default 20,000,000)",
+        help="stop (verdict unknown) after N states of a model (default 20,000,000)",
     )
+    add_timeout(parser, 1800.0, "per check; --engine spark: S x checks for the whole search")
+    add_output_arguments(parser, "out/durability")
+    add_progress_arguments(parser)
+    add_cluster_bounds(parser)
+    add_spark_arguments(parser, "--engine spark")
     parser.add_argument(
-        "--timeout", type=float, default=1800.0, metavar="S", help="per check (default 1800)"
+        "--checkpoint",
+        metavar="DIR",
+        help="--engine spark: keep the search's level files in DIR (a path every executor "
+        "shares on a cluster); a search run again with the same DIR resumes from its last "
+        "complete level",
     )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of text'
-    )
-    parser.add_argument(
-        "--out", default="out/durability", metavar="DIR", help="where counterexamples go"
-    )
-    group = parser.add_argument_group("bounds (override the preset's; a verdict holds within them)")
-    for name, text in _BOUNDS_HELP.items():
-        group.add_argument(f"--{name.replace('_', '-')}", type=int, metavar="N", help=text)
-
-
-def bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | None]:
-    """The preset's bounds with the flags given applied; the preset name if unchanged."""
-    base = preset(args.preset).bounds
-    changes = {
-        name: getattr(args, name) for name in _BOUNDS_HELP if getattr(args, name) is not None
-    }
-    if "replicas" in changes and "nodes" not in changes:
-        changes["nodes"] = changes["replicas"] + 1
-    if "nodes" in changes and "replicas" not in changes:
-        changes["replicas"] = 0
-    if "nodes" in changes and "majority" not in changes:
-        changes["majority"] = 0
-    try:
-        bounds = base.but(**changes)
-    except ValueError as exc:
-        raise UsageError(f"bad bounds: {exc}") from None
-    return bounds, args.preset if bounds == base else None
-
-
-def _chosen(registry: Registry[T], kind: type[T], texts: list[str] | None) -> list[T]:
-    out: list[T] = []
-    for text in texts or registry.names():
-        out += resolve_many(registry, kind, text)
-    return out
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_states <= 0:
-        raise UsageError("--max-states must be positive")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    bounds, preset_name = bounds_from(args)
+    conf = spark_conf_from(args)
+    if args.engine == "spark" and args.strategy != "bfs":
+        raise UsageError(
+            "--engine spark searches breadth-first; --strategy dfs needs --engine explore"
+        )
+    if args.engine != "spark" and args.checkpoint:
+        raise UsageError("--checkpoint is for --engine spark")
+    bounds, preset_name = cluster_bounds_from(args)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
     rules: RuleSet = resolve(RULE_SETS, RuleSet, args.rules)
-    acks: list[AckRule] = _chosen(ACK_RULES, AckRule, args.ack_rule)
-    branches: list[BranchRule] = _chosen(BRANCH_RULES, BranchRule, args.branch_rule)
-    props: list[ClusterProperty] = _chosen(
-        CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES)
-    )
-    combos = [(a, b, p) for a in acks for b in branches for p in props]
-    results: list[DurabilityResult] = []
-    paths = []
-    for n, (ack, branch, prop) in enumerate(combos, start=1):
-        label = f"{ack.id}/{branch.id}: {prop.id}"
-        print(f"[{n}/{len(combos)}] {label} ...", file=sys.stderr, flush=True)
+    acks = chosen(ACK_RULES, AckRule, args.ack_rule)
+    branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
+    props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
 
-        def progress(states: int, depth: int, seconds: float, label: str = label) -> None:
-            print(
-                f"    {label}: {states:,} states, depth {depth}, {seconds:.0f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+    def one(
+        ack: AckRule, branch: BranchRule, prop: ClusterProperty, update: Callable[[str], None]
+    ) -> Result:
+        def progress(states: int, depth: int, seconds: float) -> None:
+            update(f"{states:,} states, depth {depth}")
 
         result = check_durability(
             ack,
@@ -185,19 +158,57 @@ def run(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             progress=progress,
         )
-        path = write_counterexample(result, args.out)
-        results.append(result)
-        paths.append(path)
-        if not args.json:
-            print(one_line(result, path))
-            if result.verdict is Verdict.VIOLATED or (
-                result.property.expectation == "sometimes" and result.verdict is Verdict.HOLDS
-            ):
-                print("\n".join(long_form(result)))
-    if args.json:
-        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
-        print(json.dumps({"results": records}, indent=2))
-    elif len(results) > 1:
-        print()
-        print(summary_table(results))
+        return result.but(expected=ClusterTask.expected(result))
+
+    combos = [(a, b, p) for a in acks for b in branches for p in props]
+    labels = [f"{a.item.id}/{b.item.id}: {p.item.id}" for a, b, p in combos]
+    plans = [
+        partial(planned, a.item, b.item, p.item, rules, bounds, preset_name, args.strategy)
+        for a, b, p in combos
+    ]
+    if args.engine == "spark":
+        found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
+        runs = [partial(_found, found, n) for n in range(len(labels))]
+    else:
+        runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
+    checks = [Planned(*check) for check in zip(labels, runs, plans, strict=True)]
+    results = print_results(
+        checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
+    )
+    if args.html and not any(r.interrupted for r in results):
+        write_html(results, args.html, "dcpcheck durability")
     return exit_code(results)
+
+
+def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Result:
+    return results[n]
+
+
+def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]
+    """Every check searched together; the results in the checks' order."""
+    from checker.spark.durability import check_durability_on_spark
+    from checker.spark.session import check_master, spark_session
+
+    check_master(args.master)  # a bad one is the only thing said
+    models = [(a.spec, b.spec) for a in acks for b in branches]
+    if not args.quiet:
+        print(
+            f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on "
+            f"Spark ({args.master}), within {bounds.describe()}",
+            file=sys.stderr,
+            flush=True,
+        )
+    with spark_session(args.master, "dcpcheck durability", conf, args.executor_wait) as spark:
+        results = check_durability_on_spark(
+            spark,
+            models,
+            [p.spec for p in props],
+            args.rules,
+            bounds,
+            preset=preset_name,
+            checkpoint=args.checkpoint,
+            max_states=args.max_states,
+            timeout_s=args.timeout * count,
+            quiet=args.quiet,
+        )
+    return [r.but(expected=ClusterTask.expected(r)) for r in results]

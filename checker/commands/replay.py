@@ -28,6 +28,7 @@ import sys
 
 from tabulate import tabulate
 
+from checker.inputs import parse_seconds
 from checker.vectors.format import load_corpus
 from checker.vectors.replay import STATUSES, Report, Result, choose_expectations, replay
 from checker.vectors.targets import TARGET_FORMS, parse_target
@@ -52,12 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        timeout = float(args.timeout)
-    except ValueError:
-        raise InvalidInput("--timeout", f"expected seconds, got {args.timeout!r}") from None
-    if not timeout > 0:
-        raise InvalidInput("--timeout", f"must be positive, got {args.timeout}")
+    timeout = parse_seconds(args.timeout, "--timeout")
     corpora = [load_corpus(path) for path in args.vectors]
     known = {v.id for c in corpora for v in c.vectors}
     for wanted in args.vector:

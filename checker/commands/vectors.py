@@ -39,7 +39,9 @@ from pathlib import Path
 from tabulate import tabulate
 
 from checker.commands.decision_space import add_space_arguments, space_from
+from checker.inputs import parse_seconds
 from checker.loading import resolve
+from checker.symbolic.budget import MILLION, Budget
 from checker.vectors.baseline import baseline_corpus
 from checker.vectors.counterexamples import load_counterexamples
 from checker.vectors.format import (
@@ -47,7 +49,7 @@ from checker.vectors.format import (
     corpus_path,
     load_corpus,
 )
-from checker.vectors.generate import generate
+from checker.vectors.generate import VECTORS_BUDGET, generate
 from checker.vectors.guarantee import Guarantee, prove
 from checker.vectors.outputs import check_out, render, write_tree
 from checker.vectors.score import VERDICTS, WITNESSES, Score, score
@@ -83,14 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="skip the neighbourhood phase: faster, but the set then guarantees only its "
         "goals and the built-in mutants (docs/vectors.md)",
     )
-    gen.add_argument("--timeout", default="600", metavar="S", help="solver time budget, seconds")
+    _add_limits(gen)
     gen.set_defaults(action_run=run_generate)
 
     sc = actions.add_parser("score", help="mutation score of a vector set", **_help(parser))
     sc.add_argument("vectors", metavar="DIR|FILE", help="a vector directory or vectors.json")
     sc.add_argument("--rules", required=True, metavar="NAME|FILE", help="rule set to mutate")
     add_space_arguments(sc, "equivalence proofs and the guarantee")
-    sc.add_argument("--timeout", default="300", metavar="S", help="solver time budget, seconds")
+    _add_limits(sc)
     sc.add_argument(
         "--humpty-only",
         action="store_true",
@@ -105,6 +107,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     base.add_argument("--out", required=True, metavar="DIR", help="directory to (re)write")
     base.set_defaults(action_run=run_baseline)
+
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--budget",
+        default=str(VECTORS_BUDGET // MILLION),
+        metavar="M",
+        help="Z3 work allowed, millions of resource units (deterministic; 0: no limit)",
+    )
+    parser.add_argument(
+        "--timeout", default=None, metavar="S", help="outer wall-clock guard, seconds"
+    )
 
 
 def _help(parser: argparse.ArgumentParser) -> dict:
@@ -130,6 +144,14 @@ def _positive(text: str, where: str, kind: type, upper: float | None = None) -> 
     return value
 
 
+def _limits(args: argparse.Namespace) -> tuple[float | None, int | None]:
+    """(--timeout seconds or None, --budget in resource units or None for no limit)."""
+    timeout = None if args.timeout is None else parse_seconds(args.timeout, "--timeout")
+    if args.budget == "0":
+        return timeout, None
+    return timeout, int(_positive(args.budget, "--budget", float) * MILLION)
+
+
 def _rule_sets(names: list[str] | None) -> list[RuleSet]:
     chosen = [resolve(RULE_SETS, RuleSet, n) for n in names] if names else list(RULE_SETS)
     seen: set[str] = set()
@@ -144,7 +166,7 @@ def run_generate(args: argparse.Namespace) -> int:
     check_out(Path(args.out))
     rule_sets = _rule_sets(args.rules)
     space = space_from(args)
-    timeout = float(_positive(args.timeout, "--timeout", float))
+    timeout, budget = _limits(args)
     files = sorted({Path(f) for f in args.counterexamples}, key=lambda p: (p.name, str(p)))
     counterexamples = load_counterexamples(files, rule_sets)
     command = " ".join(
@@ -159,7 +181,13 @@ def run_generate(args: argparse.Namespace) -> int:
     )
     started = time.perf_counter()
     corpus = generate(
-        rule_sets, space, counterexamples, timeout, command, guarantee=not args.no_guarantee
+        rule_sets,
+        space,
+        counterexamples,
+        timeout,
+        command,
+        budget,
+        guarantee=not args.no_guarantee,
     )
     write_tree(Path(args.out), render(corpus, rule_sets))
     humpty = sum(1 for v in corpus.vectors if v.request.humpty_expressible)
@@ -186,7 +214,7 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     rules = resolve(RULE_SETS, RuleSet, args.rules)
-    timeout = float(_positive(args.timeout, "--timeout", float))
+    timeout, units = _limits(args)
     corpus = load_corpus(args.vectors)
     longest = max((len(v.producer.table) for v in corpus.vectors), default=1)
     space = space_from(args, at_least=longest)
@@ -203,13 +231,14 @@ def run_score(args: argparse.Namespace) -> int:
             f"{rules.name} gives now (e.g. {stale[0]}); the corpus may be stale",
             file=sys.stderr,
         )
-    deadline = time.monotonic() + timeout
-    result = score(corpus.vectors, rules, space, timeout, args.humpty_only)
+    # One budget (and one wall-clock guard) for the score and the guarantee together.
+    budget = Budget(units)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    result = score(corpus.vectors, rules, space, budget, deadline, args.humpty_only)
     vectors = [v for v in corpus.vectors if v.request.humpty_expressible or not args.humpty_only]
     _print_score(result, corpus_path(args.vectors), len(vectors), args.humpty_only, space)
     inputs = [(v.request, v.producer) for v in corpus.vectors]
-    remaining = max(0.001, deadline - time.monotonic())
-    guarantee = prove(inputs, rules, space, args.humpty_only, remaining)
+    guarantee = prove(inputs, rules, space, args.humpty_only, budget, deadline)
     _print_guarantee(guarantee)
     if result.count("survived") or guarantee.count("survived"):
         return EXIT_VIOLATION
@@ -264,7 +293,7 @@ def _print_finding(
         vector = "" if witness is None else f"; a vector that {verb} it: {_vector_json(witness)}"
         print(f"{label} {what}{vector}")
     elif verdict == "unknown":
-        print(f"unknown {what} (the solver gave up; nothing is claimed there)")
+        print(f"unknown {what} (the solver ran out of budget or time; nothing is claimed there)")
 
 
 def _vector_json(witness: tuple[StreamRequest, ProducerState]) -> str:

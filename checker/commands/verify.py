@@ -1,20 +1,30 @@
 """The main job: every rule set x consumer variant x property, on Spark.
 
-    dcpcheck verify [--master URL] [--rules ...] [--consumer ...] [--property ...]
-                    [--durability-preset NAME ... | --no-durability]
-                    [--json] [--junit FILE] [--out DIR] [--timeout S] [bounds]
+    dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
+                    [--rules ...] [--consumer ...] [--property ...]
+                    [--durability-preset NAME ... | --no-durability] [--no-clients]
+                    [--no-decision] [--json] [--junit FILE] [--out DIR]
+                    [--budget M] [--timeout S] [bounds]
 
-Runs each combination as a Spark task (embedded ``local[*]`` by default; a
-master URL runs the same job on a cluster), prints a summary table with
-verdicts and times, and compares each verdict with the expected one
-(spec/expected.py) where one is recorded. Then the same for the multi-node
+Runs each rule set x consumer as a Spark task (embedded ``local[*]`` by
+default; a master URL runs the same job on a cluster) that proves its
+properties together and searches each violated one apart
+(``checker.together``), prints a summary table with verdicts and times, and
+compares each verdict with the expected one (spec/expected.py) where one is
+recorded. The consumers are correct and collapse-snapshot unless
+``--consumer`` names others. Then the client catalogue (``dcpcheck
+clients``: each real client and its fix x the safety properties asked for;
+counterexamples to DIR/clients). Then the same for the multi-node
 durability model: every ack rule x branch rule x durability property at
 each preset given (default mb-34150 and mb-51805; expectations in
-spec/cluster/expected.py), one Spark task each, a second table.
-Counterexamples go to DIR (default out/verify; durability runs to
+spec/cluster/expected.py), one Spark task each, a second table. Then the
+decision-level proofs (every failover-table length, ``--no-decision`` skips
+them). Counterexamples go to DIR (default out/verify; durability runs to
 DIR/durability). Exit: 0 when every verdict is as expected, 1 when one is
 not (or a violation has no expectation), 3 when one is unknown, 4 when a
-counterexample is not confirmed by the reference implementation.
+counterexample is not confirmed by the reference implementation, 130 when
+Ctrl-C stopped it (the checks decided by then are reported, the rest are
+``unknown (interrupted)``; no JUnit or HTML file is written).
 """
 
 from __future__ import annotations
@@ -24,21 +34,33 @@ import json
 import sys
 import time
 
-from checker.check import CheckResult, Verdict
-from checker.commands.check import (
-    add_bounds_arguments,
-    add_selection_arguments,
-    bounds_from,
-    selection,
+from checker.atomic import writable_dir, writable_file
+from checker.commands.check import add_selection_arguments, selection
+from checker.commands.clients import client_tasks, print_clients
+from checker.commands.common import (
+    add_budget_arguments,
+    add_no_spark,
+    add_output_arguments,
+    add_progress_arguments,
+    add_scenario_bounds,
+    add_spark_arguments,
+    budget_from,
+    run_tasks_here_or_on_spark,
+    scenario_bounds_from,
+    spark_conf_from,
 )
-from checker.durability import DurabilityResult, DurabilityTask
-from checker.report import durability as durability_report
+from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
-from checker.report.results import result_json, summary_table, write_counterexample
+from checker.report.text import exit_code_against_expected, result_json, summary_table
+from checker.result import Result
+from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
+from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
+from checker.unbounded import decision_results
+from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
-from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
-from spec.expected import EXPECTED
+from spec.errors import UsageError
+from spec.properties import PROPERTIES
 
 DURABILITY_PRESETS = ("mb-34150", "mb-51805")
 DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
@@ -46,23 +68,12 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument("--html", metavar="FILE", help="also write an HTML report with timelines")
-    parser.add_argument(
-        "--master", default="local[*]", metavar="URL", help="Spark master (default local[*])"
-    )
-    parser.add_argument(
-        "--no-spark", action="store_true", help="run in this process instead (debugging)"
-    )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"results": [...]} instead of the table'
+    add_no_spark(parser)
+    add_output_arguments(
+        parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out", default="out/verify", metavar="DIR", help="where counterexamples go"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, metavar="S", help="per check (default 300)"
-    )
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--durability-preset",
         action="append",
@@ -71,10 +82,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
-    add_bounds_arguments(parser)
+    parser.add_argument(
+        "--no-clients", action="store_true", help="skip the client catalogue (dcpcheck clients)"
+    )
+    parser.add_argument(
+        "--no-decision",
+        action="store_true",
+        help="skip the decision-level proofs (every table length, every seqno)",
+    )
+    add_progress_arguments(parser)
+    add_scenario_bounds(parser)
+    add_spark_arguments(parser)
 
 
-def durability_tasks(args: argparse.Namespace) -> list[DurabilityTask]:
+def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
     if args.no_durability:
         if args.durability_preset:
             raise UsageError("--no-durability and --durability-preset contradict each other")
@@ -86,7 +107,7 @@ def durability_tasks(args: argparse.Namespace) -> list[DurabilityTask]:
                 f"--durability-preset: unknown preset {name!r} (known: {', '.join(PRESETS)})"
             )
     return [
-        DurabilityTask(ack, branch, prop, name)
+        ClusterTask(ack, branch, prop, PRESETS[name].bounds, name, timeout_s=args.timeout)
         for name in presets
         for ack in ACK_RULES.names()
         for branch in BRANCH_RULES.names()
@@ -94,107 +115,98 @@ def durability_tasks(args: argparse.Namespace) -> list[DurabilityTask]:
     ]
 
 
-def _expected_map() -> dict[tuple[str, str, str], str]:
-    return {key: verdict for key, (verdict, _) in EXPECTED.items()}
-
-
-def verify_exit_code(results: list[CheckResult], expected: dict[tuple[str, str, str], str]) -> int:
-    if any(r.replay is not None and not r.replay.confirmed for r in results):
-        return EXIT_INTERNAL
-    unexpected = [
-        r
-        for r in results
-        if r.verdict is not Verdict.UNKNOWN
-        and expected.get((r.rules, r.consumer, r.property), "holds") != r.verdict.value
-    ]
-    if unexpected:
-        return EXIT_VIOLATION
-    if any(r.verdict is Verdict.UNKNOWN for r in results):
-        return EXIT_UNKNOWN
-    return EXIT_OK
-
-
 def run(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
-    bounds = bounds_from(args)
+    budget = budget_from(args)
+    bounds = scenario_bounds_from(args)
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
-    tasks = [(r.spec, c.spec, p.spec) for r in rules for c in consumers for p in props]
+    ids = tuple(p.spec for p in props)
+    tasks = [
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=args.timeout, budget=budget)
+        for r in rules
+        for c in consumers
+    ]
+    clients = [] if args.no_clients else catalogue_tasks(args, bounds, budget)
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
     print(
-        f"dcpcheck verify: {len(tasks)} checks within {bounds.describe()}"
+        f"dcpcheck verify: {len(tasks) * len(ids)} checks within {bounds.describe()}"
+        + (f", {sum(len(t.properties) for t in clients)} client checks" if clients else "")
         + (f", then {len(cluster_tasks)} durability checks" if cluster_tasks else ""),
         file=sys.stderr,
         flush=True,
     )
-    if args.no_spark:
-        from checker.spark.matrix import _check_one
-
-        results = [_check_one((r, c, p, bounds, args.timeout)) for r, c, p in tasks]
-        cluster = [t.result(t.run(timeout_s=args.timeout)) for t in cluster_tasks]
-    else:
-        from checker.spark.durability import run_durability
-        from checker.spark.matrix import run_matrix
-        from checker.spark.session import spark_session
-
-        spark, created = spark_session(args.master, "dcpcheck verify")
+    everything: list[AnyTask] = [*tasks, *clients, *cluster_tasks]
+    results = run_tasks_here_or_on_spark(everything, args, "dcpcheck verify")
+    stopped = any(r.interrupted for r in results)
+    decision: list[Result] = []
+    if not stopped and not args.no_decision:
         try:
-            results = run_matrix(spark, tasks, bounds, args.timeout)
-            cluster = (
-                run_durability(spark, cluster_tasks, max_states=None, timeout_s=args.timeout)
-                if cluster_tasks
-                else []
-            )
-        finally:
-            if created:
-                spark.stop()
-    cluster_paths = [
-        durability_report.write_counterexample(r, f"{args.out}/durability") for r in cluster
-    ]
+            decision = decision_results([r.item for r in rules], Budget(budget))
+        except KeyboardInterrupt:
+            stopped = True
+    sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(cluster_tasks)]
+    parts = [*_split(results, sizes), decision]
+    out_dirs = [args.out, f"{args.out}/clients", f"{args.out}/durability", args.out]
     paths = [
-        write_counterexample(r, args.out) if r.verdict is Verdict.VIOLATED else None
-        for r in results
+        [None if r.interrupted else write_counterexample(r, out) for r in part]
+        for part, out in zip(parts, out_dirs, strict=True)
     ]
-    expected = _expected_map()
-    if args.junit:
-        write_junit(results, expected, args.junit, name="dcpcheck verify", durability=cluster)
-    if args.html:
-        write_html(results, args.html, "dcpcheck verify", expected)
+    everything_done = [r for part in parts for r in part]
+    if args.junit and not stopped:
+        write_junit(everything_done, args.junit, name="dcpcheck verify")
+    if args.html and not stopped:
+        write_html(everything_done, args.html, "dcpcheck verify")
     if args.json:
-        records = [
-            result_json(r, p) | {"expected": expected.get((r.rules, r.consumer, r.property))}
-            for r, p in zip(results, paths, strict=True)
-        ]
-        durability = [
-            durability_report.result_json(r, p) for r, p in zip(cluster, cluster_paths, strict=True)
-        ]
-        print(json.dumps({"results": records, "durability": durability}, indent=2))
+        keys = ("results", "clients", "durability", "decision")
+        records = {
+            key: [result_json(r, p) for r, p in zip(part, part_paths, strict=True)]
+            for key, part, part_paths in zip(keys, parts, paths, strict=True)
+        }
+        print(json.dumps(records, indent=2))
     else:
-        print(summary_table(results, expected))
+        single, client_results, cluster, _ = parts
+        print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
+        if client_results:
+            print("\nclients (dcpcheck clients):")
+            print_clients(client_results, bounds, out_dirs[1])
         _print_durability(cluster)
+        if decision:
+            print(f"\ndecision level: {decision[0].bounds.describe()}")
+            print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
-        print(f"\n{len(results) + len(cluster)} checks in {elapsed:.1f}s")
-    return combined_exit_code(
-        verify_exit_code(results, expected),
-        durability_report.exit_code_against_expected(cluster),
-    )
+        print(f"\n{len(everything_done)} checks in {elapsed:.1f}s")
+    return exit_code_against_expected(everything_done)
 
 
-def _print_durability(cluster: list[DurabilityResult]) -> None:
+def catalogue_tasks(
+    args: argparse.Namespace, bounds: Bounds, budget: int | None
+) -> list[ScenarioGroupTask]:
+    """The client catalogue on the rule sets asked for, for the safety properties asked for."""
+    safety = [p.id for p in PROPERTIES if p.kind == "safety"]
+    wanted = [p for p in args.property or safety if p in safety]
+    if not wanted:
+        return []
+    return client_tasks(args.rules, None, wanted, bounds, args.timeout, budget)
+
+
+def _split(results: list[Result], sizes: list[int]) -> list[list[Result]]:
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(results[start : start + size])
+        start += size
+    return parts
+
+
+def _print_durability(cluster: list[Result]) -> None:
     if not cluster:
         return
     for name in dict.fromkeys(r.preset for r in cluster):
         part = [r for r in cluster if r.preset == name]
         print(f"\ndurability, preset {name}: {part[0].bounds.describe()}")
-        print(durability_report.summary_table(part))
+        print(summary_table(part, expected=True))
     print("holds = no violation in any interleaving within a preset's bounds (docs/durability.md)")
-
-
-def combined_exit_code(*codes: int) -> int:
-    """The most serious of several exit codes: harness bug, unexpected verdict, unknown, ok."""
-    for code in (EXIT_INTERNAL, EXIT_VIOLATION, EXIT_UNKNOWN):
-        if code in codes:
-            return code
-    return EXIT_OK

@@ -28,27 +28,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from checker.check import minimise_model
 from checker.confirm import Replay, replay_scenario
 from checker.diff.regions import Region, change_of
 from checker.diff.scenarios import Pair
+from checker.engines.z3 import minimise as minimise_scenario
+from checker.symbolic.budget import Budget
 from checker.symbolic.session import Answer, Outcome, Session
-from spec.expr import Expr, Value, any_of, evaluate_many, substitute
-from spec.model.build import ScenarioModel
-from spec.properties import PROPERTIES, Property
+from spec.expr import Expr, Value, any_of, evaluate_many
+from spec.properties import PROPERTIES
 from spec.scenario import Scenario
 from spec.trace import Trace
 
-__all__ = ["Evidence", "Probe", "Survey", "Sweep", "Verdict", "Witness", "verdict_of"]
+__all__ = ["Classification", "Evidence", "Probe", "Survey", "Sweep", "Witness", "classify"]
 
 
-class Verdict(StrEnum):
+class Classification(StrEnum):
+    """What a decided region is; an undecided one has the verdict ``unknown`` instead."""
+
     SAFETY_REGRESSION = "safety regression"
     SAFETY_FIX = "safety fix"
     COST_REGRESSION = "cost regression"
     COST_IMPROVEMENT = "cost improvement"
     NEUTRAL = "neutral"
-    UNKNOWN = "unknown"
 
 
 @dataclass
@@ -111,18 +112,18 @@ class Probe:
     questions (which property, in which direction).
     """
 
-    def __init__(self, pair: Pair, timeout_s: float) -> None:
+    def __init__(self, pair: Pair, budget: Budget, deadline: float | None = None) -> None:
         self.pair = pair
         self.name = pair.consumer or f"{pair.name_a} vs {pair.name_b}"
         model_a, model_b = pair.model_a, pair.model_b
-        self.session = Session(timeout_s=timeout_s)
-        self.session.declare(model_b.vars.sorts)
+        self.session = Session(budget=budget, deadline=deadline)
+        self.session.declare(model_b.variables)
         self.session.add(model_b.constraints)
-        self.want = model_b.vars.sorts
+        self.want = model_b.variables
         self.safety = [p for p in PROPERTIES if p.kind == "safety"]
         self.cost = [p for p in PROPERTIES if p.kind == "cost"]
-        self.holds_a = _holds(model_a, [*self.safety, *self.cost])
-        self.holds_b = _holds(model_b, [*self.safety, *self.cost])
+        self.holds_a = model_a.holds_all([*self.safety, *self.cost])
+        self.holds_b = model_b.holds_all([*self.safety, *self.cost])
 
     def _ask(self, evidence: Evidence, condition: Expr, what: str) -> Outcome:
         outcome = self.session.check(condition, want=self.want)
@@ -248,7 +249,7 @@ class Probe:
             self.session.push()
             try:
                 self.session.add(condition)
-                values, size, note = minimise_model(self.session, self.pair.model_b, values)
+                values, size, note = minimise_scenario(self.session, self.pair.model_b, values)
             finally:
                 self.session.pop()
         return self._replayed(region, key, prop_id, values, evidence.pair, size, note)
@@ -264,7 +265,7 @@ class Probe:
         note: str,
     ) -> Witness:
         pair = self.pair
-        scenario = pair.model_b.vars.decode(values)
+        scenario = pair.model_b.decode(values)
         split = pair.split_of(values)
         prop = PROPERTIES.get(prop_id) if prop_id else self.safety[0]
         replay_a = replay_scenario(scenario, pair.model_a, prop)
@@ -304,11 +305,6 @@ class Probe:
         )
 
 
-def _holds(model: ScenarioModel, props: list[Property]) -> dict[str, Expr]:
-    formulas = substitute([p.holds(model.fields) for p in props], model.trace)
-    return {p.id: f for p, f in zip(props, formulas, strict=True)}
-
-
 def _problems(name: str, replay: Replay, violated: bool | None) -> list[str]:
     out = []
     if replay.trace is None:
@@ -337,21 +333,22 @@ def _split_problems(region: Region, trace_a: Trace, trace_b: Trace, consumer: st
     return ["the reference runs never part"]
 
 
-def verdict_of(region: Region, evidence: list[Evidence]) -> tuple[Verdict, str]:
-    """The region's verdict and which witness backs it (a key of ``Evidence.witnesses``)."""
+def classify(region: Region, evidence: list[Evidence]) -> tuple[Classification | None, str]:
+    """The region's classification (None: unknown, a question it depends on went
+    unanswered) and which witness backs it (a key of ``Evidence.witnesses``)."""
     if any(e.regressions for e in evidence):
-        return Verdict.SAFETY_REGRESSION, "regression"
+        return Classification.SAFETY_REGRESSION, "regression"
     if any(e.unknown for e in evidence):
-        return Verdict.UNKNOWN, ""
+        return None, ""
     if any(e.fixes for e in evidence):
-        return Verdict.SAFETY_FIX, "fix"
+        return Classification.SAFETY_FIX, "fix"
     if not any(e.reached for e in evidence):
-        return Verdict.NEUTRAL, ""
+        return Classification.NEUTRAL, ""
     direction = region.change.direction
     needless_b = any(e.needless_b for e in evidence)
     needless_a = any(e.needless_a for e in evidence)
     if direction > 0 or (direction == 0 and needless_b and not needless_a):
-        return Verdict.COST_REGRESSION, "needless-b" if needless_b else "reach"
+        return Classification.COST_REGRESSION, "needless-b" if needless_b else "reach"
     if direction < 0 or (direction == 0 and needless_a and not needless_b):
-        return Verdict.COST_IMPROVEMENT, "needless-a" if needless_a else "reach"
-    return Verdict.NEUTRAL, "reach"
+        return Classification.COST_IMPROVEMENT, "needless-a" if needless_a else "reach"
+    return Classification.NEUTRAL, "reach"

@@ -14,7 +14,6 @@ implementation where the rule set has one.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 
 from checker.diff.regions import (
@@ -25,14 +24,18 @@ from checker.diff.regions import (
     region_condition,
     region_in_fields,
     region_of,
+    without,
 )
+from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer, Session
+from checker.timing import Stopwatch
+from checker.unbounded import other_region
 from spec.errors import HarnessBug
-from spec.expr import UINT64_MAX, Expr, Value
+from spec.expr import UINT64_MAX, Expr, Value, any_of
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.reference.simulate import producer_decision as reference_decision
-from spec.rules.inputs import DecisionSpace
+from spec.rules.inputs import DecisionExprs, DecisionSpace
 from spec.rules.language import RuleSet
 from spec.types import Decision, ProducerState, StreamRequest
 
@@ -56,6 +59,8 @@ class RegionSearch:
     complete: bool = False  # Z3 proved no other region exists
     note: str = ""  # why the search is incomplete
     seconds: float = 0.0
+    interrupted: bool = False  # Ctrl-C stopped the search
+    any_length: bool = False  # Z3 also proved no other region exists for longer tables
 
 
 def search_regions(
@@ -63,47 +68,107 @@ def search_regions(
     rules_b: RuleSet,
     table_entries: int,
     max_regions: int,
-    timeout_s: float,
+    budget: Budget,
+    deadline: float | None = None,
 ) -> RegionSearch:
-    """Every region where ``rules_a`` and ``rules_b`` answer differently (up to ``max_regions``)."""
-    started = time.perf_counter()
-    deadline = time.monotonic() + timeout_s
-    space = DecisionSpace(table_entries)
-    a, b = space.decision(rules_a), space.decision(rules_b)
-    session = Session(timeout_s=timeout_s)
-    session.declare(space.sorts)  # type: ignore[arg-type]
-    session.add(space.well_formed(), (a.outcome != b.outcome) | (a.seqno != b.seqno))
+    """Every region where ``rules_a`` and ``rules_b`` answer differently (up to
+    ``max_regions``), each Z3 call under ``budget``; Ctrl-C ends the search with the
+    regions found so far."""
+    clock = Stopwatch()
     search = RegionSearch(table_entries)
-    while True:
-        if sum(not region.via for region, _ in search.found) >= max_regions:
-            search.note = f"stopped after --max {max_regions} regions; more may exist"
-            break
-        outcome = session.check(want=space.sorts)
-        if outcome.answer is Answer.UNSAT:
-            search.complete = True
-            break
-        if outcome.answer is Answer.UNKNOWN:
-            search.note = f"the solver answered unknown ({outcome.reason})"
-            break
-        region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
-        condition = region_condition(region, rules_a, rules_b, a, b)
-        session.add(~condition)
-        values = _minimised(space, condition, deadline) or outcome.values
-        search.found.append((region, _example(space, rules_a, rules_b, region, values)))
-        facets, note = _facets(space, rules_a, rules_b, region, deadline)
-        search.found += facets
-        if note:
-            search.note = note
-            break
-    search.seconds = time.perf_counter() - started
+    try:
+        _search(search, rules_a, rules_b, max_regions, budget, deadline)
+    except KeyboardInterrupt:
+        search.interrupted = True
+        search.note = "interrupted (Ctrl-C): more regions may exist"
+    search.seconds = clock.read()[0]
     return search
 
 
+def _search(
+    search: RegionSearch,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    max_regions: int,
+    budget: Budget,
+    deadline: float | None,
+) -> None:
+    space = DecisionSpace(search.table_entries)
+    a, b = space.decision(rules_a), space.decision(rules_b)
+    session = Session(budget=budget, deadline=deadline)
+    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.add(space.well_formed(), (a.outcome != b.outcome) | (a.seqno != b.seqno))
+    while True:
+        if sum(not region.via for region, _ in search.found) >= max_regions:
+            search.note = f"stopped after --max {max_regions} regions; more may exist"
+            return
+        outcome = session.check(want=space.sorts)
+        if outcome.answer is Answer.UNSAT:
+            search.complete = True
+            search.any_length = _none_longer(search, rules_a, rules_b, budget)
+            return
+        if outcome.answer is Answer.UNKNOWN:
+            search.note = f"the solver answered unknown ({outcome.reason})"
+            return
+        region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
+        condition = region_condition(region, rules_a, rules_b, a, b)
+        session.add(~condition)
+        plain = _without_features(space, rules_a, rules_b, region, budget, deadline)
+        if plain is None:
+            search.note = f"the solver answered unknown on {region.label}"
+            return
+        if plain:  # else every input of the region needs a feature: its facets say which
+            values = _minimised(space, condition, budget, deadline) or outcome.values
+            search.found.append((region, _example(space, rules_a, rules_b, region, values)))
+        facets, note = _facets(space, rules_a, rules_b, region, budget, deadline)
+        search.found += facets
+        if note:
+            search.note = note
+            return
+
+
+def _none_longer(search: RegionSearch, rules_a: RuleSet, rules_b: RuleSet, budget: Budget) -> bool:
+    """No region beyond those found exists with a failover table of any length."""
+    plain = list(dict.fromkeys(region.plain for region, _ in search.found))  # found order
+
+    def inside(a: DecisionExprs, b: DecisionExprs) -> Expr:
+        return any_of(*(region_condition(r, rules_a, rules_b, a, b) for r in plain))
+
+    return other_region(rules_a, rules_b, inside, budget).answer is Answer.UNSAT
+
+
+def _without_features(
+    space: DecisionSpace,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    region: Region,
+    budget: Budget,
+    deadline: float | None,
+) -> bool | None:
+    """Whether ``region`` has an input humpty_dumpty can express (no request feature
+    used); None if the solver could not tell."""
+    fields = dict(space.fields)
+    for feature in FEATURES:
+        fields = without(fields, feature)
+    session = Session(budget=budget, deadline=deadline)
+    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.add(space.well_formed())
+    outcome = session.check(region_in_fields(region, rules_a, rules_b, fields))
+    if outcome.answer is Answer.UNKNOWN:
+        return None
+    return outcome.answer is Answer.SAT
+
+
 def _facets(
-    space: DecisionSpace, rules_a: RuleSet, rules_b: RuleSet, region: Region, deadline: float
+    space: DecisionSpace,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    region: Region,
+    budget: Budget,
+    deadline: float | None,
 ) -> tuple[list[tuple[Region, DecisionExample]], str]:
     """The parts of ``region`` that exist only because of a request feature humpty lacks."""
-    session = Session(timeout_s=max(0.0, deadline - time.monotonic()))
+    session = Session(budget=budget, deadline=deadline)
     session.declare(space.sorts)  # type: ignore[arg-type]
     session.add(space.well_formed())
     found = []
@@ -114,18 +179,18 @@ def _facets(
         if outcome.answer is Answer.UNKNOWN:
             return found, f"the solver answered unknown ({outcome.reason}) on {facet.label}"
         if outcome.answer is Answer.SAT:
-            values = _minimised(space, condition, deadline) or outcome.values
+            values = _minimised(space, condition, budget, deadline) or outcome.values
             found.append((facet, _example(space, rules_a, rules_b, facet, values)))
     return found, ""
 
 
-def _minimised(space: DecisionSpace, condition: Expr, deadline: float) -> dict[str, Value] | None:
-    """The region's most readable input: humpty-expressible, then the smallest seqnos."""
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        return None
+def _minimised(
+    space: DecisionSpace, condition: Expr, budget: Budget, deadline: float | None
+) -> dict[str, Value] | None:
+    """The region's most readable input: humpty-expressible, then the smallest seqnos
+    (None when the budget, or the outer timeout, does not allow it)."""
     v = space.v
-    minimiser = Minimiser(timeout_s=remaining)
+    minimiser = Minimiser(budget=budget, deadline=deadline)
     minimiser.add(space.well_formed())
     soft = [
         (~v("strict"), 8),

@@ -17,32 +17,54 @@ the baseline.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
-from checker.diff.classify import Evidence, Probe, Verdict, Witness, verdict_of
+from checker.diff.classify import Classification, Evidence, Probe, Witness, classify
 from checker.diff.decisions import DecisionExample, search_regions
 from checker.diff.regions import Region
 from checker.diff.scenarios import consumer_pair, rule_pair
+from checker.result import Verdict
+from checker.symbolic.budget import MILLION, Budget
+from checker.timing import Stopwatch, deadline_after
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
-from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
+from spec.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 from spec.rules.language import RuleSet
 
-__all__ = ["DiffReport", "RegionResult", "diff_consumers", "diff_rules"]
+__all__ = ["DIFF_BUDGET", "DiffReport", "RegionResult", "diff_consumers", "diff_rules"]
+
+# Z3 resource units for a whole diff unless told otherwise (docs/cli.md).
+DIFF_BUDGET = 4_000 * MILLION
 
 
 @dataclass
 class RegionResult:
+    """One region: its classification (None when a question it depends on went unanswered)
+    and, as for every check, a verdict: ``violated`` for a safety regression, ``unknown``
+    when undecided, ``holds`` otherwise."""
+
     region: Region
-    verdict: Verdict
+    classification: Classification | None
     evidence: list[Evidence]
     example: DecisionExample | None = None  # rule diffs: a request and producer state
     witness: Witness | None = None  # the scenario behind the verdict
 
     @property
+    def verdict(self) -> Verdict:
+        if self.classification is None:
+            return Verdict.UNKNOWN
+        if self.classification is Classification.SAFETY_REGRESSION:
+            return Verdict.VIOLATED
+        return Verdict.HOLDS
+
+    @property
+    def shown(self) -> str:
+        """The classification, or ``unknown``."""
+        return "unknown" if self.classification is None else self.classification.value
+
+    @property
     def note(self) -> str:
-        if self.verdict is Verdict.UNKNOWN:
+        if self.classification is None:
             return "; ".join(u for e in self.evidence for u in e.unknown)
         if not any(e.reached for e in self.evidence):
             return f"not reached by {', '.join(e.pair for e in self.evidence)} within the bounds"
@@ -59,23 +81,29 @@ class DiffReport:
     table_entries: int | None  # rule diffs: the decision space searched
     regions: list[RegionResult] = field(default_factory=list)
     complete: bool = False  # every region was found (the last search answered unsat)
+    any_length: bool = False  # ... and none exists with a longer failover table either
     note: str = ""
     seconds: float = 0.0
+    units: int = 0  # Z3 resource units spent
+    interrupted: bool = False  # Ctrl-C stopped it: the regions not classified are unknown
 
     @property
     def equivalent(self) -> bool:
         return self.complete and not self.regions
 
-    def count(self, verdict: Verdict) -> int:
-        return sum(r.verdict is verdict for r in self.regions)
+    def count(self, classification: Classification | None) -> int:
+        """Regions so classified (None: the unknown ones)."""
+        return sum(r.classification is classification for r in self.regions)
 
     @property
     def exit_code(self) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if any(r.witness is not None and not r.witness.confirmed for r in self.regions):
             return EXIT_INTERNAL
-        if self.count(Verdict.SAFETY_REGRESSION):
+        if any(r.verdict is Verdict.VIOLATED for r in self.regions):
             return EXIT_VIOLATION
-        if self.count(Verdict.UNKNOWN) or not self.complete:
+        if any(r.verdict is Verdict.UNKNOWN for r in self.regions) or not self.complete:
             return EXIT_UNKNOWN
         return EXIT_OK
 
@@ -87,26 +115,39 @@ def diff_rules(
     bounds: Bounds,
     table_entries: int,
     max_regions: int = 50,
-    timeout_s: float = 300.0,
+    timeout_s: float | None = None,
     minimise: bool = True,
+    budget: int | None = DIFF_BUDGET,
 ) -> DiffReport:
-    started = time.perf_counter()
-    deadline = time.monotonic() + timeout_s
+    """``budget``: Z3 resource units for the whole diff (None: no limit); ``timeout_s``:
+    an outer wall-clock guard."""
+    clock = Stopwatch()
+    spending, deadline = Budget(budget), deadline_after(timeout_s)
     report = DiffReport(
         "rules", rules_a.name, rules_b.name, [c.name for c in consumers], bounds, table_entries
     )
-    search = search_regions(rules_a, rules_b, table_entries, max_regions, timeout_s)
+    search = search_regions(rules_a, rules_b, table_entries, max_regions, spending, deadline)
     report.complete, report.note = search.complete, search.note
+    report.any_length = search.any_length
     regions = [region for region, _ in search.found]
     examples = dict(search.found)
-    if regions:
-        probes = [Probe(rule_pair(bounds, rules_a, rules_b, c), _left(deadline)) for c in consumers]
-        surveys = [p.survey(regions, max_regions) for p in probes]
-        for region in regions:
-            result = _classified(region, probes, [s.evidence[region] for s in surveys], minimise)
-            result.example = examples[region]
-            report.regions.append(result)
-    report.seconds = time.perf_counter() - started
+    report.interrupted = search.interrupted
+    try:
+        if regions and not search.interrupted:
+            probes = [
+                Probe(rule_pair(bounds, rules_a, rules_b, c), spending, deadline) for c in consumers
+            ]
+            surveys = [p.survey(regions, max_regions) for p in probes]
+            for region in regions:
+                result = _classified(
+                    region, probes, [s.evidence[region] for s in surveys], minimise
+                )
+                result.example = examples[region]
+                report.regions.append(result)
+    except KeyboardInterrupt:
+        report.interrupted = True
+    _unclassified(report, regions, examples)
+    report.seconds, report.units = clock.read()[0], spending.spent
     return report
 
 
@@ -116,35 +157,53 @@ def diff_consumers(
     variant_b: ConsumerVariant,
     bounds: Bounds,
     max_regions: int = 50,
-    timeout_s: float = 300.0,
+    timeout_s: float | None = None,
     minimise: bool = True,
+    budget: int | None = DIFF_BUDGET,
 ) -> DiffReport:
-    started = time.perf_counter()
+    clock = Stopwatch()
+    spending, deadline = Budget(budget), deadline_after(timeout_s)
     report = DiffReport(
         "consumers", variant_a.name, variant_b.name, [rules.name], bounds, table_entries=None
     )
-    probe = Probe(consumer_pair(bounds, rules, variant_a, variant_b), timeout_s)
-    survey = probe.survey(None, max_regions)
-    report.complete, report.note = survey.reach.complete, survey.reach.note
-    for region in survey.regions:
-        result = _classified(region, [probe], [survey.evidence[region]], minimise)
-        report.regions.append(result)
-    report.seconds = time.perf_counter() - started
+    probe = Probe(consumer_pair(bounds, rules, variant_a, variant_b), spending, deadline)
+    regions: list[Region] = []
+    try:
+        survey = probe.survey(None, max_regions)
+        report.complete, report.note = survey.reach.complete, survey.reach.note
+        regions = survey.regions
+        for region in regions:
+            result = _classified(region, [probe], [survey.evidence[region]], minimise)
+            report.regions.append(result)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        report.note = "interrupted (Ctrl-C) before every region was found"
+    _unclassified(report, regions, {})
+    report.seconds, report.units = clock.read()[0], spending.spent
     return report
+
+
+def _unclassified(
+    report: DiffReport, regions: list[Region], examples: dict[Region, DecisionExample]
+) -> None:
+    """Regions found but not classified when Ctrl-C stopped the diff: ``unknown``."""
+    classified = {r.region for r in report.regions}
+    for region in regions:
+        if region not in classified:
+            evidence = [Evidence(name, unknown=["interrupted (Ctrl-C)"]) for name in report.context]
+            report.regions.append(
+                RegionResult(region, None, evidence, example=examples.get(region))
+            )
 
 
 def _classified(
     region: Region, probes: list[Probe], evidence: list[Evidence], minimise: bool
 ) -> RegionResult:
-    verdict, key = verdict_of(region, evidence)
-    result = RegionResult(region, verdict, evidence)
+    classification, key = classify(region, evidence)
+    result = RegionResult(region, classification, evidence)
     if key:
         for probe, e in zip(probes, evidence, strict=True):
             if key in e.witnesses:
                 result.witness = probe.witness(region, key, e, minimise)
                 break
     return result
-
-
-def _left(deadline: float) -> float:
-    return max(0.001, deadline - time.monotonic())

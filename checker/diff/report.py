@@ -9,24 +9,35 @@ from typing import Any
 
 from tabulate import tabulate
 
-from checker.diff.classify import Verdict, Witness
+from checker.diff.classify import Classification, Witness
 from checker.diff.decisions import DecisionExample
 from checker.diff.engine import DiffReport, RegionResult
 from checker.report.counterexample import scenario_to_json, trace_to_json
-from checker.report.timeline import explain, timeline
 from spec.failover_table import UINT64_MAX
+from spec.model.narrate import run_of
+from spec.properties import PROPERTIES
 from spec.trace import Trace
 from spec.types import Decision, Outcome, StreamRequest
 
-__all__ = ["decide_command", "long_form", "report_json", "summary", "table", "text"]
+__all__ = [
+    "answer_text",
+    "decide_command",
+    "example_json",
+    "long_form",
+    "report_json",
+    "request_text",
+    "summary",
+    "table",
+    "text",
+]
 
-PLURAL = {
-    Verdict.SAFETY_REGRESSION: "safety regressions",
-    Verdict.SAFETY_FIX: "safety fixes",
-    Verdict.COST_REGRESSION: "cost regressions",
-    Verdict.COST_IMPROVEMENT: "cost improvements",
-    Verdict.NEUTRAL: "neutral",
-    Verdict.UNKNOWN: "unknown",
+PLURAL: dict[Classification | None, str] = {
+    Classification.SAFETY_REGRESSION: "safety regressions",
+    Classification.SAFETY_FIX: "safety fixes",
+    Classification.COST_REGRESSION: "cost regressions",
+    Classification.COST_IMPROVEMENT: "cost improvements",
+    Classification.NEUTRAL: "neutral",
+    None: "unknown",
 }
 
 
@@ -41,19 +52,24 @@ def _headline(report: DiffReport) -> list[str]:
             f"classified with consumer{'s' if len(report.context) > 1 else ''} "
             f"{', '.join(report.context)} in scenarios within {report.bounds.describe()}"
         )
-        lines = [f"diff of rule sets: A = {a}, B = {b}"]
+        lines = [f"diff of rule sets: A = {a} (base), B = {b} (candidate)"]
     else:
         space = f"every scenario within {report.bounds.describe()}"
         scope = f"under rule set {report.context[0]}"
-        lines = [f"diff of consumer variants: A = {a}, B = {b} ({scope})"]
+        lines = [f"diff of consumer variants: A = {a} (base), B = {b} (candidate) ({scope})"]
+    longer = (
+        " (nor with a failover table of any length, if no older entry repeats the newest uuid)"
+        if report.any_length
+        else ""
+    )
     if report.equivalent:
-        lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}")
+        lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}{longer}")
     elif report.complete:
         n = len(report.regions)
         what = "answer" if report.subject == "rules" else "run"
         lines.append(
             f"{n} region{'s' if n != 1 else ''} where A and B {what} differently, over {space}; "
-            "Z3 proved there are no others"
+            f"Z3 proved there are no others{longer}"
         )
     else:
         lines.append(
@@ -76,7 +92,7 @@ def table(report: DiffReport) -> str:
                 r.region.case_b,
                 r.region.change.name,
                 r.region.via or "-",
-                r.verdict.value,
+                r.shown,
                 ", ".join(reached) or "none",
             ]
         )
@@ -90,20 +106,19 @@ def table(report: DiffReport) -> str:
 
 
 def summary(report: DiffReport) -> str:
-    counts = [
-        f"{PLURAL[v]} {report.count(v)}"
-        for v in Verdict
-        if report.count(v) or v is not Verdict.UNKNOWN
-    ]
+    counts = [f"{PLURAL[c]} {report.count(c)}" for c in PLURAL if report.count(c) or c is not None]
     unreached = sum(not any(e.reached for e in r.evidence) for r in report.regions)
     text = ", ".join(counts)
     if unreached:
         text += f" ({unreached} not reached by these consumers)"
-    return f"summary: {text} ({report.seconds:.1f}s)"
+    spent = f"{report.units / 1e6:,.1f}M Z3 units"
+    return f"summary: {text} ({report.seconds:.1f}s, {spent})"
 
 
 def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[str]:
     lines = _headline(report)
+    if report.interrupted:
+        lines.append("interrupted (Ctrl-C): the regions not classified are unknown")
     if report.regions:
         lines += ["", table(report), ""]
         for n, r in enumerate(report.regions, start=1):
@@ -115,7 +130,7 @@ def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[
 def long_form(
     n: int, r: RegionResult, report: DiffReport, rules_args: tuple[str, str] | None = None
 ) -> list[str]:
-    lines = [f"region {n}: {r.region.label}: {r.verdict.value}"]
+    lines = [f"region {n}: {r.region.label}: {r.shown}"]
     body: list[str] = []
     if r.region.via:
         body.append(
@@ -133,24 +148,24 @@ def long_form(
             body.append(f"{e.pair}: A violates {', '.join(e.fixes)} where B does not")
     if r.witness is not None:
         body += _witness(r.witness, report)
-        cost = (Verdict.COST_REGRESSION, Verdict.COST_IMPROVEMENT)
-        if r.verdict in cost and not r.witness.prop:
+        cost = (Classification.COST_REGRESSION, Classification.COST_IMPROVEMENT)
+        if r.classification in cost and not r.witness.prop:
             body.append(
                 "no scenario within the bounds in which no-needless-rollback holds for one run "
                 "and fails for the other"
             )
-    elif r.verdict is not Verdict.UNKNOWN and any(e.reached for e in r.evidence):
+    elif r.classification is not None and any(e.reached for e in r.evidence):
         body.append("no safety difference in any scenario within the bounds")
     return lines + ["    " + line for line in body] + [""]
 
 
-def _answer(d: Decision) -> str:
+def answer_text(d: Decision) -> str:
     if d.outcome is Outcome.ROLLBACK:
         return f"ROLLBACK to {d.rollback_seqno}"
     return "OK" if d.outcome is Outcome.ACCEPT else "ERANGE"
 
 
-def _request(req: StreamRequest) -> str:
+def request_text(req: StreamRequest) -> str:
     text = f"uuid {req.uuid} snapshot {{{req.snap_start},{req.snap_end}}} start {req.start}"
     extras = [
         "strict" if req.strict else "",
@@ -167,12 +182,12 @@ def _example(ex: DecisionExample, report: DiffReport, args: tuple[str, str] | No
     table_text = ", ".join(f"{e.uuid}@{e.seqno}" for e in p.table.entries)
     width = max(len(report.name_a), len(report.name_b)) + 1
     lines = [
-        f"request {_request(ex.request)}; producer table [{table_text}] "
+        f"request {request_text(ex.request)}; producer table [{table_text}] "
         f"high {p.high_seqno} purge {p.purge_seqno}",
     ]
     for name, d in ((report.name_a, ex.decision_a), (report.name_b, ex.decision_b)):
         reason = f": {d.reason}" if d.reason else ""
-        lines.append(f"{name + ':':<{width}} {_answer(d)} ({d.case}{reason})")
+        lines.append(f"{name + ':':<{width}} {answer_text(d)} ({d.case}{reason})")
     for rules in args or (report.name_a, report.name_b):
         lines.append(f"decide: {decide_command(ex, rules)}")
     return lines
@@ -202,7 +217,8 @@ def _run(name: str, trace: Trace | None) -> list[str]:
     if trace is None:
         return [f"under {name}: not replayed"]
     steps = [
-        f"{_request(r.request)} -> {_answer(r.decision)} ({r.decision.case})" for r in trace.rounds
+        f"{request_text(r.request)} -> {answer_text(r.decision)} ({r.decision.case})"
+        for r in trace.rounds
     ]
     end = "stream runs" if trace.accepted else "no stream"
     return [f"under {name}: " + "; then ".join(steps) + f"; {end}"]
@@ -214,12 +230,15 @@ def _witness(w: Witness, report: DiffReport) -> list[str]:
     claim = f"{w.claim}; {where}" if w.prop else where
     lines = [f"witness ({w.pair}, {status}): {claim}"]
     if w.trace_b is not None:
-        scenario = list(takewhile(lambda s: not s.startswith("request "), timeline(w.trace_b)))
+        run = run_of(w.trace_b)
+        before = takewhile(lambda s: s.name != "StreamRequest", run.steps)
+        scenario = [*run.init_lines, *(s.narration for s in before if s.narration)]
         lines += ["  " + s for s in scenario]
     lines += ["  " + s for s in _run(f"A ({report.name_a})", w.trace_a)]
     lines += ["  " + s for s in _run(f"B ({report.name_b})", w.trace_b)]
     if w.prop and w.culprit_trace is not None:
-        lines.append(f"  {w.prop}: {explain(w.prop, w.culprit_trace)}")
+        explanation = PROPERTIES.get(w.prop).explain(w.culprit_trace, report.bounds)
+        lines.append(f"  {w.prop}: {explanation}")
     return lines
 
 
@@ -235,10 +254,13 @@ def report_json(report: DiffReport) -> dict[str, Any]:
         "bounds": report.bounds.to_json(),
         "table_entries": report.table_entries,
         "complete": report.complete,
+        "any_table_length": report.any_length,
         "equivalent": report.equivalent,
         "note": report.note or None,
         "seconds": round(report.seconds, 3),
-        "summary": {v.value: report.count(v) for v in Verdict},
+        "budget": report.units,
+        "interrupted": report.interrupted,
+        "summary": {(c.value if c else "unknown"): report.count(c) for c in PLURAL},
         "regions": [_region_json(r) for r in report.regions],
     }
 
@@ -250,8 +272,9 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
         "change": r.region.change.name,
         "via": r.region.via or None,
         "verdict": r.verdict.value,
+        "classification": r.shown,
         "note": r.note or None,
-        "example": None if r.example is None else _example_json(r.example),
+        "example": None if r.example is None else example_json(r.example),
         "evidence": [
             {
                 "consumer": e.pair,
@@ -268,7 +291,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
     }
 
 
-def _example_json(ex: DecisionExample) -> dict[str, Any]:
+def example_json(ex: DecisionExample) -> dict[str, Any]:
     return {
         "request": ex.request.to_json(),
         "producer": {

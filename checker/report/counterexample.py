@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.inputs import load_json, uint64_field
+from checker.result import Result
 from spec.bounds import Bounds
 from spec.errors import InvalidInput
 from spec.failover_table import FailoverEntry, FailoverTable
@@ -30,6 +31,7 @@ __all__ = [
     "counterexample_id",
     "load_counterexample",
     "scenario_from_json",
+    "scenario_record",
     "scenario_to_json",
     "trace_to_json",
 ]
@@ -48,12 +50,7 @@ def mutation_json(seqno: int, m: Mutation) -> dict[str, Any]:
 
 
 def item_json(item: Item) -> dict[str, Any]:
-    return {
-        "seqno": item.seqno,
-        "epoch": item.epoch,
-        "op": "del" if item.deleted else "set",
-        "key": key_name(item.key),
-    }
+    return item.to_json()
 
 
 def scenario_to_json(s: Scenario) -> dict[str, Any]:
@@ -83,7 +80,12 @@ def trace_to_json(t: Trace) -> dict[str, Any]:
         "held": [item_json(i) for i in t.held],
         "boundaries": list(t.boundaries),
         "rounds": [
-            {"request": r.request.to_json(), "decision": r.decision.to_json(), "keep": r.keep}
+            {
+                "request": r.request.to_json(),
+                "decision": r.decision.to_json(),
+                "keep": r.keep,
+                "filter": r.filter,
+            }
             for r in t.rounds
         ],
         "accepted": t.accepted,
@@ -114,6 +116,27 @@ def decisions_json(t: Trace, rules: str, prop: str) -> list[dict[str, Any]]:
         }
         for r in t.rounds
     ]
+
+
+def scenario_record(r: Result, ident: str, trace: Trace, explanation: str) -> dict[str, Any]:
+    """The counterexample file of a single-node check (format ``dcpcheck-counterexample/1``)."""
+    return {
+        "format": FORMAT,
+        "id": ident,
+        "rules": r.subject["rules"],
+        "consumer": r.subject["consumer"],
+        "property": r.property,
+        "kind": r.kind,
+        "verdict": r.verdict.value,
+        "replay": r.replay.status if r.replay else None,
+        "explanation": explanation,
+        "bounds": r.bounds.to_json(),
+        "size": dict(r.size),
+        "scenario": scenario_to_json(trace.scenario),
+        "trace": trace_to_json(trace),
+        "decisions": decisions_json(trace, r.subject["rules"], r.property),
+        "command": r.command,
+    }
 
 
 def counterexample_id(rules: str, consumer: str, prop: str, scenario: Scenario) -> str:

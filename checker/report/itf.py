@@ -1,122 +1,94 @@
-"""Counterexamples as ITF traces (the Informal Trace Format of Apalache and Quint).
+"""Runs as ITF traces (the Informal Trace Format of Apalache and Quint).
 
-One state per named action: ``Init``, ``ReceiveSnapshot``, ``Disconnect``,
-``Failover``, ``Compact``, ``StreamRequest`` (with the producer's answer),
-``RollbackConsumer``, ``StreamAfterOk``. Variables: ``action`` (a record with
-the action's name and arguments), ``producer`` and ``consumer`` (records).
-Integers at or above 2^53 are written ``{"#bigint": "..."}``; maps are
-``{"#map": [[key, value], ...]}``.
+One ITF state per state of the run: the start state, then one per step,
+each with the variable ``action`` (a record: the action's ``name`` and its
+arguments; ``Init`` for the start state) beside the model's own variables.
+A state's ``#meta`` has its index and, where the model tells it, what
+happened. ITF has no ``null``: a variable that is absent is the string
+``"none"``, an absent field of a record is left out. Integers at or beyond
+2^53 are written ``{"#bigint": "..."}``; maps are ``{"#map": [[key, value], ...]}``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from checker.report.counterexample import item_json
-from spec.failover_table import FailoverTable
-from spec.scenario import Item, key_name
-from spec.trace import Trace
+from spec.run import Run
 
-__all__ = ["itf_value", "to_itf"]
+__all__ = ["itf_problems", "itf_value", "to_itf"]
 
 SAFE = 2**53
+FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
 def itf_value(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, bool | str):
         return value
     if isinstance(value, int):
         return value if -SAFE < value < SAFE else {"#bigint": str(value)}
-    if isinstance(value, dict):
-        return {str(k): itf_value(v) for k, v in value.items()}
+    if isinstance(value, Mapping):
+        return {str(k): itf_value(v) for k, v in value.items() if v is not None}
     if isinstance(value, list | tuple):
         return [itf_value(v) for v in value]
     raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
-def _items_map(items: list[Item]) -> dict[str, Any]:
-    return {"#map": [[i.seqno, itf_value(item_json(i))] for i in sorted(items)]}
-
-
-def _table(table: FailoverTable | None) -> list[dict[str, Any]]:
-    return [] if table is None else [itf_value(e.to_json()) for e in table]
-
-
-def to_itf(trace: Trace, meta: dict[str, Any]) -> dict[str, Any]:
-    s = trace.scenario
-    first_items = [Item(x, 0, m.key, m.deleted) for x, m in enumerate(s.history, start=1)]
-    producer = {
-        "high_seqno": len(first_items),
-        "purge_seqno": 0,
-        "table": _table(s.table),
-        "items": first_items,
-    }
-    consumer: dict[str, Any] = {"items": [], "keep": 0, "log": _table(None), "connected": True}
-    states: list[dict[str, Any]] = []
-
-    def emit(action: str, **args: Any) -> None:
-        states.append(
-            {
-                "#meta": {"index": len(states)},
-                "action": itf_value({"name": action, **args}),
-                "producer": itf_value(producer | {"items": None})
-                | {"items": _items_map(producer["items"])},
-                "consumer": itf_value(consumer | {"items": None})
-                | {"items": _items_map(consumer["items"])},
-            }
-        )
-
-    emit("Init")
-    consumer["log"] = _table(s.table)
-    start = s.first_snapshot_start
-    for end in s.snapshot_ends:
-        if s.received == 0 or start > s.received:
-            break
-        got = [i for i in trace.held if start <= i.seqno <= end]
-        consumer["items"] = consumer["items"] + got
-        consumer["keep"] = min(end, s.received)
-        emit(
-            "ReceiveSnapshot",
-            snap_start=start,
-            snap_end=end,
-            whole=end <= s.received,
-            items=[item_json(i) for i in got],
-        )
-        start = end + 1
-    consumer["connected"] = False
-    emit("Disconnect", received=s.received)
-    items = first_items
-    table = s.table
-    for n, f in enumerate(s.failovers, start=1):
-        items = [i for i in items if i.seqno <= f.branch] + [
-            Item(x, n, m.key, m.deleted) for x, m in enumerate(f.mutations, start=f.branch + 1)
-        ]
-        table = table.create_entry(f.branch, f.uuid)
-        producer = producer | {"items": items, "high_seqno": len(items), "table": _table(table)}
-        emit("Failover", number=n, branch=f.branch, uuid=f.uuid)
-    if s.purge_seqno:
-        producer = producer | {"purge_seqno": s.purge_seqno}
-        emit("Compact", purge_seqno=s.purge_seqno)
-    for n, r in enumerate(trace.rounds):
-        emit("StreamRequest", round=n, request=r.request.to_json(), answer=r.decision.to_json())
-        if r.decision.rolls_back and n + 1 < len(trace.rounds):
-            keep = trace.rounds[n + 1].keep
-            consumer["items"] = [i for i in consumer["items"] if i.seqno <= keep]
-            consumer["keep"] = keep
-            emit("RollbackConsumer", rollback_seqno=r.decision.rollback_seqno, keep=keep)
-    if trace.accepted:
-        consumer["items"] = sorted(trace.final.values())
-        consumer["connected"] = True
-        emit(
-            "StreamAfterOk",
-            final={key_name(k): item_json(i) for k, i in sorted(trace.final.items())},
-        )
+def _state(index: int, action: Mapping[str, Any], variables: Mapping[str, Any], note: str) -> dict:
+    meta: dict[str, Any] = {"index": index}
+    if note:
+        meta["description"] = note
     return {
-        "#meta": {
-            "format": "ITF",
-            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-            **meta,
-        },
-        "vars": ["action", "producer", "consumer"],
+        "#meta": meta,
+        "action": itf_value(action),
+        **{name: "none" if v is None else itf_value(v) for name, v in variables.items()},
+    }
+
+
+def to_itf(run: Run, meta: Mapping[str, Any]) -> dict[str, Any]:
+    states = [_state(0, {"name": "Init"}, run.init, run.start)]
+    for n, step in enumerate(run.steps, start=1):
+        states.append(_state(n, step.action, step.state, step.narration))
+    return {
+        "#meta": {"format": "ITF", "format-description": FORMAT_URL, **meta},
+        "vars": ["action", *run.init],
         "states": states,
     }
+
+
+def itf_problems(data: Any) -> list[str]:
+    """What makes ``data`` (a parsed ``.itf.json``) not a valid ITF trace: a ``null``
+    anywhere, ``vars`` not naming exactly each state's variables, a bad ``#meta``
+    index. Empty when it is valid."""
+    problems: list[str] = []
+
+    def walk(value: Any, where: str) -> None:
+        if value is None:
+            problems.append(f"{where}: null (ITF has no null)")
+        elif isinstance(value, float):
+            problems.append(f"{where}: {value} is not an integer (ITF has no floats)")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key != "#meta":
+                    walk(item, f"{where}.{key}")
+        elif isinstance(value, list):
+            for n, item in enumerate(value):
+                walk(item, f"{where}[{n}]")
+
+    if not isinstance(data, dict) or not isinstance(data.get("states"), list):
+        return ["not an ITF trace: expected an object with a list of states"]
+    names = data.get("vars")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return ["vars: expected a list of variable names"]
+    for n, state in enumerate(data["states"]):
+        if not isinstance(state, dict):
+            problems.append(f"states[{n}]: expected an object")
+            continue
+        have = sorted(k for k in state if k != "#meta")
+        if have != sorted(names):
+            problems.append(f"states[{n}]: variables {have} are not vars {sorted(names)}")
+        meta = state.get("#meta", {})
+        if isinstance(meta, dict) and meta.get("index", n) != n:
+            problems.append(f"states[{n}]: #meta.index is {meta.get('index')}")
+        walk({k: v for k, v in state.items() if k != "#meta"}, f"states[{n}]")
+    return problems

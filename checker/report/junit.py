@@ -1,10 +1,10 @@
-"""Results as JUnit XML, for CI systems: one testcase per (rules, consumer, property),
-and per (preset, ack rule, branch rule, property) of the durability model.
+"""Results as JUnit XML, for CI systems: one testcase per check, of either model.
 
 A testcase passes when its verdict is the expected one (a deliberately
-broken variant that is found violated passes); it fails on any other
-verdict, and is an error when the solver answered unknown or a
-counterexample was not confirmed by the reference implementation.
+broken variant that is found violated passes; without a recorded verdict,
+``holds`` is expected); it fails on any other verdict, and is an error when
+the verdict is unknown or a counterexample was not confirmed by the
+reference implementation.
 """
 
 from __future__ import annotations
@@ -14,68 +14,40 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from checker.atomic import write_text_atomic
-from checker.check import CheckResult, Verdict
-from checker.durability import DurabilityResult
-from checker.explore import Verdict as ClusterVerdict
-from checker.report.durability import expected_of
+from checker.result import Result, Verdict
 
 __all__ = ["write_junit"]
 
 
-def write_junit(
-    results: list[CheckResult],
-    expected: dict,
-    path: str | Path,
-    name: str = "dcpcheck",
-    durability: Sequence[DurabilityResult] = (),
-) -> Path:
-    suite = ET.Element("testsuite", name=name, tests=str(len(results) + len(durability)))
+def _classname(r: Result) -> str:
+    parts = ["dcpcheck"] + (["durability", r.preset or "custom"] if r.model == "cluster" else [])
+    return ".".join([*parts, *r.subject.values()])
+
+
+def write_junit(results: Sequence[Result], path: str | Path, name: str = "dcpcheck") -> Path:
+    suite = ET.Element("testsuite", name=name, tests=str(len(results)))
     failures = errors = 0
     total = 0.0
     for r in results:
         case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"dcpcheck.{r.rules}.{r.consumer}",
-            name=r.property,
-            time=f"{r.seconds:.3f}",
+            suite, "testcase", classname=_classname(r), name=r.property, time=f"{r.seconds:.3f}"
         )
         total += r.seconds
-        want = expected.get((r.rules, r.consumer, r.property))
+        want = r.expected or "holds"
         detail = f"{r.verdict.value} within {r.bounds.describe()}"
-        if r.verdict is Verdict.UNKNOWN or (r.replay is not None and not r.replay.confirmed):
+        if r.stats.states is not None:
+            detail += f" ({r.stats.states} states)"
+        if r.verdict is Verdict.UNKNOWN:
             errors += 1
-            message = r.note if r.verdict is Verdict.UNKNOWN else f"harness bug: {r.replay.detail}"  # type: ignore[union-attr]
+            ET.SubElement(case, "error", message=f"unknown: {r.reason}").text = detail
+        elif r.harness_bug:
+            errors += 1
+            message = f"harness bug: {r.replay.detail}"  # type: ignore[union-attr]
             ET.SubElement(case, "error", message=message).text = detail
-        elif want is not None and want != r.verdict.value:
+        elif want != r.verdict.value:
             failures += 1
-            ET.SubElement(
-                case, "failure", message=f"expected {want}, got {r.verdict.value}"
-            ).text = detail
-        ET.SubElement(case, "system-out").text = detail
-    for d in durability:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"dcpcheck.durability.{d.preset}.{d.ack_rule}.{d.branch_rule}",
-            name=d.property.id,
-            time=f"{d.exploration.seconds:.3f}",
-        )
-        total += d.exploration.seconds
-        want = expected_of(d) or "holds"
-        detail = f"{d.verdict.value} within {d.bounds.describe()} ({d.exploration.states} states)"
-        if d.verdict is ClusterVerdict.UNKNOWN:
-            errors += 1
-            ET.SubElement(case, "error", message=f"unknown: {d.exploration.stopped}").text = detail
-        elif d.replay is not None and not d.confirmed:
-            errors += 1
-            message = f"harness bug: {d.replay.detail}"
-            ET.SubElement(case, "error", message=message).text = detail
-        elif want != d.verdict.value:
-            failures += 1
-            ET.SubElement(
-                case, "failure", message=f"expected {want}, got {d.verdict.value}"
-            ).text = detail
+            message = f"expected {want}, got {r.verdict.value}"
+            ET.SubElement(case, "failure", message=message).text = detail
         ET.SubElement(case, "system-out").text = detail
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))

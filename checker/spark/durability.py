@@ -1,32 +1,80 @@
-"""The durability part of the verify job: one cluster-model search per Spark task.
+"""``dcpcheck durability --engine spark``: every check of the command in one distributed search.
 
-Each task is a ``DurabilityTask`` (built-ins named by id at a preset's
-bounds); the executor runs the breadth-first search and returns its
-picklable parts, the driver rebuilds the results in a fixed order.
+The checks (ack rule x branch rule x property) share their models: a model
+is one (ack rule, branch rule), searched once for all its properties
+(``checker.spark.bfs``). Each check's ``Exploration`` then goes through the
+same ``checker.durability.result_of`` as an in-process search: the same
+verdict, states, run, replay on the model and on the reference cluster.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
-from checker.durability import DurabilityResult, DurabilityTask
-from checker.spark.matrix import one_task_each
+from checker.durability import SANITY, result_of
+from checker.result import Result
+from checker.spark.bfs import Level, cluster_search, search_on_spark
+from checker.spark.shipping import ship
+from checker.timing import Stopwatch
+from spec.cluster import ClusterBounds
 
-__all__ = ["run_durability"]
+__all__ = ["check_durability_on_spark", "print_level"]
 
 
-def _run_one(item):  # type: ignore[no-untyped-def]
-    task, max_states, timeout_s = item
-    return task.run(max_states=max_states, timeout_s=timeout_s)
+def print_level(level: Level, states: int) -> None:
+    """One progress line on stderr per level."""
+    new = sum(level.states.values())
+    retried = f", {level.retried} failed tasks retried" if level.retried else ""
+    print(
+        f"    level {level.index}: {new:,} new states, {states:,} in all, "
+        f"{level.partitions} partitions, {level.seconds:.1f}s{retried}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
-def run_durability(
+def check_durability_on_spark(
     spark,  # type: ignore[no-untyped-def]
-    tasks: Sequence[DurabilityTask],
+    models: Sequence[tuple[str, str]],
+    properties: Sequence[str],
+    rules: str,
+    bounds: ClusterBounds,
     *,
-    max_states: int | None,
-    timeout_s: float | None,
-) -> list[DurabilityResult]:
-    items = [(task, max_states, timeout_s) for task in tasks]
-    ran = one_task_each(spark, _run_one, items)
-    return [task.result(exploration) for task, exploration in zip(tasks, ran, strict=True)]
+    preset: str | None = None,
+    checkpoint: str | None = None,
+    max_states: int | None = None,
+    timeout_s: float | None = None,
+    quiet: bool = False,
+) -> list[Result]:
+    """A result per (model, property), models outermost; names as the command line gave them."""
+    clock = Stopwatch()
+    search = cluster_search(models, rules, bounds, properties, [SANITY])
+    found = search_on_spark(
+        spark,
+        search,
+        shipped=_shipped(spark, search),
+        checkpoint=checkpoint,
+        max_states=max_states,
+        timeout_s=timeout_s,
+        progress=None if quiet else print_level,
+    )
+    results = []
+    for watched, explorations in found:
+        for prop in watched.properties[: search.checked]:
+            results.append(
+                result_of(watched.model, prop.property, explorations[prop.name], preset, clock)
+            )
+    return results
+
+
+def _shipped(spark, search):  # type: ignore[no-untyped-def]
+    """The search as the executors name it: a user's files sent with the job."""
+    from dataclasses import replace
+
+    return replace(
+        search,
+        models=tuple((ship(spark, a), ship(spark, b)) for a, b in search.models),
+        rules=ship(spark, search.rules),
+        properties=tuple(ship(spark, p) for p in search.properties),
+    )

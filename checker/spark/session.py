@@ -1,29 +1,104 @@
 """One Spark session: embedded (``local[*]``) by default, any master URL otherwise.
 
-For a non-local master the ``spec`` and ``checker`` packages are zipped and
-shipped to the executors with ``addPyFile``, so workers need only Python,
-pyspark and dcpcheck's dependencies (z3-solver, tabulate, hypothesis).
+``spark_session(master, app, conf, executor_wait)`` is a context manager.
+Before anything starts it checks the master URL (its form, and for
+``spark://`` that something listens there): a bad one is one line and exit
+2 within seconds, not a minute of retries. It launches the JVM with its
+stderr read through a filter, so Spark's and the JVM's start-up chatter
+(``Setting default log level``, the incubator-module warning) never reaches
+the user while real errors do. On a cluster it ships the ``spec`` and
+``checker`` packages (zipped, ``addPyFile``) and waits up to
+``executor_wait`` seconds for an executor (none: one line, exit 3). On exit
+it stops the session it created and removes the zips.
+
+Executors need Python >= 3.11 with dcpcheck's dependencies: pyspark with
+its ``sql`` extra (pyarrow, pandas, numpy), z3-solver, tabulate and
+hypothesis (docs/spark.md).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import socket
+import subprocess
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
-from spec.errors import InvalidInput
+from checker.spark.shipping import forget
+from spec.errors import InvalidInput, Unavailable
 
-__all__ = ["spark_session"]
+__all__ = ["LOCAL", "check_master", "spark_session"]
 
+LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
+_CLUSTER = re.compile(r"(spark://[^/\s]+|yarn|k8s://\S+)$")
 _PACKAGES = ("spec", "checker")
 LOG4J = (Path(__file__).resolve().parent / "log4j2.properties").as_uri()
+# What the JVM and Spark print at start-up whatever the log configuration says.
+CHATTER = (
+    b"WARNING: Using incubator modules",
+    b"Setting default log level to",
+    b"To adjust logging level use sc.setLogLevel",
+)
+PROBE_SECONDS = 5.0
 
 
-def _zip_packages() -> str:
+def check_master(master: str) -> None:
+    """A master URL Spark can use and, for ``spark://``, a master listening there."""
+    if LOCAL.match(master):
+        return
+    if not _CLUSTER.match(master):
+        raise InvalidInput(
+            "--master",
+            f"{master!r} is not a Spark master URL; use local[*], local[N], "
+            f"spark://HOST:PORT, yarn or k8s://https://HOST:PORT",
+        )
+    if master.startswith("spark://"):
+        reasons = []
+        for address in master[len("spark://") :].split(","):
+            host, _, port = address.rpartition(":")
+            if not host or not port.isdigit():
+                raise InvalidInput("--master", f"{master!r}: expected spark://HOST:PORT")
+            try:
+                with socket.create_connection((host, int(port)), timeout=PROBE_SECONDS):
+                    return
+            except OSError as exc:
+                reasons.append(f"{address}: {exc.strerror or exc}")
+        raise InvalidInput(
+            "--master",
+            f"no Spark master answers at {master} ({'; '.join(reasons)}); start one "
+            f"(docs/spark.md) or give another --master",
+        )
+
+
+def _forward(stream, target: int) -> None:  # type: ignore[no-untyped-def]
+    """Copy the JVM's stderr to ours, line by line, without the start-up chatter."""
+    for line in iter(stream.readline, b""):
+        if not line.startswith(CHATTER):
+            os.write(target, line)
+
+
+def _launch(conf):  # type: ignore[no-untyped-def]
+    """The JVM gateway, its stderr filtered (pyspark's ``popen_kwargs`` hook)."""
+    from pyspark.java_gateway import launch_gateway
+
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    if gateway.proc is not None:
+        forward = threading.Thread(
+            target=_forward, args=(gateway.proc.stderr, sys.__stderr__.fileno()), daemon=True
+        )
+        forward.start()
+    return gateway
+
+
+def _zip_packages(staging: Path) -> str:
     root = Path(__file__).resolve().parent.parent.parent
-    staging = Path(tempfile.mkdtemp(prefix="dcpcheck-pyfiles-"))
     for name in _PACKAGES:
         shutil.copytree(
             root / name, staging / "src" / name, ignore=shutil.ignore_patterns("__pycache__")
@@ -31,36 +106,70 @@ def _zip_packages() -> str:
     return shutil.make_archive(str(staging / "dcpcheck"), "zip", staging / "src")
 
 
-def spark_session(master: str = "local[*]", app: str = "dcpcheck"):  # type: ignore[no-untyped-def]
-    """The active session if there is one (tests share one), else a new one.
+def _executors(sc) -> int:  # type: ignore[no-untyped-def]
+    """Executors registered now (the driver is not one)."""
+    return max(0, len(sc._jsc.sc().statusTracker().getExecutorInfos()) - 1)
 
-    Returns ``(session, created)``; stop the session only if ``created``.
-    """
+
+def wait_for_executors(sc, master: str, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while _executors(sc) == 0:
+        if time.monotonic() >= deadline:
+            raise Unavailable(
+                f"no Spark executor registered with {master} within {seconds:g}s: are workers "
+                f"running, with the cores and memory asked for? (--executor-wait S waits longer)"
+            )
+        time.sleep(0.2)
+
+
+@contextmanager
+def spark_session(
+    master: str = "local[*]",
+    app: str = "dcpcheck",
+    conf: Mapping[str, str] | None = None,
+    executor_wait: float = 60.0,
+) -> Iterator[object]:
+    """The active session if there is one (tests share one), else a new one, stopped
+    (and its shipped files removed) when the block ends."""
+    from pyspark.sql import SparkSession
+
+    check_master(master)
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise InvalidInput(
             "java", "not found: Spark needs Java 17 or newer (install it or set JAVA_HOME)"
         )
-    if master.startswith("local"):
+    if LOCAL.match(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
+    from pyspark import SparkConf, SparkContext
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active, False
-    builder = (
-        SparkSession.builder.master(master)
-        .appName(app)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.python.worker.reuse", "true")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
-        .config("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
-    )
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    if not master.startswith("local"):
-        session.sparkContext.addPyFile(_zip_packages())
-    return session, True
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.python.worker.reuse": "true",
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J}",
+        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J}",
+        **(conf or {}),
+    }
+    spark_conf = SparkConf().setMaster(master).setAppName(app).setAll(list(settings.items()))
+    staging = Path(tempfile.mkdtemp(prefix="dcpcheck-pyfiles-"))
+    sc = None
+    try:
+        sc = SparkContext(conf=spark_conf, gateway=_launch(spark_conf))
+        sc.setLogLevel("ERROR")
+        session = SparkSession(sc)
+        if not LOCAL.match(master):
+            sc.addPyFile(_zip_packages(staging))
+            wait_for_executors(sc, master, executor_wait)
+        yield session
+    finally:
+        if sc is not None:
+            sc.stop()
+        shutil.rmtree(staging, ignore_errors=True)
+        forget()

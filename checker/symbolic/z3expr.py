@@ -1,9 +1,18 @@
 """The symbolic interpretation of ``spec.expr``: expressions to Z3 terms.
 
-Integers become Z3 ``Int`` constants restricted to ``[0, 2**64 - 1]``; ``+``
-and ``-`` wrap modulo ``2**64`` exactly as ``spec.expr.evaluate`` does. This
-module and ``checker.symbolic.session`` are the only ones importing z3: no Z3
-object leaves the symbolic layer.
+Integers are uint64: each variable is restricted to its declared range
+(``[0, 2**64 - 1]`` unless the model declares a smaller one, which the
+model's own constraints then imply), and ``+`` and ``-`` wrap modulo
+``2**64`` exactly as ``spec.expr.evaluate`` does. The translation follows
+the range of every integer term (``checker.symbolic.ranges``): a sum that
+cannot wrap is translated without the wrap-around case, a comparison the
+ranges decide is a constant, and with ``width`` set every integer is a
+``width``-bit vector (Z3 then bit-blasts instead of running its arithmetic
+solver). ``width`` must hold every term (``ranges.width_for``); a term that
+does not fit is an error, never a silent truncation.
+
+This module and the others of ``checker.symbolic`` are the only ones
+importing z3: no Z3 object leaves the symbolic layer.
 """
 
 from __future__ import annotations
@@ -12,23 +21,41 @@ from collections.abc import Mapping
 
 import z3
 
+from checker.symbolic.ranges import FULL, Span, decided, difference_span, sum_span
+from spec.errors import HarnessBug
 from spec.expr import BOOL, MODULUS, UINT64_MAX, Expr, Value, walk
 
 __all__ = ["Translator"]
 
 
+class _Wide:
+    """An integer constant too wide for the bit-vectors; usable only where folded away."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
 class Translator:
     """Translates expressions, creating one Z3 constant per variable name."""
 
-    def __init__(self, ctx: z3.Context | None = None) -> None:
+    def __init__(
+        self,
+        ctx: z3.Context | None = None,
+        ranges: Mapping[str, Span] | None = None,
+        width: int | None = None,
+    ) -> None:
         self.ctx = ctx or z3.main_ctx()
+        self.ranges: dict[str, Span] = dict(ranges or {})
+        self.width = width
         self.consts: dict[str, z3.ExprRef] = {}
-        self.domain: list[z3.BoolRef] = []  # range constraints of the Int constants
-        self._memo: dict[int, z3.ExprRef] = {}
+        self.domain: list[z3.BoolRef] = []  # range constraints of the integer constants
+        self._memo: dict[int, z3.ExprRef | _Wide] = {}
+        self._span: dict[int, Span] = {}  # integer nodes: the values they can take
         self._keep: list[Expr] = []  # keep translated nodes alive so ids stay unique
         self._literals: dict[tuple[bool, int], z3.ExprRef] = {}
         self._sources: dict[tuple[int, tuple[str, ...]], object] = {}  # substitution sources
 
+    # -- constants -------------------------------------------------------------------
     def const(self, node: Expr) -> z3.ExprRef:
         name = node.name
         assert name is not None
@@ -36,48 +63,70 @@ class Translator:
             if node.sort is BOOL:
                 self.consts[name] = z3.Bool(name, self.ctx)
             else:
-                c = z3.Int(name, self.ctx)
+                lo, hi = self.ranges.get(name, FULL)
+                if self.width is None:
+                    c = z3.Int(name, self.ctx)
+                    self.domain.append(z3.And(c >= lo, c <= hi))
+                else:
+                    self._fits(hi, name)
+                    c = z3.BitVec(name, self.width, self.ctx)
+                    self.domain.append(z3.And(z3.UGE(c, lo), z3.ULE(c, hi)))
                 self.consts[name] = c
-                self.domain.append(z3.And(c >= 0, c <= UINT64_MAX))
         return self.consts[name]
 
+    def _number(self, value: int) -> z3.ExprRef | _Wide:
+        if self.width is None:
+            return z3.IntVal(value, self.ctx)
+        if value >= 1 << self.width:
+            return _Wide(value)
+        return z3.BitVecVal(value, self.width, self.ctx)
+
+    def _fits(self, value: int, what: str) -> None:
+        if self.width is not None and value >= 1 << self.width:
+            raise HarnessBug(
+                f"{what} may reach {value}, beyond the solver's {self.width}-bit width"
+            )
+
+    # -- terms -------------------------------------------------------------------------
     def translate(self, root: Expr) -> z3.ExprRef:
         memo = self._memo
-        if id(root) in memo:
-            return memo[id(root)]
-        for node in walk([root]):
-            if id(node) in memo:
-                continue
-            self._keep.append(node)
-            memo[id(node)] = self._node(node, [memo[id(a)] for a in node.args])
-        return memo[id(root)]
+        if id(root) not in memo:
+            for node in walk([root]):
+                if id(node) in memo:
+                    continue
+                self._keep.append(node)
+                memo[id(node)] = self._node(node, [memo[id(a)] for a in node.args])
+        term = memo[id(root)]
+        if isinstance(term, _Wide):
+            raise HarnessBug(f"the constant {term.value} reaches the solver beyond its width")
+        return term
 
-    def _node(self, node: Expr, a: list[z3.ExprRef]) -> z3.ExprRef:
+    def span(self, node: Expr) -> Span:
+        """The values an integer node can take (after ``translate`` saw it)."""
+        return self._span.get(id(node), FULL)
+
+    def _node(self, node: Expr, a: list) -> z3.ExprRef | _Wide:  # type: ignore[type-arg]
         op = node.op
         if op == "const":
             if node.sort is BOOL:
                 return z3.BoolVal(bool(node.value), self.ctx)
-            return z3.IntVal(int(node.value), self.ctx)  # type: ignore[arg-type]
+            value = int(node.value)  # type: ignore[arg-type]
+            self._span[id(node)] = (value, value)
+            return self._number(value)
         if op == "var":
+            if node.sort is not BOOL:
+                self._span[id(node)] = self.ranges.get(node.name or "", FULL)
             return self.const(node)
-        if op == "lt":
-            return a[0] < a[1]
-        if op == "le":
-            return a[0] <= a[1]
-        if op == "gt":
-            return a[0] > a[1]
-        if op == "ge":
-            return a[0] >= a[1]
+        if op in ("lt", "le", "gt", "ge", "eq", "ne") and node.args[0].sort is not BOOL:
+            return self._compare(node, a)
         if op == "eq":
             return a[0] == a[1]
         if op == "ne":
             return a[0] != a[1]
         if op == "add":
-            total = a[0] + a[1]
-            return z3.If(total > UINT64_MAX, total - MODULUS, total)
+            return self._add(node, a)
         if op == "sub":
-            diff = a[0] - a[1]
-            return z3.If(a[0] >= a[1], diff, diff + MODULUS)
+            return self._sub(node, a)
         if op == "and":
             return z3.And(*a)
         if op == "or":
@@ -85,9 +134,76 @@ class Translator:
         if op == "not":
             return z3.Not(a[0])
         if op == "ite":
-            return z3.If(a[0], a[1], a[2])
+            return self._ite(node, a)
         raise ValueError(f"unknown operator {op}")
 
+    def _ite(self, node: Expr, a: list) -> z3.ExprRef | _Wide:  # type: ignore[type-arg]
+        cond, then, otherwise = a
+        if node.sort is not BOOL:
+            first, second = self.span(node.args[1]), self.span(node.args[2])
+            if z3.is_true(cond):
+                self._span[id(node)] = first
+            elif z3.is_false(cond):
+                self._span[id(node)] = second
+            else:
+                self._span[id(node)] = (min(first[0], second[0]), max(first[1], second[1]))
+        if z3.is_true(cond):
+            return then
+        if z3.is_false(cond):
+            return otherwise
+        self._solid(node, then, otherwise)
+        return z3.If(cond, then, otherwise)
+
+    def _solid(self, node: Expr, *terms: object) -> None:
+        for term in terms:
+            if isinstance(term, _Wide):
+                raise HarnessBug(
+                    f"the constant {term.value} in a `{node.op}` term does not fit the "
+                    f"solver's {self.width}-bit width"
+                )
+
+    def _compare(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+        """An integer comparison; a constant when the operands' ranges decide it."""
+        verdict = decided(node.op, self.span(node.args[0]), self.span(node.args[1]))
+        if verdict is not None:
+            return z3.BoolVal(verdict, self.ctx)
+        x, y = a
+        self._solid(node, x, y)
+        if node.op == "eq":
+            return x == y
+        if node.op == "ne":
+            return x != y
+        if self.width is None:
+            return {"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[node.op]
+        unsigned = {"lt": z3.ULT, "le": z3.ULE, "gt": z3.UGT, "ge": z3.UGE}[node.op]
+        return unsigned(x, y)
+
+    def _add(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+        span, wraps = sum_span(self.span(node.args[0]), self.span(node.args[1]))
+        self._span[id(node)] = span
+        self._solid(node, *a)
+        total = a[0] + a[1]
+        if wraps == "never":
+            self._fits(span[1], "a sum")
+            return total
+        self._fits(UINT64_MAX, "a sum that wraps")
+        if wraps == "always":
+            return total - MODULUS
+        return z3.If(total > UINT64_MAX, total - MODULUS, total)
+
+    def _sub(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+        span, wraps = difference_span(self.span(node.args[0]), self.span(node.args[1]))
+        self._span[id(node)] = span
+        self._solid(node, *a)
+        diff = a[0] - a[1]
+        if wraps == "never":
+            return diff
+        self._fits(UINT64_MAX, "a difference that wraps")
+        if wraps == "always":
+            return diff + MODULUS
+        return z3.If(a[0] >= a[1], diff, diff + MODULUS)
+
+    # -- instances -----------------------------------------------------------------------
     def instance(self, expr: Expr, values: Mapping[str, Value]) -> z3.ExprRef:
         """``expr`` translated, with the variables in ``values`` replaced by those values.
 
@@ -112,7 +228,12 @@ class Translator:
             self.ctx.ref(), term.as_ast(), len(names), self._sources[key], targets
         )
         # Wrapped at once (the wrapper holds a reference), then folded where the values decide.
-        result = z3.BoolRef(ast, self.ctx) if z3.is_bool(term) else z3.ArithRef(ast, self.ctx)
+        if z3.is_bool(term):
+            result: z3.ExprRef = z3.BoolRef(ast, self.ctx)
+        elif self.width is not None:
+            result = z3.BitVecRef(ast, self.ctx)
+        else:
+            result = z3.ArithRef(ast, self.ctx)
         return z3.simplify(result)
 
     def literal(self, value: Value) -> z3.ExprRef:
@@ -122,9 +243,15 @@ class Translator:
             if isinstance(value, bool):
                 self._literals[key] = z3.BoolVal(value, self.ctx)
             else:
-                self._literals[key] = z3.IntVal(int(value), self.ctx)
+                number = self._number(int(value))
+                if isinstance(number, _Wide):
+                    raise HarnessBug(
+                        f"the value {number.value} does not fit the solver's {self.width}-bit width"
+                    )
+                self._literals[key] = number
         return self._literals[key]
 
+    # -- models --------------------------------------------------------------------------
     def value(self, model: z3.ModelRef, name: str) -> Value:
         """A variable's value in ``model`` (Z3's default if the model leaves it free)."""
         c = self.consts[name]

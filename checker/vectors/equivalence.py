@@ -1,6 +1,6 @@
 """Is a mutant equivalent to its rule set? Z3, with and without repeated uuids.
 
-``Equivalence(rules, table_entries, humpty_only, timeout_s)`` answers, for a
+``Equivalence(rules, table_entries, humpty_only, budget, deadline)`` answers, for a
 mutant, whether some well-formed input tells it apart from the rule set, in
 the decision space where tables may repeat a uuid and in the one where they
 may not (``DecisionSpace.distinct_uuids``):
@@ -19,13 +19,12 @@ readable input that tells a mutant apart.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer as SolverAnswer
 from checker.symbolic.session import Session
-from checker.vectors.budget import RLIMIT
 from checker.vectors.goals import differs
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.rules import DecisionSpace, RuleSet
@@ -41,11 +40,18 @@ class Verdict:
 
 class Equivalence:
     def __init__(
-        self, rules: RuleSet, table_entries: int, humpty_only: bool, timeout_s: float | None
+        self,
+        rules: RuleSet,
+        table_entries: int,
+        humpty_only: bool,
+        budget: Budget,
+        deadline: float | None = None,
     ) -> None:
+        """``budget`` (Z3 resource units) is shared with the caller's other queries;
+        ``deadline`` (``time.monotonic()``) is an outer wall-clock guard."""
         self.rules = rules
         self.humpty_only = humpty_only
-        self.deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        self.budget, self.deadline = budget, deadline
         self.spaces = {
             repeat: DecisionSpace(table_entries, distinct_uuids=not repeat)
             for repeat in (True, False)
@@ -53,13 +59,10 @@ class Equivalence:
         self._sessions: dict[bool, Session] = {}
         self._minimisers: dict[bool, Minimiser] = {}
 
-    def _remaining(self) -> float | None:
-        return None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
-
     def _session(self, repeat: bool) -> Session:
         """Decides whether an input exists (the witness, if wanted, is made readable apart)."""
         if repeat not in self._sessions:
-            session = Session(self._remaining(), seed=0, rlimit=RLIMIT)
+            session = Session(seed=0, budget=self.budget, deadline=self.deadline)
             space = self.spaces[repeat]
             session.add(space.well_formed())
             if self.humpty_only:
@@ -79,7 +82,7 @@ class Equivalence:
         Z3 gave up)."""
         space = self.spaces[repeated_uuids_allowed]
         if repeated_uuids_allowed not in self._minimisers:
-            minimiser = Minimiser(self._remaining(), seed=0, rlimit=RLIMIT)
+            minimiser = Minimiser(seed=0, budget=self.budget, deadline=self.deadline)
             minimiser.add(space.well_formed())
             if self.humpty_only:
                 minimiser.add(humpty_expressible(space))

@@ -19,20 +19,21 @@ it can. A goal an earlier vector already covers costs no query.
    A last set cover adds few vectors for the kill goals.
 
 The same arguments give the same vectors: goals and places are solved in a
-fixed order with a fixed solver seed, each query bounded by Z3's
-deterministic resource limit, and nothing depends on time or hash order.
+fixed order with a fixed solver seed, all queries together bounded by one
+budget of Z3's deterministic resource units (``--budget``), and nothing
+depends on time or hash order.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from checker.symbolic.budget import MILLION, Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer as SolverAnswer
 from checker.symbolic.session import Outcome, Session
-from checker.vectors.budget import RLIMIT
+from checker.timing import deadline_after
 from checker.vectors.counterexamples import CounterexampleDecision
 from checker.vectors.equivalence import Equivalence
 from checker.vectors.format import Answer, Corpus, Expectation, Vector, vector_id
@@ -48,7 +49,10 @@ from spec.rules.mutations import mutants
 from spec.types import Outcome as Decided
 from spec.types import ProducerState, StreamRequest
 
-__all__ = ["SolverUnknown", "expectations", "generate"]
+__all__ = ["VECTORS_BUDGET", "SolverUnknown", "expectations", "generate"]
+
+# Z3 resource units for a whole generation (or a score) unless told otherwise.
+VECTORS_BUDGET = 4_000 * MILLION
 
 
 class SolverUnknown(DcpcheckError):
@@ -96,21 +100,21 @@ class Pool:
 class Solver:
     """One Z3 session for a whole run: goals in order, each decoded into a candidate."""
 
-    def __init__(self, space: DecisionSpace, pool: Pool, timeout_s: float | None) -> None:
+    def __init__(
+        self, space: DecisionSpace, pool: Pool, timeout_s: float | None, budget: Budget
+    ) -> None:
         self.space = space
         self.pool = pool
-        self.deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        self.session = Session(timeout_s, seed=0, rlimit=RLIMIT)
+        # One budget and one deadline for every solver of the run (the later phases' too).
+        self.budget = budget
+        self.deadline = deadline_after(timeout_s)
+        self.session = Session(seed=0, budget=budget, deadline=self.deadline)
         self.session.add(space.well_formed())
-        self.minimiser = Minimiser(timeout_s, seed=0, rlimit=RLIMIT)
+        self.minimiser = Minimiser(seed=0, budget=budget, deadline=self.deadline)
         self.minimiser.add(space.well_formed())
         self.soft, self.small = preferences(space)
         self.humpty = humpty_expressible(space)
         self.names = list(space.sorts)
-
-    def remaining(self) -> float | None:
-        """What is left of the run's time budget (for the solvers made later)."""
-        return None if self.deadline is None else max(0.001, self.deadline - time.monotonic())
 
     def _check(self, condition: Expr) -> bool:
         return self._answer(self.session.check(condition)) is not None
@@ -119,7 +123,7 @@ class Solver:
         if outcome.answer is SolverAnswer.UNKNOWN:
             raise SolverUnknown(
                 f"Z3 answered unknown ({outcome.reason}) while generating vectors; "
-                "raise --timeout or lower --table-entries"
+                "raise --budget (or --timeout) or lower --table-entries"
             )
         return outcome.values if outcome.answer is SolverAnswer.SAT else None
 
@@ -268,7 +272,7 @@ def _mutants(rule_sets: Sequence[RuleSet], solver: Solver, pool: Pool) -> Mutant
     found = Mutants()
     for rules in rule_sets:
         same, repeated = [], []
-        check = Equivalence(rules, space.table_entries, False, solver.remaining())
+        check = Equivalence(rules, space.table_entries, False, solver.budget, solver.deadline)
         kills_of = Kills(rules, pool)
         for mutant in mutants(rules):
             kills = kills_of.of(mutant.rules)
@@ -288,7 +292,7 @@ def _mutants(rule_sets: Sequence[RuleSet], solver: Solver, pool: Pool) -> Mutant
                 if verdict.kind == "unknown":
                     raise SolverUnknown(
                         f"Z3 answered unknown on mutant {mutant.id} with distinct uuids; "
-                        "raise --timeout"
+                        "raise --budget (or --timeout)"
                     )
                 if verdict.kind == "repeated-uuids":
                     repeated.append(mutant.id)
@@ -314,11 +318,14 @@ def _guarantee(
     for humpty_only in (True, False):
         for rules in rule_sets:
             inputs = [(pool.items[i].request, pool.items[i].producer) for i in sorted(chosen)]
-            result = extend(inputs, rules, pool.space, humpty_only, solver.remaining(), add)
+            result = extend(
+                inputs, rules, pool.space, humpty_only, solver.budget, solver.deadline, add
+            )
             if result.count("unknown"):
                 raise SolverUnknown(
                     f"Z3 answered unknown while proving what the vectors expose of "
-                    f"{rules.name}'s neighbourhood; raise --timeout or lower --table-entries"
+                    f"{rules.name}'s neighbourhood; raise --budget (or --timeout) or lower "
+                    "--table-entries"
                 )
             verdicts[rules.name]["humpty" if humpty_only else "all"] = (
                 "proved" if result.holds else "survived"
@@ -332,16 +339,19 @@ def generate(
     counterexamples: Sequence[CounterexampleDecision],
     timeout_s: float | None,
     command: str,
+    budget: int | None = VECTORS_BUDGET,
     guarantee: bool = True,
 ) -> Corpus:
     """The vector set for ``rule_sets`` over ``space`` (see the module docstring).
 
+    ``budget``: Z3 resource units for the whole generation, every phase
+    together (None: no limit); ``timeout_s``: an outer wall-clock guard.
     ``guarantee``: add vectors until every rule set one change away from each
     rule set is exposed (``checker.vectors.guarantee``); without it, only the
     goals and the built-in mutants are covered.
     """
     pool = Pool(space)
-    solver = Solver(space, pool, timeout_s)
+    solver = Solver(space, pool, timeout_s, Budget(budget))
     sets: dict[str, set[int]] = {}
     for cx in counterexamples:
         sets[cx.goal] = {pool.add(cx.request, cx.producer, cx.goal)}

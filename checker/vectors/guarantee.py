@@ -22,14 +22,13 @@ decision and rollback seqno, not the case name or the reason.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer as SolverAnswer
 from checker.symbolic.session import Session
-from checker.vectors.budget import RLIMIT
 from checker.vectors.goals import differs
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import HarnessBug
@@ -164,10 +163,6 @@ _EXPECTED_OUTCOME = var("expected.outcome", INT)
 _EXPECTED_SEQNO = var("expected.seqno", INT)
 
 
-def _remaining(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.001, deadline - time.monotonic())
-
-
 def _answer_code(decider: Decider, req: StreamRequest, producer: ProducerState) -> tuple[int, int]:
     decision = decider.decide(req, producer)
     if decision.outcome is Outcome.ERANGE:
@@ -201,10 +196,15 @@ def prove(
     rules: RuleSet,
     space: DecisionSpace,
     humpty_only: bool,
-    timeout_s: float | None,
+    budget: Budget,
+    deadline: float | None = None,
 ) -> Guarantee:
-    """Check, place by place, that ``inputs`` expose every member of the neighbourhood."""
-    return _run(inputs, rules, space, humpty_only, timeout_s, None)
+    """Check, place by place, that ``inputs`` expose every member of the neighbourhood.
+
+    ``budget``: the Z3 resource units all its queries may spend (shared with the
+    caller's); ``deadline`` (``time.monotonic()``): an outer wall-clock guard.
+    """
+    return _run(inputs, rules, space, humpty_only, budget, deadline, None)
 
 
 def extend(
@@ -212,7 +212,8 @@ def extend(
     rules: RuleSet,
     space: DecisionSpace,
     humpty_only: bool,
-    timeout_s: float | None,
+    budget: Budget,
+    deadline: float | None,
     add: Callable[[StreamRequest, ProducerState, str], None],
 ) -> Guarantee:
     """``prove``, adding (through ``add``) a vector for each batch of members not exposed.
@@ -220,7 +221,7 @@ def extend(
     Each new vector is the most readable input that exposes as many members of
     the batch as it can (Z3's Optimize), so few are added.
     """
-    return _run(inputs, rules, space, humpty_only, timeout_s, add)
+    return _run(inputs, rules, space, humpty_only, budget, deadline, add)
 
 
 def _run(
@@ -228,10 +229,10 @@ def _run(
     rules: RuleSet,
     space: DecisionSpace,
     humpty_only: bool,
-    timeout_s: float | None,
+    budget: Budget,
+    deadline: float | None,
     add: Callable[[StreamRequest, ProducerState, str], None] | None,
 ) -> Guarantee:
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
     hood = Neighbourhood(rules)
     reference = space.decision(rules)
     decider = Decider(rules)
@@ -242,12 +243,12 @@ def _run(
         add(req, producer, origin)
         known.append((req, producer))
 
-    session = Session(_remaining(deadline), seed=0, rlimit=RLIMIT)
+    session = Session(seed=0, budget=budget, deadline=deadline)
     session.declare(space.sorts)  # type: ignore[arg-type]
     session.add(space.well_formed())
     if humpty_only:
         session.add(humpty_expressible(space))
-    exposer = _Exposer(space, reference, humpty_only, deadline)
+    exposer = _Exposer(space, reference, humpty_only, budget, deadline)
     verdicts = []
     for change in hood.changes:
         place = _Place(session, hood, change, space, reference)
@@ -312,10 +313,12 @@ class _Exposer:
         space: DecisionSpace,
         reference: DecisionExprs,
         humpty_only: bool,
+        budget: Budget,
         deadline: float | None,
     ) -> None:
         self.space, self.reference = space, reference
-        self.humpty_only, self.deadline = humpty_only, deadline
+        self.humpty_only = humpty_only
+        self.budget, self.deadline = budget, deadline
         self.soft, self.small = preferences(space)
         self._minimiser: Minimiser | None = None
 
@@ -323,7 +326,7 @@ class _Exposer:
         """The most readable input on which the first member (and as many others as can
         be) answers differently from the rule set."""
         if self._minimiser is None:
-            self._minimiser = Minimiser(_remaining(self.deadline), seed=0, rlimit=RLIMIT)
+            self._minimiser = Minimiser(seed=0, budget=self.budget, deadline=self.deadline)
             self._minimiser.add(self.space.well_formed())
             if self.humpty_only:
                 self._minimiser.add(humpty_expressible(self.space))

@@ -110,14 +110,20 @@ def itf_trace(vector: Vector, source: str) -> dict[str, Any]:
             "has_collection_high": req.collection_high is not None,
             "collection_high": _itf_int(req.collection_high or 0),
         },
+        # A map from rule-set name: names like "kv-current" are not record field names.
         "expected": {
-            name: {
-                "decision": e.answer.outcome.value,
-                "rollback_seqno": _itf_int(e.answer.rollback_seqno or 0),
-                "case": e.case,
-                "property": e.property,
-            }
-            for name, e in vector.expected.items()
+            "#map": [
+                [
+                    name,
+                    {
+                        "decision": e.answer.outcome.value,
+                        "rollback_seqno": _itf_int(e.answer.rollback_seqno or 0),
+                        "case": e.case,
+                        "property": e.property,
+                    },
+                ]
+                for name, e in vector.expected.items()
+            ]
         },
     }
     return {
@@ -183,6 +189,9 @@ def write_tree(out: Path, files: dict[str, str]) -> None:
             raise
         if old is not None:
             shutil.rmtree(old.parent)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InvalidInput("--out", f"cannot write {out}: {exc}; nothing was changed") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from checker.symbolic.budget import Budget
 from checker.vectors.equivalence import Equivalence
 from checker.vectors.format import Vector
 from spec.rules import DecisionSpace, RuleSet
@@ -85,14 +86,17 @@ def score(
     vectors: Sequence[Vector],
     rules: RuleSet,
     space: DecisionSpace,
-    timeout_s: float | None,
+    budget: Budget,
+    deadline: float | None = None,
     humpty_only: bool = False,
     witnesses: int = WITNESSES,
 ) -> Score:
     """``humpty_only``: what a humpty_dumpty target sees — only humpty-expressible vectors,
     and a mutant counts as equivalent when no humpty-expressible input tells it apart.
     ``space.distinct_uuids``: a mutant that differs only on tables repeating a uuid counts
-    as equivalent. The first ``witnesses`` survivors get the input that would kill them."""
+    as equivalent. The first ``witnesses`` survivors get the input that would kill them.
+    ``budget``: the Z3 resource units every proof together may spend (shared with the
+    caller's); ``deadline`` (``time.monotonic()``): an outer wall-clock guard."""
     if humpty_only:
         vectors = [v for v in vectors if v.request.humpty_expressible]
     # One assignment per vector, in a space long enough for every table.
@@ -100,7 +104,7 @@ def score(
     replay_space = DecisionSpace(longest)
     envs = [replay_space.assignment(v.request, v.producer) for v in vectors]
     expected = answers(rules, replay_space, envs)
-    equivalence = Equivalence(rules, space.table_entries, humpty_only, timeout_s)
+    equivalence = Equivalence(rules, space.table_entries, humpty_only, budget, deadline)
     repeats_allowed = not space.distinct_uuids
     verdicts = []
     for mutant in mutants(rules):

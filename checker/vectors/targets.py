@@ -267,7 +267,7 @@ def _command(kind: str, text: str) -> list[str]:
 def parse_target(text: str, timeout: float) -> Target:
     kind, sep, rest = text.partition(":")
     makers: dict[str, Callable[[], Target]] = {
-        "rules": lambda: RulesTarget(text, resolve(RULE_SETS, RuleSet, rest)),
+        "rules": lambda: RulesTarget(text, resolve(RULE_SETS, RuleSet, rest, "--target")),
         "reference": lambda: _reference(text, rest),
         "humpty": lambda: HumptyTarget(text, _command("humpty", rest), timeout),
         "jsonl": lambda: JsonlTarget(text, _command("jsonl", rest), timeout),

@@ -2,7 +2,7 @@
 
 ``ClusterModel(Setup(bounds, ack_rule, branch_rule, rules))`` is an
 explicit-state model (``init_states``, ``actions``, ``next_state``,
-``properties``) that ``checker.explore`` searches. Variants are named:
+``properties``) that ``checker.engines.explore`` searches. Variants are named:
 ``ACK_RULES``, ``BRANCH_RULES``, ``CLUSTER_PROPERTIES``; bounds presets are
 in ``PRESETS``; the verdicts the built-ins must get are in
 ``spec.cluster.expected``. docs/durability.md describes the model.

@@ -10,7 +10,21 @@ from dataclasses import asdict, dataclass, replace
 
 from spec.errors import InvalidInput
 
-__all__ = ["PRESETS", "ClusterBounds", "Preset", "preset"]
+__all__ = ["LIMITS", "PRESETS", "ClusterBounds", "Preset", "preset"]
+
+# The largest cluster dcpcheck explores: beyond these a search cannot finish.
+LIMITS = {
+    "nodes": 8,
+    "majority": 8,
+    "keys": 8,
+    "prepares": 16,
+    "sets": 16,
+    "items": 32,
+    "failovers": 8,
+    "restarts": 8,
+    "prefix": 32,
+    "prefix_replicas": 7,
+}
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,12 @@ class ClusterBounds:
         for name in ("prepares", "sets", "failovers", "restarts", "prefix", "prefix_replicas"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be at least 0")
+        for name, most in LIMITS.items():
+            if getattr(self, name) > most:
+                raise ValueError(
+                    f"{name} must be at most {most} (got {getattr(self, name)}); the "
+                    "presets' state spaces already reach millions of states"
+                )
         if self.items < self.prefix:
             raise ValueError(f"items ({self.items}) must be at least prefix ({self.prefix})")
         if self.prefix_replicas > self.replicas:

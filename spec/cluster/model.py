@@ -1,6 +1,6 @@
 """The cluster model: init states, actions (guards), next state (effects), properties.
 
-The shape of stateright's ``Model``: a checker (``checker.explore``) calls
+The shape of stateright's ``Model``: a checker (``checker.engines.explore``) calls
 ``init_states``, ``actions(state)``, ``next_state(state, action)`` and the
 ``properties()`` and never looks inside a state. ``format_step`` says in
 words what an action did, for counterexamples.
@@ -10,21 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from spec.cluster import actions as act
 from spec.cluster import active, failover, replica
-from spec.cluster.actions import (
-    AckPrepare,
-    Action,
-    ClientPrepare,
-    ClientSet,
-    CloseSnapshot,
-    Commit,
-    CrashActive,
-    PersistReplica,
-    PromoteReplica,
-    ReconnectReplica,
-    ReplicateItem,
-    RestartReplica,
-)
+from spec.cluster.actions import Action
 from spec.cluster.narrate import describe_state, describe_step
 from spec.cluster.properties import CLUSTER_PROPERTIES, BoundProperty, ClusterProperty
 from spec.cluster.setup import Setup
@@ -48,17 +36,17 @@ _GUARDS = (
 )
 
 _EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterState]] = {
-    ClientPrepare: active.apply_client_prepare,  # type: ignore[dict-item]
-    ClientSet: active.apply_client_set,  # type: ignore[dict-item]
-    CloseSnapshot: active.apply_close_snapshot,  # type: ignore[dict-item]
-    Commit: active.apply_commit,  # type: ignore[dict-item]
-    ReplicateItem: replica.apply_replicate_item,  # type: ignore[dict-item]
-    PersistReplica: replica.apply_persist_replica,  # type: ignore[dict-item]
-    AckPrepare: replica.apply_ack_prepare,  # type: ignore[dict-item]
-    CrashActive: failover.apply_crash_active,  # type: ignore[dict-item]
-    PromoteReplica: failover.apply_promote_replica,  # type: ignore[dict-item]
-    ReconnectReplica: replica.apply_reconnect_replica,  # type: ignore[dict-item]
-    RestartReplica: replica.apply_restart_replica,  # type: ignore[dict-item]
+    act.ClientPrepare: active.apply_client_prepare,  # type: ignore[dict-item]
+    act.ClientSet: active.apply_client_set,  # type: ignore[dict-item]
+    act.CloseSnapshot: active.apply_close_snapshot,  # type: ignore[dict-item]
+    act.Commit: active.apply_commit,  # type: ignore[dict-item]
+    act.ReplicateItem: replica.apply_replicate_item,  # type: ignore[dict-item]
+    act.PersistReplica: replica.apply_persist_replica,  # type: ignore[dict-item]
+    act.AckPrepare: replica.apply_ack_prepare,  # type: ignore[dict-item]
+    act.CrashActive: failover.apply_crash_active,  # type: ignore[dict-item]
+    act.PromoteReplica: failover.apply_promote_replica,  # type: ignore[dict-item]
+    act.ReconnectReplica: replica.apply_reconnect_replica,  # type: ignore[dict-item]
+    act.RestartReplica: replica.apply_restart_replica,  # type: ignore[dict-item]
 }
 
 

@@ -2,33 +2,27 @@
 
 ``describe_step`` compares the state before and after an action and says
 what happened (``N2 asks uuid AAAA start 3 snapshot {3,3}: rollback to 2``);
-``describe_state`` draws each node's history with its snapshot brackets.
+``describe_state`` draws each node's history with its snapshot brackets;
+``run_of`` turns a path of the model into a ``spec.run.Run`` (numbered
+named steps between the start and end states, each node's history as a
+picture).
 """
 
 from __future__ import annotations
 
-from spec.cluster.actions import (
-    AckPrepare,
-    Action,
-    ClientPrepare,
-    ClientSet,
-    CloseSnapshot,
-    Commit,
-    CrashActive,
-    PersistReplica,
-    PromoteReplica,
-    ReconnectReplica,
-    ReplicateItem,
-    RestartReplica,
-)
+from collections.abc import Sequence
+
+from spec.cluster import actions as act
+from spec.cluster.actions import Action
 from spec.cluster.active import acked_by
 from spec.cluster.replica import reconnect_decision, rollback_landing, stream_request
 from spec.cluster.setup import Setup
 from spec.cluster.state import ClusterState, NodeState, node_name, uuid_name
 from spec.failover_table import FailoverTable
+from spec.run import Cell, Lane, Picture, Run, Span, Step
 from spec.types import Outcome
 
-__all__ = ["describe_state", "describe_step", "history", "table_text"]
+__all__ = ["describe_state", "describe_step", "history", "run_of", "table_text"]
 
 
 def table_text(table: FailoverTable) -> str:
@@ -82,39 +76,39 @@ def _lost_items(before: NodeState, after: NodeState) -> str:
 
 
 def describe_step(setup: Setup, before: ClusterState, action: Action, after: ClusterState) -> str:
-    if isinstance(action, ClientPrepare | ClientSet):
+    if isinstance(action, act.ClientPrepare | act.ClientSet):
         assert after.active is not None
         node = after.nodes[after.active]
         x = node.high_seqno
         return f"{node_name(after.active)} appends {node.items[x - 1].label(x)}"
-    if isinstance(action, CloseSnapshot):
+    if isinstance(action, act.CloseSnapshot):
         assert after.active is not None
         start, end = after.nodes[after.active].snapshots[-1]
         return f"{node_name(after.active)} closes snapshot [{start},{end}]"
-    if isinstance(action, Commit):
+    if isinstance(action, act.Commit):
         return _commit(setup, before, after)
-    if isinstance(action, ReplicateItem):
+    if isinstance(action, act.ReplicateItem):
         return _replicate(before, after, action.node)
-    if isinstance(action, PersistReplica):
+    if isinstance(action, act.PersistReplica):
         node = after.nodes[action.node]
         return (
             f"{node_name(action.node)} persists up to seqno {node.persisted_seqno} "
             f"(HPS {node.persisted_hps})"
         )
-    if isinstance(action, AckPrepare):
+    if isinstance(action, act.AckPrepare):
         assert after.active is not None
         return (
             f"{node_name(action.node)} acks HPS {after.acks[action.node]} "
             f"to {node_name(after.active)}"
         )
-    if isinstance(action, CrashActive):
+    if isinstance(action, act.CrashActive):
         assert before.active is not None
         return f"{node_name(before.active)} crashes and is failed over"
-    if isinstance(action, PromoteReplica):
+    if isinstance(action, act.PromoteReplica):
         return _promote(setup, before, after, action.node)
-    if isinstance(action, ReconnectReplica):
+    if isinstance(action, act.ReconnectReplica):
         return _reconnect(setup, before, after, action.node)
-    if isinstance(action, RestartReplica):
+    if isinstance(action, act.RestartReplica):
         old, new = before.nodes[action.node], after.nodes[action.node]
         lost = [f"loses {_lost_items(old, new)}"] if new.high_seqno < old.high_seqno else []
         if old.snapshot_has_prepare:
@@ -193,3 +187,52 @@ def _reconnect(setup: Setup, before: ClusterState, after: ClusterState, index: i
         f" (persisted only {old.persisted_seqno})" if landing < rollback else ""
     )
     return text + f"{node_name(index)} {where}, discarding {_lost_items(old, new)}"
+
+
+def run_of(setup: Setup, init: ClusterState, steps: Sequence[tuple[Action, ClusterState]]) -> Run:
+    """A path of the cluster model as a run: the start state, each step told, the end state."""
+    told = []
+    state = init
+    for action, after in steps:
+        told.append(
+            Step(
+                action.to_json(),
+                after.to_json(),
+                str(action),
+                describe_step(setup, state, action, after),
+            )
+        )
+        state = after
+    return Run(
+        start="initial state",
+        init=init.to_json(),
+        steps=tuple(told),
+        init_lines=("start:", *("    " + line for line in describe_state(init))),
+        end_lines=("end:", *("    " + line for line in describe_state(state))),
+        numbered=True,
+        picture=picture_of(state),
+    )
+
+
+_KINDS = {"PREPARE": "prepare", "COMMIT": "commit", "SET": "set"}
+LEGEND = (
+    ("prepare", "a PREPARE (SyncWrite)"),
+    ("commit", "a COMMIT"),
+    ("set", "a SET"),
+)
+
+
+def picture_of(state: ClusterState) -> Picture:
+    """Each node's history at the end of a run, with its snapshot markers."""
+    lanes = []
+    for i, node in enumerate(state.nodes):
+        role = "failed over" if not node.alive else "active" if i == state.active else "replica"
+        cells = tuple(
+            Cell(x, item.label(x), _KINDS.get(item.op, "set"))
+            for x, item in enumerate(node.items, start=1)
+        )
+        spans = tuple(Span(max(a, 1), b, f"[{a},{b}]") for a, b in node.snapshots)
+        lanes.append(
+            Lane(f"{node_name(i)} {role}", cells if node.alive else (), spans if node.alive else ())
+        )
+    return Picture(tuple(lanes), (), LEGEND)

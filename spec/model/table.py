@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from spec.expr import Expr, all_of, any_of, const, ite, lift, min_of
 
-__all__ = ["TableExprs", "count", "select"]
+__all__ = ["TableExprs", "count", "lookup_step", "select"]
 
 
 def select(values: Sequence[Expr], index: Expr, default: Expr | int = 0) -> Expr:
@@ -26,6 +26,16 @@ def select(values: Sequence[Expr], index: Expr, default: Expr | int = 0) -> Expr
     for i in range(len(values) - 1, -1, -1):
         result = ite(index == i, values[i], result)
     return result
+
+
+def lookup_step(
+    found: Expr, upper: Expr, live: Expr, entry_uuid: Expr, uuid: Expr, newer_seqno: Expr
+) -> tuple[Expr, Expr]:
+    """One entry of kv_engine's lookup walk (newest to oldest): a live entry with the
+    consumer's uuid is a match, and ``upper`` becomes the seqno of the entry newer than
+    it (the high seqno for the newest)."""
+    match = all_of(live, entry_uuid == uuid)
+    return any_of(found, match), ite(match, newer_seqno, upper)
 
 
 def count(conditions: Sequence[Expr]) -> Expr:
@@ -54,12 +64,11 @@ class TableExprs:
         found: Expr = const(False)
         upper: Expr = high_seqno
         for i in range(self.slots):
-            match = all_of(self.live(i), self.uuid[i] == uuid)
-            found = any_of(found, match)
-            upper = ite(match, high_seqno if i == 0 else self.seq[i - 1], upper)
+            newer = high_seqno if i == 0 else self.seq[i - 1]
+            found, upper = lookup_step(found, upper, self.live(i), self.uuid[i], uuid, newer)
         return found, upper
 
-    # -- LogView ----------------------------------------------------------------------
+    # -- LogView (spec.consumers.api) -----------------------------------------------------
     @property
     def latest_uuid(self) -> Expr:
         return ite(self.length > 0, self.uuid[0], const(0))
@@ -68,17 +77,47 @@ class TableExprs:
         """How many live entries lie above ``seqno`` (a prefix of a sorted table)."""
         return count([all_of(self.live(i), self.seq[i] > seqno) for i in range(self.slots)])
 
-    def covering(self, seqno: Expr) -> Expr:
-        above = self._above(lift(seqno))
-        return ite(above < self.length, select(self.uuid, above), const(0))
+    def _at_or_below(self, seqno: Expr) -> Expr:
+        """How many live entries lie at or below ``seqno``: ``length - _above(seqno)``,
+        counted rather than subtracted, so it is plainly within ``[0, slots]``."""
+        return count([all_of(self.live(i), self.seq[i] <= seqno) for i in range(self.slots)])
 
-    def pruned(self, seqno: Expr) -> TableExprs:
+    @property
+    def oldest_uuid(self) -> Expr:
+        return self.uuid_at(self.length - 1)
+
+    def uuid_at(self, position: Expr | int) -> Expr:
+        """The uuid at ``position`` (0 is the newest); 0 past the end."""
+        index = lift(position)
+        return ite(index < self.length, select(self.uuid, index), const(0))
+
+    def seqno_at(self, position: Expr | int) -> Expr:
+        """The seqno at ``position`` (0 is the newest); 0 past the end."""
+        index = lift(position)
+        return ite(index < self.length, select(self.seq, index), const(0))
+
+    def covering(self, seqno: Expr | int) -> Expr:
+        return self.uuid_at(self._above(lift(seqno)))
+
+    def dropped(self, how_many: Expr | int) -> TableExprs:
+        """The log without its ``how_many`` newest entries."""
+        drop = lift(how_many)
+        kept = count([all_of(self.live(i), drop <= i) for i in range(self.slots)])
+        return self._shifted(ite(drop < self.length, drop, self.length), kept, self.slots)
+
+    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> TableExprs:
+        """A one-entry log ``(uuid, seqno)`` with as many slots as this one."""
+        zeros = (const(0),) * (self.slots - 1)
+        return TableExprs(const(1), (lift(uuid), *zeros), (lift(seqno), *zeros))
+
+    def pruned(self, seqno: Expr | int) -> TableExprs:
         """The entries at or below ``seqno`` (kv_engine's prune, without refilling)."""
-        return self._shifted(self._above(lift(seqno)), self.slots)
+        seqno = lift(seqno)
+        return self._shifted(self._above(seqno), self._at_or_below(seqno), self.slots)
 
-    def _shifted(self, drop: Expr, slots: int, offset: int = 0) -> TableExprs:
-        """Drop the first ``drop`` entries; the kept ones start at position ``offset``."""
-        length = self.length - drop
+    def _shifted(self, drop: Expr, length: Expr, slots: int, offset: int = 0) -> TableExprs:
+        """Drop the first ``drop`` entries, keeping ``length`` (the rest); the kept ones
+        start at position ``offset``."""
         uuids, seqs = [], []
         for j in range(offset, slots):
             source = drop + (j - offset)
@@ -90,7 +129,7 @@ class TableExprs:
     # -- the producer's table operations --------------------------------------------------
     def create_entry(self, seqno: Expr, uuid: Expr, slots: int, max_entries: int) -> TableExprs:
         """Drop entries above ``seqno``, push ``(uuid, seqno)``, cap at ``max_entries``."""
-        kept = self._shifted(self._above(seqno), slots, offset=1)
+        kept = self._shifted(self._above(seqno), self._at_or_below(seqno), slots, offset=1)
         length = min_of(kept.length + 1, const(min(max_entries, slots)))
         uuids = [uuid, *kept.uuid[: slots - 1]]
         seqs = [seqno, *kept.seq[: slots - 1]]

@@ -65,6 +65,18 @@ class ScenarioVars:
                 sorts |= {f"f{f}.key.{x}": INT, f"f{f}.del.{x}": BOOL}
         return sorts
 
+    @cached_property
+    def ranges(self) -> dict[str, tuple[int, int]]:
+        """The values each integer variable takes in a well-formed scenario (lo, hi)."""
+        b = self.bounds
+        ranges = {"h0.high": (0, b.seqnos), "t0.len": (1, b.first_table_entries)}
+        ranges |= {"received": (0, b.seqnos), "purge": (0, b.seqnos)}
+        for name, sort in self.sorts.items():
+            if sort is INT and name not in ranges:
+                key = ".key." in name
+                ranges[name] = (0, b.keys - 1) if key else (0, b.seqnos)
+        return ranges
+
     @property
     def seqnos(self) -> range:
         return range(1, self.bounds.seqnos + 1)
@@ -110,6 +122,29 @@ class ScenarioVars:
                 parts.append(implies(~written, (v(f"f{f}.key.{x}") == 0) & ~v(f"f{f}.del.{x}")))
             previous_high = high
             previous_on = on
+        return all_of(*parts)
+
+    def keys_in_first_use_order(self) -> Expr:
+        """Keys are numbered in order of first use (history, then each failover's writes).
+
+        Keys are interchangeable: nothing in a rule set, a consumer variant or
+        a property tells key 0 from key 1, so renaming the keys of a scenario
+        in order of first use (what ``decode`` shows) changes no verdict. Every
+        scenario thus has an equivalent one satisfying this; a solver may add
+        it to skip the others (symmetry breaking).
+        """
+        v = self.__getitem__
+        slots = [(const(x) <= v("h0.high"), v(f"h0.key.{x}")) for x in self.seqnos]
+        for f in self.failover_ids:
+            on, branch, high = v(f"f{f}.on"), v(f"f{f}.branch"), v(f"f{f}.high")
+            for x in self.seqnos:
+                written = on & (const(x) > branch) & (const(x) <= high)
+                slots.append((written, v(f"f{f}.key.{x}")))
+        used: Expr = const(0)  # how many keys the slots so far use: 0 .. used-1
+        parts = []
+        for live, key in slots:
+            parts.append(implies(live, key <= used))
+            used = ite(live & (key == used), used + 1, used)
         return all_of(*parts)
 
     # -- scenarios <-> assignments ----------------------------------------------------------

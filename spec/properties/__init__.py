@@ -12,19 +12,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from spec.bounds import Bounds
 from spec.expr import Expr
 from spec.registry import Registry
-from spec.trace import TraceFields
+from spec.trace import Trace, TraceFields
 
 __all__ = ["PROPERTIES", "Property"]
 
 
 @dataclass(frozen=True)
 class Property:
+    """A named formula over trace fields; ``explanation`` says, from a reference
+    trace that violates it, what went wrong (in one line)."""
+
     id: str
     kind: Literal["safety", "cost"]
     summary: str
     formula: Callable[[TraceFields], Expr]
+    explanation: Callable[[Trace, Bounds], str] | None = None
+    # For a property that holds key by key: its part for one key, ``formula`` being the
+    # conjunction of the parts over every key. Keys are interchangeable in the model, so
+    # a solver may look for a violation at one key only (``ScenarioModel.violation``).
+    per_key: Callable[[TraceFields, int], Expr] | None = None
 
     @property
     def name(self) -> str:
@@ -32,6 +41,14 @@ class Property:
 
     def holds(self, fields: TraceFields) -> Expr:
         return self.formula(fields)
+
+    def explain(self, trace: Trace, bounds: Bounds) -> str:
+        """What goes wrong in ``trace`` (a run that violates this property), in one line."""
+        if self.explanation is not None:
+            text = self.explanation(trace, bounds)
+            if text:
+                return text
+        return f"{self.id} is violated"
 
 
 def _builtins() -> None:

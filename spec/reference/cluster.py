@@ -21,7 +21,8 @@ an action that is not enabled raises ``ActionNotEnabled``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from spec.failover_table import FailoverTable
@@ -450,13 +451,9 @@ class Cluster:
         return out
 
     def holds(self, prop: str) -> bool:
-        if prop == "no-lost-syncwrite":
-            return not self.lost_syncwrites()
-        if prop == "prepare-ack-progress":
-            return not self.stalled_prepares()
-        if prop == "syncwrite-acknowledged":
-            return bool(self.acknowledged)
-        raise ValueError(f"the reference has no property {prop!r}")
+        if prop not in PROPERTIES:
+            raise ValueError(f"the reference has no property {prop!r}")
+        return PROPERTIES[prop].holds(self)
 
     # -- observation ---------------------------------------------------------------------
 
@@ -484,3 +481,32 @@ class Cluster:
             "acknowledged": sorted(self.acknowledged),
             "nodes": nodes,
         }
+
+
+@dataclass(frozen=True)
+class ReferenceProperty:
+    """The reference's own reading of a property of the catalogue (written apart from
+    ``spec.cluster.properties``): where it holds, and what it sees where it does not."""
+
+    expectation: str  # "always" | "sometimes"
+    holds: Callable[[Cluster], bool]
+    evidence: Callable[[Cluster], str]
+
+
+PROPERTIES: dict[str, ReferenceProperty] = {
+    "no-lost-syncwrite": ReferenceProperty(
+        "always",
+        lambda c: not c.lost_syncwrites(),
+        lambda c: f"the reference's active lacks acknowledged {c.lost_syncwrites()}",
+    ),
+    "prepare-ack-progress": ReferenceProperty(
+        "always",
+        lambda c: not c.stalled_prepares(),
+        lambda c: f"on the reference, quiescent replicas leave unacked {c.stalled_prepares()}",
+    ),
+    "syncwrite-acknowledged": ReferenceProperty(
+        "sometimes",
+        lambda c: bool(c.acknowledged),
+        lambda c: f"the reference acknowledges {c.acknowledged}",
+    ),
+}

@@ -1,0 +1,184 @@
+"""Every producer decision within bounds, under every rule set given, kept as Parquet.
+
+    dcpcheck sweep [--rules NAME|FILE ...] [--entries E] [--seqnos N] [--distinct-uuids]
+                   [--out DIR] [--master URL] [--json] [--quiet] [--timeout S]
+
+Enumerates the decision input space within the bounds (failover tables of
+at most E entries, seqnos at most N, every valid request, every flag; see
+docs/cli.md) on Spark executors, decides every input under every rule set
+(NumPy, from the rule sets' own clauses), and writes DIR/decisions/ (Parquet:
+the inputs and each rule set's decision and clause) and DIR/summary.json
+(inputs per rule set and clause, inputs per region where two rule sets
+differ), then prints the summary. DIR appears only when the sweep is
+complete. With two or more rule sets, each pair is cross-checked with
+`dcpcheck diff`'s Z3 regions: the regions the sweep found must be exactly
+the regions diff reports that have inputs within the bounds.
+
+Exit: 0 the sweep is complete and agrees with diff (or one rule set); 4 it
+disagrees with diff (a harness bug); 3 unknown: diff could not decide, or the
+time limit stopped the sweep (nothing is published then); 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_atomic
+from checker.commands.common import (
+    add_output_arguments,
+    add_progress_arguments,
+    add_spark_arguments,
+    add_timeout,
+    chosen,
+    spark_conf_from,
+)
+from checker.commands.decision_space import add_distinct_uuids
+from checker.inputs import count
+from checker.progress import Progress
+from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
+from spec.rules import RULE_SETS, RuleSet
+
+if TYPE_CHECKING:
+    from checker.sweep.space import SweepSpace
+
+MAX_INPUTS = 10**9
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules",
+        action="append",
+        metavar="NAME|FILE",
+        help="rule set to decide with (repeatable; default every built-in one)",
+    )
+    group = parser.add_argument_group("bounds (the space swept)")
+    group.add_argument(
+        "--entries",
+        type=count(1, 8),
+        default=3,
+        metavar="E",
+        help="failover tables of 1..E entries (default 3)",
+    )
+    group.add_argument(
+        "--seqnos", type=count(0, 64), default=3, metavar="N", help="seqnos 0..N (default 3)"
+    )
+    add_distinct_uuids(group, "inputs swept")
+    group.add_argument(
+        "--max-inputs",
+        type=count(1, 10**15),
+        default=MAX_INPUTS,
+        metavar="K",
+        help=f"refuse a space of more than K inputs (default {MAX_INPUTS:.0e})",
+    )
+    add_output_arguments(parser, "", json_help="print the summary as JSON", html=False)
+    parser.add_argument(
+        "--out",
+        default="out/sweep",
+        metavar="DIR",
+        help="where the dataset and summary.json go (default out/sweep; replaced whole when "
+        "the sweep completes)",
+    )
+    add_spark_arguments(parser, "the sweep")
+    add_timeout(parser, 3600.0, "for the sweep and its cross-check")
+    add_progress_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from checker.sweep.space import SweepSpace
+
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything starts
+    started = time.perf_counter()
+    deadline = time.monotonic() + args.timeout
+    writable_dir(args.out, "--out")
+    picked = chosen(RULE_SETS, RuleSet, args.rules)
+    rule_sets = [c.item for c in picked]
+    names = [r.name for r in rule_sets]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(
+            f"--rules names {', '.join(twice)} more than once; give each rule set once"
+        )
+    space = SweepSpace(args.entries, args.seqnos, duplicate_uuids=not args.distinct_uuids)
+    if space.size > args.max_inputs:
+        raise UsageError(
+            f"{space.describe()} is {space.size:,} inputs, more than --max-inputs "
+            f"{args.max_inputs:,}; lower --seqnos or --entries, or raise --max-inputs"
+        )
+    print(
+        f"dcpcheck sweep: {space.size:,} inputs ({space.describe()}) x {len(rule_sets)} rule "
+        f"set{'s' if len(rule_sets) != 1 else ''}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return _sweep(args, space, rule_sets, [c.spec for c in picked], started, deadline)
+
+
+def _sweep(
+    args: argparse.Namespace,
+    space: SweepSpace,
+    rule_sets: list[RuleSet],
+    specs: list[str],
+    started: float,
+    deadline: float,
+) -> int:
+    from checker.spark.session import spark_session
+    from checker.spark.sweep import SweepTimeout, sweep_on_spark
+    from checker.sweep.crosscheck import crosscheck
+    from checker.sweep.job import SweepJob, part_name
+    from checker.sweep.summary import summarise, summary_json, text
+
+    progress = Progress(1, "sweeps", quiet=args.quiet)
+    partial = partial_dir(args.out)
+    dataset = partial / "decisions"
+    dataset.mkdir()
+    try:
+        progress.start("sweep")
+        conf = spark_conf_from(args)
+        with spark_session(args.master, "dcpcheck sweep", conf, args.executor_wait) as spark:
+            parts, rows = sweep_on_spark(
+                spark,
+                SweepJob(space, tuple(specs)),
+                dataset,
+                timeout_s=max(0.001, deadline - time.monotonic()),
+                progress=lambda done, total: progress.update("sweep", f"{done}/{total} parts done"),
+            )
+        missing = [p for p in range(parts) if not (dataset / part_name(p)).is_file()]
+        if missing:
+            raise HarnessBug(f"the sweep finished without parts {missing[:5]} of its dataset")
+        for stray in dataset.glob(".*"):  # a partial file of a task attempt that was lost
+            stray.unlink()
+        progress.finish("sweep", f"{parts} parts")
+        summary = summarise(space, rule_sets, parts, rows)
+        summary.specs = {r.name: spec for r, spec in zip(rule_sets, specs, strict=True)}
+        summary.dataset = str(Path(args.out) / "decisions")
+        if len(rule_sets) > 1:
+            progress.start("cross-check with dcpcheck diff")
+            summary.crosscheck = crosscheck(
+                space, rule_sets, summary.found(), max(0.001, deadline - time.monotonic())
+            )
+            progress.finish("cross-check with dcpcheck diff", summary.crosscheck.agreement.value)
+        summary.seconds = time.perf_counter() - started
+        write_text_atomic(partial / "summary.json", json.dumps(summary_json(summary), indent=2))
+        publish_dir(partial, args.out)
+    except SweepTimeout:
+        progress.close()
+        print(
+            f"dcpcheck sweep: unknown: stopped at the --timeout {args.timeout:g} s limit before "
+            "every input was decided; nothing was published",
+            file=sys.stderr,
+        )
+        return EXIT_UNKNOWN
+    finally:
+        progress.close()
+        shutil.rmtree(partial, ignore_errors=True)
+    if args.json:
+        print(json.dumps(summary_json(summary), indent=2))
+    else:
+        print("\n".join(text(summary)))
+    return summary.exit_code

@@ -1,0 +1,161 @@
+"""``dcpcheck sweep`` on Spark: inputs generated, decided and written on the executors.
+
+The driver sends partition descriptors only, ``(part, lo, hi)``: one row per
+partition. In ``mapInArrow``, each executor generates inputs ``lo..hi-1`` of
+the space itself, decides them under every rule set with NumPy and writes
+them as one Parquet file of the dataset (``checker.sweep.job``); what flows
+back through Spark is each part's tally, which Spark reduces (inputs per
+rule set and clause, per region) before the driver collects it. ``--out``
+must therefore be a path the executors can write (a local disk for
+``local[*]`` or a cluster on one host, a shared filesystem otherwise).
+
+A user's rule file is shipped to the executors (``addPyFile``) under a name
+made from its contents, and resolved there from ``SparkFiles``.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from checker.spark.shipping import on_executor, ship
+from checker.sweep.job import TALLY, SweepJob, descriptors
+
+__all__ = ["SweepTimeout", "TallyRow", "sweep_on_spark"]
+
+PART_INPUTS = 1 << 20  # at most this many inputs per partition (more partitions, finer progress)
+
+
+class SweepTimeout(Exception):
+    """The job was cancelled at its deadline: nothing is claimed about the space."""
+
+
+@dataclass(frozen=True)
+class TallyRow:
+    """Inputs of one clause of a rule set (kind ``clause``) or of one region of a pair
+    (kind ``region``), and the index of the first one."""
+
+    kind: str
+    subject: int
+    code: int
+    inputs: int
+    first: int
+
+
+def sweep_on_spark(
+    spark,  # type: ignore[no-untyped-def]
+    job: SweepJob,
+    dataset: Path,
+    *,
+    timeout_s: float,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, list[TallyRow]]:
+    """Run ``job`` on ``spark``, its parts written into the directory ``dataset``; the
+    number of parts and the tally. ``progress(done, total)`` is called as parts finish."""
+    context = spark.sparkContext
+    group = f"dcpcheck-sweep-{uuid.uuid4().hex[:12]}"
+    expired, finished = threading.Event(), threading.Event()
+
+    def expire() -> None:
+        # Until the action returns: a job submitted just after a cancel is cancelled too.
+        expired.set()
+        while True:
+            context.cancelJobGroup(group)
+            if finished.wait(0.5):
+                return
+
+    timer = threading.Timer(timeout_s, expire)
+    timer.daemon = True
+    parts = max(2 * context.defaultParallelism, -(-job.space.size // PART_INPUTS))
+    ranges = descriptors(job.space.size, parts)
+    watcher = _Watcher(context, group, len(ranges), progress)
+    try:
+        shipped = replace(job, rules=tuple(ship(spark, spec) for spec in job.rules))
+        context.setJobGroup(group, "dcpcheck sweep", True)
+        timer.start()
+        watcher.start()
+        from pyspark.sql import functions as F
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        frame = spark.createDataFrame(
+            context.parallelize(ranges, len(ranges)), "part long, lo long, hi long"
+        )
+        executor = _executor(shipped, str(dataset.resolve()))  # executors have their own cwd
+        tallies = frame.mapInArrow(executor, from_arrow_schema(TALLY))
+        reduced = (
+            tallies.groupBy("kind", "subject", "code")
+            .agg(F.sum("inputs").alias("inputs"), F.min("first").alias("first"))
+            .collect()
+        )
+    except Exception as exc:
+        if expired.is_set():
+            raise SweepTimeout("stopped at the time limit") from exc
+        raise
+    except BaseException:
+        context.cancelJobGroup(group)
+        raise
+    finally:
+        finished.set()
+        timer.cancel()
+        watcher.stop()
+        context.setLocalProperty("spark.jobGroup.id", None)
+    rows = [TallyRow(r["kind"], r["subject"], r["code"], r["inputs"], r["first"]) for r in reduced]
+    return len(ranges), rows
+
+
+def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator], Iterator]:  # type: ignore[type-arg]
+    def run(descriptor_batches):  # type: ignore[no-untyped-def]
+        local = replace(job, rules=tuple(on_executor(spec) for spec in job.rules))
+        for descriptors_batch in descriptor_batches:
+            for part, lo, hi in zip(
+                *(descriptors_batch.column(c).to_pylist() for c in ("part", "lo", "hi")),
+                strict=True,
+            ):
+                yield local.write_part(Path(dataset), part, lo, hi)
+
+    return run
+
+
+class _Watcher:
+    """Polls Spark's status tracker and reports parts done (a daemon thread)."""
+
+    def __init__(
+        self,
+        context,  # type: ignore[no-untyped-def]
+        group: str,
+        total: int,
+        report: Callable[[int, int], None] | None,
+    ) -> None:
+        self.context, self.group, self.total, self.report = context, group, total, report
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.report is None:
+            return
+        self._thread = threading.Thread(target=self._run, name="dcpcheck-sweep-progress")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _run(self) -> None:
+        tracker = self.context.statusTracker()
+        shown = -1
+        while not self._stop.wait(1.0):
+            done = 0
+            for job_id in tracker.getJobIdsForGroup(self.group):
+                info = tracker.getJobInfo(job_id)
+                for stage_id in info.stageIds if info else ():
+                    stage = tracker.getStageInfo(stage_id)
+                    if stage is not None and stage.numTasks == self.total:
+                        done = max(done, stage.numCompletedTasks)
+            if done != shown:
+                shown = done
+                self.report(done, self.total)  # type: ignore[misc]
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

@@ -1,0 +1,102 @@
+"""The values an integer expression can take, from the ranges of its variables.
+
+Interval arithmetic over ``spec.expr`` nodes, with uint64 semantics: a sum
+that may exceed ``2**64 - 1`` (or a difference that may go below 0) wraps,
+and its range is then the whole of uint64. The translation to Z3 uses it to
+leave out wrap-around cases that cannot happen, to fold comparisons the
+ranges decide, and to choose bit-vectors of a few bits when every term of a
+query is small (``width_for``). Pure Python: no Z3 here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from spec.expr import BOOL, MODULUS, UINT64_MAX, Expr, walk
+
+__all__ = ["FULL", "Span", "decided", "difference_span", "sum_span", "width_for"]
+
+Span = tuple[int, int]  # (lowest, highest) value
+FULL: Span = (0, UINT64_MAX)  # an unconstrained uint64
+
+
+def sum_span(a: Span, b: Span) -> tuple[Span, str]:
+    """The range of ``a + b`` and how it wraps: ``never``, ``always`` or ``maybe``."""
+    if a[1] + b[1] <= UINT64_MAX:
+        return (a[0] + b[0], a[1] + b[1]), "never"
+    if a[0] + b[0] > UINT64_MAX:
+        return (a[0] + b[0] - MODULUS, a[1] + b[1] - MODULUS), "always"
+    return FULL, "maybe"
+
+
+def difference_span(a: Span, b: Span) -> tuple[Span, str]:
+    """The range of ``a - b`` and how it wraps: ``never``, ``always`` or ``maybe``."""
+    if a[0] >= b[1]:
+        return (a[0] - b[1], a[1] - b[0]), "never"
+    if a[1] < b[0]:
+        return (a[0] - b[1] + MODULUS, a[1] - b[0] + MODULUS), "always"
+    return FULL, "maybe"
+
+
+def decided(op: str, a: Span, b: Span) -> bool | None:
+    """The comparison ``a op b`` when the ranges alone decide it, else None."""
+    always, never = {
+        "lt": (a[1] < b[0], a[0] >= b[1]),
+        "le": (a[1] <= b[0], a[0] > b[1]),
+        "gt": (a[0] > b[1], a[1] <= b[0]),
+        "ge": (a[0] >= b[1], a[1] < b[0]),
+        "eq": (a[0] == a[1] == b[0] == b[1], a[1] < b[0] or b[1] < a[0]),
+        "ne": (a[1] < b[0] or b[1] < a[0], a[0] == a[1] == b[0] == b[1]),
+    }[op]
+    if always:
+        return True
+    if never:
+        return False
+    return None
+
+
+_COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def width_for(roots: Iterable[Expr], ranges: Mapping[str, Span]) -> int | None:
+    """The fewest bits that hold every integer term of ``roots`` a solver must see, or
+    None when some term may wrap around (or is unbounded): those need Z3's integers.
+
+    A constant compared only where the ranges decide the comparison does not count.
+    """
+    span: dict[int, Span] = {}
+    known: dict[int, bool] = {}  # boolean nodes the ranges decide
+    needed = 0
+    for node in walk(list(roots)):
+        op = node.op
+        if node.sort is BOOL:
+            if op in _COMPARISONS and node.args[0].sort is not BOOL:
+                a, b = span[id(node.args[0])], span[id(node.args[1])]
+                verdict = decided(op, a, b)
+                if verdict is not None:
+                    known[id(node)] = verdict
+                    continue
+                needed = max(needed, a[1], b[1])
+            continue
+        if op == "const":
+            span[id(node)] = (int(node.value), int(node.value))  # type: ignore[arg-type]
+        elif op == "var":
+            span[id(node)] = ranges.get(node.name or "", FULL)
+        elif op == "ite":
+            cond = known.get(id(node.args[0]))
+            (a, b) = span[id(node.args[1])], span[id(node.args[2])]
+            chosen = (
+                a if cond is True else b if cond is False else (min(a[0], b[0]), max(a[1], b[1]))
+            )
+            span[id(node)] = chosen
+        else:
+            a, b = span[id(node.args[0])], span[id(node.args[1])]
+            result, wraps = sum_span(a, b) if op == "add" else difference_span(a, b)
+            if wraps != "never":
+                return None
+            span[id(node)] = result
+            needed = max(needed, a[1], b[1], result[1])
+    for node in walk(list(roots)):
+        if node.op == "var" and node.sort is not BOOL:
+            needed = max(needed, span[id(node)][1])
+    return max(1, needed.bit_length())

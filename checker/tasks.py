@@ -1,0 +1,221 @@
+"""Checks named by their definitions' names: what a Spark executor is sent.
+
+A task is picklable (names, bounds and limits, never a rule set or a
+property, which hold functions): ``task.run()`` resolves the names again
+(built-ins, or ``FILE.py[:NAME]`` shipped with the job) and returns a
+``checker.result.Result``, plain data the driver collects. ``expected()``
+is the verdict the harness must reproduce for the task, if one is recorded
+(``spec.expected``, ``spec.cluster.expected``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.result import Result
+from checker.symbolic.budget import CHECK_BUDGET
+from spec.bounds import Bounds
+from spec.cluster import ClusterBounds
+
+__all__ = [
+    "AnyTask",
+    "ClusterTask",
+    "ScenarioGroupTask",
+    "ScenarioTask",
+    "Task",
+    "planned_any",
+    "run_any",
+    "run_task",
+]
+
+
+@dataclass(frozen=True)
+class ScenarioTask:
+    rules: str  # NAME or FILE.py[:NAME]
+    consumer: str
+    property: str
+    bounds: Bounds
+    timeout_s: float | None = None
+    engine: str = "z3"
+    minimise: bool = True
+    random_examples: int = 10_000
+    budget: int | None = CHECK_BUDGET  # Z3 resource units (None: no limit)
+
+    @property
+    def label(self) -> str:
+        return f"{self.rules}/{self.consumer}: {self.property}"
+
+    def _named(self):  # type: ignore[no-untyped-def]
+        from checker.loading import resolve
+        from spec.consumers import CONSUMERS, ConsumerVariant
+        from spec.properties import PROPERTIES, Property
+        from spec.rules import RULE_SETS, RuleSet
+
+        return (
+            resolve(RULE_SETS, RuleSet, self.rules),
+            resolve(CONSUMERS, ConsumerVariant, self.consumer),
+            resolve(PROPERTIES, Property, self.property),
+        )
+
+    def run(self) -> Result:
+        from checker.check import check
+
+        result = check(
+            *self._named(),
+            self.bounds,
+            timeout_s=self.timeout_s,
+            minimise=self.minimise,
+            engine=self.engine,
+            random_examples=self.random_examples,
+            budget=self.budget,
+        )
+        return result.but(expected=self.expected(result))
+
+    def planned(self) -> Result:
+        """The result before anything is decided (``checker.check.planned``)."""
+        from checker.check import planned
+
+        result = planned(*self._named(), self.bounds, self.engine)
+        return result.but(expected=self.expected(result))
+
+    @staticmethod
+    def expected(result: Result) -> str | None:
+        from spec.expected import expected_verdict
+
+        return expected_verdict(
+            result.subject["rules"], result.subject["consumer"], result.property
+        )
+
+
+@dataclass(frozen=True)
+class ScenarioGroupTask:
+    """Several properties of one (rule set, consumer): proved together, searched apart
+    (``checker.together``); ``run()`` gives one ``Result`` per property, in order."""
+
+    rules: str
+    consumer: str
+    properties: tuple[str, ...]
+    bounds: Bounds
+    timeout_s: float | None = None
+    budget: int | None = CHECK_BUDGET  # Z3 resource units per property (None: no limit)
+
+    @property
+    def label(self) -> str:
+        return f"{self.rules}/{self.consumer}: {', '.join(self.properties)}"
+
+    def _alone(self) -> list[ScenarioTask]:
+        return [
+            ScenarioTask(
+                self.rules, self.consumer, p, self.bounds, self.timeout_s, budget=self.budget
+            )
+            for p in self.properties
+        ]
+
+    def planned(self) -> list[Result]:
+        """The results before anything is decided, one per property."""
+        return [task.planned() for task in self._alone()]
+
+    def run(self) -> list[Result]:
+        from checker.loading import resolve
+        from checker.together import check_together
+        from spec.consumers import CONSUMERS, ConsumerVariant
+        from spec.properties import PROPERTIES, Property
+        from spec.rules import RULE_SETS, RuleSet
+
+        results = check_together(
+            resolve(RULE_SETS, RuleSet, self.rules),
+            resolve(CONSUMERS, ConsumerVariant, self.consumer),
+            [resolve(PROPERTIES, Property, p) for p in self.properties],
+            self.bounds,
+            timeout_s=self.timeout_s,
+            budget=self.budget,
+        )
+        return [r.but(expected=ScenarioTask.expected(r)) for r in results]
+
+
+@dataclass(frozen=True)
+class ClusterTask:
+    ack_rule: str
+    branch_rule: str
+    property: str
+    bounds: ClusterBounds
+    preset: str | None = None  # the preset these bounds are, if they are one
+    rules: str = "kv-current"
+    strategy: str = "bfs"
+    max_states: int | None = None
+    timeout_s: float | None = None
+
+    @property
+    def label(self) -> str:
+        where = f" ({self.preset})" if self.preset else ""
+        return f"{self.ack_rule}/{self.branch_rule}: {self.property}{where}"
+
+    def _named(self):  # type: ignore[no-untyped-def]
+        from checker.loading import resolve
+        from spec.cluster import (
+            ACK_RULES,
+            BRANCH_RULES,
+            CLUSTER_PROPERTIES,
+            AckRule,
+            BranchRule,
+            ClusterProperty,
+        )
+        from spec.rules import RULE_SETS, RuleSet
+
+        return (
+            resolve(ACK_RULES, AckRule, self.ack_rule),
+            resolve(BRANCH_RULES, BranchRule, self.branch_rule),
+            resolve(CLUSTER_PROPERTIES, ClusterProperty, self.property),
+            resolve(RULE_SETS, RuleSet, self.rules),
+        )
+
+    def planned(self) -> Result:
+        """The result before anything is decided (``checker.durability.planned``)."""
+        from checker.durability import planned
+
+        result = planned(*self._named(), self.bounds, self.preset, self.strategy)
+        return result.but(expected=self.expected(result))
+
+    def run(self) -> Result:
+        from checker.durability import check_durability
+
+        result = check_durability(
+            *self._named(),
+            self.bounds,
+            preset=self.preset,
+            strategy=self.strategy,
+            max_states=self.max_states,
+            timeout_s=self.timeout_s,
+        )
+        return result.but(expected=self.expected(result))
+
+    @staticmethod
+    def expected(result: Result) -> str | None:
+        """The recorded verdict, if the bounds are exactly a preset's."""
+        from spec.cluster import PRESETS
+        from spec.cluster.expected import expected_verdict
+
+        if result.preset is None or result.bounds != PRESETS[result.preset].bounds:
+            return None
+        s = result.subject
+        return expected_verdict(result.preset, s["ack_rule"], s["branch_rule"], result.property)
+
+
+Task = ScenarioTask | ClusterTask
+AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask
+
+
+def run_task(task: Task) -> Result:
+    return task.run()
+
+
+def run_any(task: AnyTask) -> list[Result]:
+    """A task's results as a list (a group gives one per property)."""
+    out = task.run()
+    return out if isinstance(out, list) else [out]
+
+
+def planned_any(task: AnyTask) -> list[Result]:
+    """A task's results before anything is decided, as a list."""
+    out = task.planned()
+    return out if isinstance(out, list) else [out]

@@ -1,0 +1,175 @@
+"""Proofs beyond the bounds: decision-level properties for every table length and seqno.
+
+1. *The lookup abstraction* (``spec.rules.abstract``): Z3 proves that
+   kv_engine's lookup gives the abstract table facts for each table length
+   from 1 to ``DIRECT_LENGTHS`` directly, and for every length by induction
+   over the lookup's own loop step (base: the newest entry; step: one more
+   entry keeps them), for tables in which no older entry repeats the newest
+   uuid (kv_engine's own tables never repeat a uuid; a table it loads may,
+   and the decision space of ``diff`` and ``vectors`` holds such tables:
+   every claim here leaves them out).
+2. *Decision properties* over the abstract space, hence over every producer
+   whose table has any number of entries and every uint64 seqno:
+   ``bounded-rollback`` (a rollback seqno is never above the request's start)
+   and ``valid-request`` (the producer answers ERANGE exactly when the request
+   breaks ``snap_start <= start <= snap_end``, ``start <= end``).
+3. *Diff completeness* (``other_region``): no pair of answers outside the
+   regions a bounded search found, for any table length.
+
+Each result is an ordinary ``Result`` (model ``decision``) whose bounds say
+what it covers; an unknown stays unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from checker.result import Result, Stats, Verdict
+from checker.symbolic.budget import Budget
+from checker.symbolic.session import Answer, Outcome, Session
+from checker.timing import Stopwatch
+from spec.expr import Expr, Sort, all_of, any_of, implies
+from spec.rules.abstract import AbstractDecisionSpace, LookupInduction, table_facts
+from spec.rules.inputs import DecisionExprs, DecisionSpace
+from spec.rules.language import ERANGE_CODE, ROLLBACK_CODE, RuleSet
+
+__all__ = [
+    "DECISION_PROPERTIES",
+    "DIRECT_LENGTHS",
+    "EveryTable",
+    "decision_results",
+    "lookup_abstraction_holds",
+    "other_region",
+]
+
+DIRECT_LENGTHS = 25  # kv_engine's default max_failover_entries
+
+
+@dataclass(frozen=True)
+class EveryTable:
+    """What a decision-level result covers: every request and producer state."""
+
+    def describe(self) -> str:
+        return (
+            "every failover-table length (no older entry repeating the newest uuid), "
+            "every uint64 seqno"
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {}
+
+
+def _refuted(sorts: dict[str, Sort], facts: Expr, claim: Expr, budget: Budget) -> Outcome:
+    """Z3 looks for ``facts`` without ``claim``: unsat proves the claim."""
+    session = Session(budget=budget)
+    session.declare(sorts)
+    session.add(facts, ~claim)
+    return session.check()
+
+
+def lookup_abstraction_holds(budget: Budget) -> tuple[bool | None, str]:
+    """(True: proved, False: refuted, None: unknown; what was proved or why not)."""
+    for length in range(1, DIRECT_LENGTHS + 1):
+        space = DecisionSpace(length)
+        f = space.fields
+        facts = table_facts(
+            f["uuid"],
+            f["high_seqno"],
+            f["table_len"],
+            f["latest_uuid"],
+            f["uuid_found"],
+            f["upper"],
+        )
+        # The induction's premise on every entry after the newest: it does not repeat the
+        # newest uuid (the decision space itself also holds tables that do).
+        table = space.table
+        newest_once = all_of(
+            *(implies(table.live(i), table.uuid[i] != table.uuid[0]) for i in range(1, length))
+        )
+        outcome = _refuted(
+            space.sorts,  # type: ignore[arg-type]
+            all_of(space.well_formed(), newest_once),
+            facts,
+            budget,
+        )
+        if outcome.answer is not Answer.UNSAT:
+            return _verdict(outcome), f"the lookup of a {length}-entry table"
+    induction = LookupInduction()
+    for name, (premise, conclusion) in (("base", induction.base()), ("step", induction.step())):
+        outcome = _refuted(induction.sorts, premise, conclusion, budget)
+        if outcome.answer is not Answer.UNSAT:
+            return _verdict(outcome), f"the induction {name}"
+    return True, f"directly for 1..{DIRECT_LENGTHS} entries, by induction for every length"
+
+
+def _verdict(outcome: Outcome) -> bool | None:
+    return False if outcome.answer is Answer.SAT else None
+
+
+def _rollback_at_most_start(space: AbstractDecisionSpace, d: DecisionExprs) -> Expr:
+    return ~(d.outcome == ROLLBACK_CODE) | (d.seqno <= space.fields["start"])
+
+
+def _erange_exactly_when_invalid(space: AbstractDecisionSpace, d: DecisionExprs) -> Expr:
+    return (d.outcome == ERANGE_CODE) == ~space.range_ok
+
+
+DECISION_PROPERTIES: dict[
+    str, tuple[str, Callable[[AbstractDecisionSpace, DecisionExprs], Expr]]
+] = {
+    "bounded-rollback": ("a rollback seqno is never above the start", _rollback_at_most_start),
+    "valid-request": ("ERANGE exactly for an invalid request", _erange_exactly_when_invalid),
+}
+
+
+def decision_results(rule_sets: Sequence[RuleSet], budget: Budget) -> list[Result]:
+    """Each decision property of each rule set, over every table and seqno."""
+    clock = Stopwatch()
+    lookup, how = lookup_abstraction_holds(budget)
+    space = AbstractDecisionSpace()
+    results = []
+    for rules in rule_sets:
+        decision = space.decision(rules)
+        for prop, (summary, formula) in DECISION_PROPERTIES.items():
+            before = budget.spent
+            result = Result(
+                model="decision",
+                subject={"rules": rules.name},
+                property=prop,
+                kind="safety",
+                verdict=Verdict.UNKNOWN,
+                bounds=EveryTable(),
+                engine="z3",
+                note=f"{summary}; the table abstraction holds {how}",
+            )
+            if lookup is not True:
+                state = "refuted" if lookup is False else "unknown"
+                results.append(result.but(reason=f"the table abstraction is {state} at {how}"))
+                continue
+            outcome = _refuted(space.sorts, space.well_formed(), formula(space, decision), budget)
+            verdict = {
+                Answer.UNSAT: Verdict.HOLDS,
+                Answer.SAT: Verdict.VIOLATED,
+                Answer.UNKNOWN: Verdict.UNKNOWN,
+            }[outcome.answer]
+            stats = Stats(*clock.read(), budget=budget.spent - before)
+            results.append(result.but(verdict=verdict, reason=outcome.reason, stats=stats))
+    return results
+
+
+def other_region(
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    inside: Callable[[DecisionExprs, DecisionExprs], Expr],
+    budget: Budget,
+) -> Outcome:
+    """Is there, with a table of any length, a request on which the two rule sets answer
+    differently outside the regions ``inside`` describes? Unsat: no."""
+    space = AbstractDecisionSpace()
+    a, b = space.decision(rules_a), space.decision(rules_b)
+    session = Session(budget=budget)
+    session.declare(space.sorts)
+    differ = any_of(a.outcome != b.outcome, a.seqno != b.seqno)
+    session.add(space.well_formed(), differ, ~inside(a, b))
+    return session.check(want=space.sorts)

@@ -1,0 +1,207 @@
+"""A cluster state as compact bytes, and its 64-bit fingerprint.
+
+What a search engine may use instead of looking inside a state: ``encode``
+gives the same bytes for equal states in every process (no salted
+``hash``), ``decode`` gives the state back, ``fingerprint`` is a stable
+64-bit digest of the bytes (BLAKE2b, 8 bytes, as a signed integer so that it
+fits a 64-bit column). A distributed search (``checker.spark.bfs``) keys its
+visited set by fingerprint and ships states as these bytes.
+
+Layout (format 1), every number an unsigned LEB128 varint (one byte below 128):
+
+    state := active+1 epoch prepares sets restarts nodes acks[nodes]
+             count write[count] count write[count]          (acknowledged, in flight)
+             (length node)[nodes]
+    write := seqno epoch key faults_before
+    node  := flags persisted_seqno persisted_hps high_prepared_seqno
+             count item[count] count snapshot[count] max_entries count entry[count]
+    flags := alive | snapshot_has_prepare << 1 | connected << 2 | marker_due << 3
+    item  := op key epoch prepare_seqno                     (op: PREPARE 0, COMMIT 1, SET 2)
+    snapshot := snap_start snap_end;  entry := uuid seqno
+
+A node is encoded once per process and remembered (states share most of
+their nodes with their neighbours), so encoding a successor costs its
+header and the node that changed. The memories are bounded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from spec.cluster.state import COMMIT, PREPARE, SET, ClusterState, Item, NodeState, SyncWrite
+from spec.failover_table import FailoverEntry, FailoverTable
+
+__all__ = ["FORMAT", "decode", "encode", "fingerprint"]
+
+FORMAT = 1
+_OPS = (PREPARE, COMMIT, SET)
+_OP_CODE = {op: code for code, op in enumerate(_OPS)}
+_MEMORY = 200_000  # nodes remembered each way before the memory is cleared
+
+_node_bytes: dict[NodeState, bytes] = {}
+_node_values: dict[bytes, NodeState] = {}
+
+
+def fingerprint(data: bytes) -> int:
+    """A stable 64-bit digest of ``encode``'s bytes (signed, for 64-bit columns)."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
+
+
+def _put(out: list[int], value: int) -> None:
+    if value < 0:
+        raise ValueError(f"cannot encode a negative number ({value})")
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _writes(out: list[int], writes: tuple[SyncWrite, ...]) -> None:
+    out.append(len(writes))
+    for w in writes:
+        for value in (w.seqno, w.epoch, w.key, w.faults_before):
+            if value < 0x80:
+                out.append(value)
+            else:
+                _put(out, value)
+
+
+def _encode_node(node: NodeState) -> bytes:
+    out: list[int] = [
+        node.alive | node.snapshot_has_prepare << 1 | node.connected << 2 | node.marker_due << 3
+    ]
+    values = [node.persisted_seqno, node.persisted_hps, node.high_prepared_seqno, len(node.items)]
+    for item in node.items:
+        values += (_OP_CODE[item.op], item.key, item.epoch, item.prepare_seqno)
+    values.append(len(node.snapshots))
+    for start, end in node.snapshots:
+        values += (start, end)
+    table = node.table
+    values += (table.max_entries, len(table.entries))
+    for entry in table.entries:
+        values += (entry.uuid, entry.seqno)
+    for value in values:
+        if 0 <= value < 0x80:
+            out.append(value)
+        else:
+            _put(out, value)
+    return bytes(out)
+
+
+def encode(state: ClusterState) -> bytes:
+    """The state's bytes: equal states, equal bytes, in any process."""
+    active = 0 if state.active is None else state.active + 1
+    out: list[int] = []
+    for value in (active, state.epoch, state.prepares, state.sets, state.restarts):
+        _put(out, value)
+    out.append(len(state.nodes))
+    for value in state.acks:
+        _put(out, value)
+    _writes(out, state.acknowledged)
+    _writes(out, state.in_flight)
+    parts = [b""]
+    for node in state.nodes:
+        data = _node_bytes.get(node)
+        if data is None:
+            if len(_node_bytes) >= _MEMORY:
+                _node_bytes.clear()
+            data = _node_bytes[node] = _encode_node(node)
+        size: list[int] = []
+        _put(size, len(data))
+        parts += (bytes(size), data)
+    parts[0] = bytes(out)
+    return b"".join(parts)
+
+
+class _Reader:
+    __slots__ = ("at", "data")
+
+    def __init__(self, data: bytes, at: int = 0) -> None:
+        self.data = data
+        self.at = at
+
+    def next(self) -> int:
+        data, at = self.data, self.at
+        byte = data[at]
+        if byte < 0x80:
+            self.at = at + 1
+            return byte
+        value = shift = 0
+        while True:
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                self.at = at
+                return value
+
+    def take(self, count: int) -> list[int]:
+        return [self.next() for _ in range(count)]
+
+
+def _decode_node(data: bytes) -> NodeState:
+    r = _Reader(data)
+    flags, persisted_seqno, persisted_hps, hps = r.take(4)
+    items = []
+    for _ in range(r.next()):
+        op, key, epoch, prepare_seqno = r.take(4)
+        items.append(Item(_OPS[op], key, epoch, prepare_seqno))
+    snapshots = tuple((r.next(), r.next()) for _ in range(r.next()))
+    max_entries = r.next()
+    entries = tuple(FailoverEntry(r.next(), r.next()) for _ in range(r.next()))
+    if r.at != len(data):
+        raise ValueError("trailing bytes after a node")
+    return NodeState(
+        alive=bool(flags & 1),
+        items=tuple(items),
+        snapshots=snapshots,
+        table=FailoverTable(entries, max_entries),
+        persisted_seqno=persisted_seqno,
+        persisted_hps=persisted_hps,
+        high_prepared_seqno=hps,
+        snapshot_has_prepare=bool(flags & 2),
+        connected=bool(flags & 4),
+        marker_due=bool(flags & 8),
+    )
+
+
+def decode(data: bytes) -> ClusterState:
+    """The state ``encode`` made these bytes from (``ValueError`` for other bytes)."""
+    try:
+        return _decode(data)
+    except (IndexError, KeyError, TypeError) as exc:
+        raise ValueError(f"not an encoded cluster state ({exc})") from None
+
+
+def _decode(data: bytes) -> ClusterState:
+    r = _Reader(data)
+    active, epoch, prepares, sets, restarts, count = r.take(6)
+    acks = tuple(r.take(count))
+    writes = []
+    for _ in range(2):
+        writes.append(tuple(SyncWrite(*r.take(4)) for _ in range(r.next())))
+    nodes = []
+    for _ in range(count):
+        size = r.next()
+        part = data[r.at : r.at + size]
+        r.at += size
+        node = _node_values.get(part)
+        if node is None:
+            if len(_node_values) >= _MEMORY:
+                _node_values.clear()
+            node = _node_values[part] = _decode_node(part)
+        nodes.append(node)
+    if r.at != len(data):
+        raise ValueError("trailing bytes after a state")
+    return ClusterState(
+        nodes=tuple(nodes),
+        active=None if active == 0 else active - 1,
+        epoch=epoch,
+        acks=acks,
+        acknowledged=writes[0],
+        in_flight=writes[1],
+        prepares=prepares,
+        sets=sets,
+        restarts=restarts,
+    )

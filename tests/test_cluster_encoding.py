@@ -1,0 +1,108 @@
+"""A cluster state's bytes and fingerprint (spec/cluster/encode.py): what a search keys on."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS, ClusterModel, Setup
+from spec.cluster.encode import decode, encode, fingerprint
+from spec.cluster.state import ClusterState
+from spec.rules import RULE_SETS
+
+
+def _model(preset: str, ack: str = "ack-at-snapshot-end", branch: str = "persisted-snapshot"):
+    setup = Setup(
+        PRESETS[preset].bounds,
+        ACK_RULES.get(ack),
+        BRANCH_RULES.get(branch),
+        RULE_SETS.get("kv-current"),
+    )
+    return ClusterModel(setup)
+
+
+def _reachable(model: ClusterModel, limit: int = 50_000) -> list[ClusterState]:
+    seen = dict.fromkeys(model.init_states())
+    todo = list(seen)
+    while todo and len(seen) < limit:
+        state = todo.pop()
+        for action in model.actions(state):
+            after = model.next_state(state, action)
+            if after not in seen:
+                seen[after] = None
+                todo.append(after)
+    return list(seen)
+
+
+@pytest.fixture(scope="module")
+def states() -> list[ClusterState]:
+    return _reachable(_model("mb-51805")) + _reachable(_model("mb-34150"), limit=20_000)
+
+
+def test_every_reachable_state_round_trips_through_its_bytes(states) -> None:
+    for state in states:
+        data = encode(state)
+        assert decode(data) == state
+        assert encode(decode(data)) == data
+
+
+def test_different_states_have_different_bytes_and_fingerprints(states) -> None:
+    assert len({encode(s) for s in states}) == len(set(states))
+    assert len({fingerprint(encode(s)) for s in states}) == len(set(states))
+
+
+def test_numbers_of_several_bytes_round_trip(states) -> None:
+    # failover table uuids (0xAAAA, ...) take three bytes; a long history grows every count
+    state = states[-1]
+    node = state.nodes[0]
+    bigger = node.table.create_entry(node.high_seqno, 0x123456789)
+    grown = state.with_node(
+        0, type(node)(**{**_fields(node), "table": bigger, "persisted_seqno": 300})
+    )
+    assert decode(encode(grown)) == grown
+
+
+def _fields(node) -> dict[str, object]:
+    return {name: getattr(node, name) for name in node.__slots__ if name != "_hash"}
+
+
+def test_fingerprints_are_the_same_in_another_process(states) -> None:
+    sample = states[:: max(1, len(states) // 200)]
+    blobs = [encode(s).hex() for s in sample]
+    script = (
+        "import json, sys\n"
+        "from spec.cluster.encode import decode, encode, fingerprint\n"
+        "blobs = json.load(sys.stdin)\n"
+        "print(json.dumps([[fingerprint(bytes.fromhex(b)), encode(decode(bytes.fromhex(b))).hex()]"
+        " for b in blobs]))\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(blobs),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    there = json.loads(out)
+    assert [f for f, _ in there] == [fingerprint(bytes.fromhex(b)) for b in blobs]
+    assert [b for _, b in there] == blobs
+
+
+def test_a_fingerprint_fits_a_signed_64_bit_column(states) -> None:
+    prints = [fingerprint(encode(s)) for s in states]
+    assert all(-(2**63) <= f < 2**63 for f in prints)
+    assert any(f < 0 for f in prints) and any(f > 0 for f in prints)
+
+
+def test_bytes_that_are_not_a_state_are_refused(states) -> None:
+    data = encode(states[0])
+    with pytest.raises(ValueError):
+        decode(data[:-1])
+    with pytest.raises(ValueError):
+        decode(data + b"\x00")

@@ -1,0 +1,118 @@
+"""`durability --engine spark`: the distributed breadth-first search finds what the in-process
+one finds (verdicts, unique states, depth, the counterexample itself), resumes from its
+checkpoint, and is refused where it cannot run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from clihelp import run_cli
+from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
+
+from checker.spark.bfs import Level, cluster_search, search_on_spark
+from checker.spark.durability import check_durability_on_spark
+from spec.cluster import PRESETS
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize("preset", ["mb-51805", "mb-34150"])
+def test_every_check_matches_the_in_process_search(spark, preset: str) -> None:
+    results = check_durability_on_spark(
+        spark, MODELS, PROPERTIES, "kv-current", PRESETS[preset].bounds, preset=preset, quiet=True
+    )
+    pairs = [(a, b, p) for a, b in MODELS for p in PROPERTIES]
+    assert [(r.ack_rule, r.branch_rule, r.property) for r in results] == pairs
+    for result, (ack, branch, prop) in zip(results, pairs, strict=True):
+        assert result.engine == "spark"
+        assert same_search(result, in_process(preset, ack, branch, prop)) == {}, (ack, branch, prop)
+    assert any(r.verdict.value == "violated" for r in results)
+
+
+def test_a_checkpointed_search_resumes_from_its_last_level(spark, tmp_path: Path) -> None:
+    bounds = PRESETS["mb-51805"].bounds
+    search = cluster_search(
+        [("ack-at-snapshot-end", "highest-snapshot")],
+        "kv-current",
+        bounds,
+        ["prepare-ack-progress"],
+        ["syncwrite-acknowledged"],
+    )
+    seen: list[int] = []
+
+    def progress(level: Level, states: int) -> None:
+        seen.append(level.index)
+
+    ((_, stopped),) = search_on_spark(spark, search, checkpoint=str(tmp_path), max_states=300)
+    assert stopped["prepare-ack-progress"].outcomes["prepare-ack-progress"].verdict.value == (
+        "unknown"
+    )
+    published = sorted(p.name for p in (tmp_path / "levels").iterdir())
+    (tmp_path / "incoming" / "level=99").mkdir(parents=True)  # a level half written when killed
+    ((_, resumed),) = search_on_spark(spark, search, checkpoint=str(tmp_path), progress=progress)
+    assert seen[0] == len(published)  # the published levels were not searched again
+    again = resumed["prepare-ack-progress"]
+    want = in_process("mb-51805", "ack-at-snapshot-end", "highest-snapshot", "prepare-ack-progress")
+    assert again.outcomes["prepare-ack-progress"].verdict is want.verdict
+    assert again.states == want.stats.states
+    assert len(again.outcomes["prepare-ack-progress"].path) == len(want.run)
+    assert not (tmp_path / "incoming" / "level=99").exists()
+    record = json.loads((tmp_path / "search.json").read_text())
+    assert record["ident"] == search.ident
+
+
+def test_a_checkpoint_of_another_search_is_refused(
+    spark, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    (tmp_path / "search.json").write_text(json.dumps({"ident": "someone-else"}))
+    result = run_cli(
+        ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", tmp_path],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 2
+    (error,) = [line for line in result.err.splitlines() if line.startswith("dcpcheck: error")]
+    assert "another search" in error
+
+
+def test_a_user_property_file_is_searched_on_the_executors(
+    spark, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    args = ["durability", "--engine", "spark", "--json", "--out", tmp_path]
+    picked = ["--preset", "mb-51805", "--ack-rule", "ack-on-prepare"]
+    picked += ["--branch-rule", "highest-snapshot"]
+    prop = ["--property", DATA / "cluster_property.py"]
+    result = run_cli([*args, *picked, *prop], "", monkeypatch, capsys)
+    assert result.code == 1, result.err
+    (record,) = json.loads(result.out)["results"]
+    assert record["property"] == "no-replica-restart" and record["verdict"] == "violated"
+    assert record["replay"] == "confirmed" and record["engine"] == "spark"
+    local = run_cli(
+        ["durability", "--json", "--out", tmp_path, *picked, *prop], "", monkeypatch, capsys
+    )
+    assert json.loads(local.out)["results"][0]["states"] == record["states"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--strategy", "dfs"], "breadth-first"),
+        (["--conf", "nokey"], "KEY=VALUE"),
+        (["--master", "nowhere"], "not a Spark master URL"),
+        (["--master", "spark://127.0.0.1:1"], "no Spark master answers"),
+    ],
+)
+def test_what_the_spark_engine_cannot_run_is_one_line_exit_2(
+    args: list[str], message: str, monkeypatch, capsys
+) -> None:
+    result = run_cli(["durability", "--engine", "spark", *args], "", monkeypatch, capsys)
+    assert result.code == 2, result.err
+    assert result.err.count("\n") == 1 and message in result.err
+
+
+def test_a_checkpoint_needs_the_spark_engine(monkeypatch, capsys, tmp_path: Path) -> None:
+    result = run_cli(["durability", "--checkpoint", tmp_path], "", monkeypatch, capsys)
+    assert result.code == 2 and "--engine spark" in result.err
