@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clihelp import run_cli
-
 from spec.consumers import CATALOGUE
 from spec.expected_clients import CLIENT_EXPECTED
 
@@ -19,12 +17,12 @@ SMALL = ["--seqnos", "3", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
 
 def test_the_catalogue_gets_its_pinned_verdicts_with_replayed_counterexamples(
-    spark, tmp_path: Path, monkeypatch, capsys
+    spark, tmp_path: Path, cli
 ) -> None:
     html = tmp_path / "clients.html"
     args = ["clients", "--rules", "kv-current", "--property", "no-missed-item", "--json"]
     args += ["--html", html, "--out", tmp_path / "cex", *SMALL]
-    result = run_cli(args, "", monkeypatch, capsys)
+    result = cli(*args)
     assert result.code == 0, result.out + result.err
     records = json.loads(result.out)["results"]
     assert [r["consumer"] for r in records] == [name for pair in CATALOGUE for name in pair]
@@ -39,12 +37,10 @@ def test_the_catalogue_gets_its_pinned_verdicts_with_replayed_counterexamples(
     assert "kv-replica" in page and "<svg" in page
 
 
-def test_the_table_says_whether_each_verdict_is_the_pinned_one(
-    spark, tmp_path: Path, monkeypatch, capsys
-) -> None:
+def test_the_table_says_whether_each_verdict_is_the_pinned_one(spark, tmp_path: Path, cli) -> None:
     args = ["clients", "--consumer", "kv-replica", "--consumer", "kv-replica-fixed"]
     args += ["--rules", "rollback-doc", "--property", "no-missed-item", "--out", tmp_path]
-    result = run_cli([*args, *SMALL], "", monkeypatch, capsys)
+    result = cli(*args, *SMALL)
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     header = "rules consumer property kind verdict Z3 units seconds cpu s as expected"
@@ -74,13 +70,13 @@ VARIANT = ClaimsRollbackPoint()
 
 
 def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(
-    tmp_path: Path, monkeypatch, capsys
+    tmp_path: Path, cli
 ) -> None:
     path = tmp_path / "mine.py"
     path.write_text(USER_CLIENT)
     args = ["clients", "--consumer", path, "--rules", "kv-current"]
     args += ["--property", "no-missed-item", "--no-spark", "--json", "--out", tmp_path, *SMALL]
-    result = run_cli(args, "", monkeypatch, capsys)
+    result = cli(*args)
     (record,) = json.loads(result.out)["results"]
     assert (record["consumer"], record["verdict"], record["expected"]) == (
         "my-client",
@@ -91,12 +87,12 @@ def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(
     assert result.code == 1
 
 
-def test_bad_clients_arguments_are_one_line_exit_2(monkeypatch, capsys) -> None:
+def test_bad_clients_arguments_are_one_line_exit_2(cli) -> None:
     for args, expected in (
         (["--consumer", "no-such-client"], "unknown consumer 'no-such-client'"),
         (["--timeout", "0"], "argument --timeout: expected seconds above 0"),
         (["--property", "no-such"], "unknown property 'no-such'"),
     ):
-        result = run_cli(["clients", "--no-spark", *args], "", monkeypatch, capsys)
+        result = cli("clients", "--no-spark", *args)
         assert result.code == 2, result.err
         assert result.err.count("\n") == 1 and expected in result.err

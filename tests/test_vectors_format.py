@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import run_cli
 from vectorhelp import CORPUS, FIXTURE_COUNTEREXAMPLES
 
 from checker.vectors.format import dump_corpus, load_corpus
@@ -75,13 +74,13 @@ def drop(path: list):
         (set_in(["vectors"], {}), "vectors"),
     ],
 )
-def test_schema_errors_name_file_and_field(tmp_path, change, field, monkeypatch, capsys) -> None:
+def test_schema_errors_name_file_and_field(tmp_path, change, field, cli) -> None:
     path = corrupt(tmp_path, change)
     for args in (
         ["replay", path, "--target", "rules:kv-current"],
         ["vectors", "score", path, "--rules", "kv-current"],
     ):
-        result = run_cli(args, "", monkeypatch, capsys)
+        result = cli(*args)
         assert result.code == 2
         assert result.err.startswith(f"dcpcheck: error: {path}: field {field}: ")
         assert result.err.count("\n") == 1
@@ -97,19 +96,17 @@ def test_duplicate_vector_ids_are_rejected(tmp_path) -> None:
         load_corpus(path)
 
 
-def test_malformed_json_names_file_line_and_column(tmp_path, monkeypatch, capsys) -> None:
+def test_malformed_json_names_file_line_and_column(tmp_path, cli) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"format": "dcpcheck-vectors",\n "vectors": [,]}')
-    result = run_cli(["replay", path, "--target", "rules:kv-current"], "", monkeypatch, capsys)
+    result = cli("replay", path, "--target", "rules:kv-current")
     assert result.code == 2
     assert result.err.startswith(f"dcpcheck: error: {path}:2:")
     assert "malformed JSON" in result.err
 
 
-def test_a_missing_vector_file_is_exit_2(tmp_path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        ["replay", tmp_path / "none", "--target", "rules:kv-current"], "", monkeypatch, capsys
-    )
+def test_a_missing_vector_file_is_exit_2(tmp_path, cli) -> None:
+    result = cli("replay", tmp_path / "none", "--target", "rules:kv-current")
     assert (result.code, result.err.strip()) == (
         2,
         f"dcpcheck: error: {tmp_path / 'none'}: no such file",
@@ -139,53 +136,46 @@ def test_the_corpus_round_trips_unchanged() -> None:
     assert dump_corpus(corpus) == text
 
 
-def test_generate_refuses_to_replace_a_directory_it_did_not_write(
-    tmp_path, monkeypatch, capsys
-) -> None:
+def test_generate_refuses_to_replace_a_directory_it_did_not_write(tmp_path, cli) -> None:
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
-    result = run_cli(["vectors", "generate", "--out", mine], "", monkeypatch, capsys)
+    result = cli("vectors", "generate", "--out", mine)
     assert result.code == 2
     assert "non-empty directory" in result.err
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
-def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, monkeypatch, capsys) -> None:
+def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, cli) -> None:
     out = tmp_path / "v"
-    result = run_cli(
-        ["vectors", "generate", "--out", out, "--timeout", "0.000001"], "", monkeypatch, capsys
-    )
+    result = cli("vectors", "generate", "--out", out, "--timeout", "0.000001")
     assert result.code == 3
     assert "unknown" in result.err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, capsys) -> None:
+def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, cli) -> None:
     out = tmp_path / "v"
-    assert run_cli(["vectors", "baseline", "--out", out], "", monkeypatch, capsys).code == 0
+    assert cli("vectors", "baseline", "--out", out).code == 0
     before = (out / "vectors.json").read_text()
 
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(Path, "write_text", broken)
-    result = run_cli(["vectors", "baseline", "--out", out], "", monkeypatch, capsys)
+    result = cli("vectors", "baseline", "--out", out)
     monkeypatch.undo()
     assert result.code == 2 and "disk full; nothing was changed" in result.err
     assert (out / "vectors.json").read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v"]
 
 
-def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -> None:
+def test_a_stale_counterexample_is_named_exit_2(tmp_path, cli) -> None:
     data = json.loads((FIXTURE_COUNTEREXAMPLES / "seed001-decisions.json").read_text())
     data["decisions"][0]["decision"]["rollback_seqno"] = 20
     (tmp_path / "cx.json").write_text(json.dumps(data))
-    result = run_cli(
-        ["vectors", "generate", "--counterexamples", tmp_path / "cx.json", "--out", tmp_path / "v"],
-        "",
-        monkeypatch,
-        capsys,
+    result = cli(
+        "vectors", "generate", "--counterexamples", tmp_path / "cx.json", "--out", tmp_path / "v"
     )
     assert result.code == 2
     assert "cx.json: field decisions[0].decision.rollback_seqno: recorded 20" in result.err
@@ -204,12 +194,10 @@ def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -
         (["--counterexamples", "cx/none.json"], "cx/none.json: no such file"),
     ],
 )
-def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, capsys) -> None:
+def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, cli) -> None:
     (tmp_path / "cx").mkdir()
     monkeypatch.chdir(tmp_path)
-    result = run_cli(
-        ["vectors", "generate", "--out", tmp_path / "v", *args], "", monkeypatch, capsys
-    )
+    result = cli("vectors", "generate", "--out", tmp_path / "v", *args)
     assert result.code == 2
     assert message in result.err
     assert not (tmp_path / "v").exists()

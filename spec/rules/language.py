@@ -136,6 +136,18 @@ def rollback(seqno: object) -> ClauseOutcome:
     return ClauseOutcome(Outcome.ROLLBACK, expr)
 
 
+def _settle(step: Clause | Adjust, kind: str, *exprs: str) -> None:
+    """Record where ``step`` was written, lift its ``exprs`` fields, check its guard is boolean."""
+    if not step.where:
+        object.__setattr__(step, "where", caller_location())
+    for name in exprs:
+        if not isinstance(getattr(step, name), Expr):
+            object.__setattr__(step, name, lift(getattr(step, name)))
+    if step.when.sort is not BOOL:
+        message = f"{kind} '{step.name}': guard `{step.when}` is not boolean"
+        raise RuleLanguageError(step.where, message)
+
+
 @dataclass(frozen=True)
 class Clause:
     name: str
@@ -145,14 +157,7 @@ class Clause:
     where: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not self.where:
-            object.__setattr__(self, "where", caller_location())
-        if not isinstance(self.when, Expr):
-            object.__setattr__(self, "when", lift(self.when))
-        if self.when.sort is not BOOL:
-            raise RuleLanguageError(
-                self.where, f"clause '{self.name}': guard `{self.when}` is not boolean"
-            )
+        _settle(self, "clause", "when")
         if not isinstance(self.then, ClauseOutcome):
             raise RuleLanguageError(
                 self.where, f"clause '{self.name}': then= must be accept() or rollback(seqno)"
@@ -174,16 +179,7 @@ class Adjust:
     where: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not self.where:
-            object.__setattr__(self, "where", caller_location())
-        if not isinstance(self.when, Expr):
-            object.__setattr__(self, "when", lift(self.when))
-        if not isinstance(self.to, Expr):
-            object.__setattr__(self, "to", lift(self.to))
-        if self.when.sort is not BOOL:
-            raise RuleLanguageError(
-                self.where, f"adjustment '{self.name}': guard `{self.when}` is not boolean"
-            )
+        _settle(self, "adjustment", "when", "to")
         if self.field not in FIELDS:
             raise RuleLanguageError(
                 self.where, f"adjustment '{self.name}': unknown field '{self.field}'"

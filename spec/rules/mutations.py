@@ -55,16 +55,7 @@ from itertools import chain
 
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, COMPARISONS, Expr, const, rebuild, walk
-from spec.rules.language import (
-    Adjust,
-    Clause,
-    ClauseOutcome,
-    F,
-    RuleSet,
-    Step,
-    accept,
-    rollback,
-)
+from spec.rules.language import Adjust, Clause, ClauseOutcome, F, RuleSet, Step, accept, rollback
 from spec.rules.neighbour_mutants import neighbourhood_candidates, structure
 from spec.types import Outcome
 
