@@ -213,10 +213,11 @@ def test_every_command_the_docs_show_is_an_example_or_a_synopsis() -> None:
     assert unmarked == [], "mark these '$ ' (run by this test) or show them as synopses"
 
 
-def test_the_docs_have_examples() -> None:
+def test_the_docs_have_examples_and_every_example_file_is_used() -> None:
     assert len(ALL) >= 10
     assert any(e.shown for e in ALL)
-    assert all((ROOT / "docs" / "examples" / name).exists() for name in ("table.json",))
+    unused = [f.name for f in EXAMPLE_FILES.iterdir() if not any(f.name in e.command for e in ALL)]
+    assert unused == [], "docs/examples/ holds files no example runs"
 
 
 @pytest.mark.parametrize("example", ALL, ids=lambda e: e.where)
