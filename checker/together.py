@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from checker.check import check, reproduce_command
+from checker.check import check, planned
 from checker.result import Result, Stats, Verdict
 from checker.symbolic.budget import CHECK_BUDGET, Budget
 from checker.symbolic.session import Answer, Session
@@ -118,16 +118,10 @@ def _proved_together(
         "(its time and budget split evenly)"
     )
     return {
-        p.id: Result(
-            model="scenario",
-            subject={"rules": rules.name, "consumer": variant.name},
-            property=p.id,
-            kind=p.kind,
+        p.id: planned(rules, variant, p, bounds).but(
             verdict=Verdict.HOLDS,
-            bounds=bounds,
-            engine="z3",
+            reason="",
             note=note,
-            command=reproduce_command(rules.name, variant.name, p.id, bounds),
             stats=Stats(wall / share, cpu / share, budget=units // share),
         )
         for p in props

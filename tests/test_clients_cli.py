@@ -47,7 +47,7 @@ def test_the_table_says_whether_each_verdict_is_the_pinned_one(
     result = run_cli([*args, *SMALL], "", monkeypatch, capsys)
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    header = "rules consumer property kind verdict seconds as expected"
+    header = "rules consumer property kind verdict Z3 units seconds cpu s as expected"
     assert lines[0].split() == header.split()
     rows = [line.split() for line in lines[2:4]]
     assert [(r[1], r[4], r[-1]) for r in rows] == [

@@ -109,7 +109,7 @@ def test_a_sweep_on_the_cluster_equals_the_local_run(
     """Executors on the worker generate, decide and write the parts themselves (into a
     directory they share with the driver here); a user's rule file goes with the job."""
     rules = DATA / "rules" / "purge_on_snap_start.py"
-    args = ["sweep", "--entries", "2", "--seqnos", "2", "--rules", "kv-current"]
+    args = ["sweep", "--entries", "2", "--seqnos", "2", "--distinct-uuids", "--rules", "kv-current"]
     args += ["--rules", rules, "--json"]
     there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
     here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)

@@ -67,7 +67,11 @@ def drop(path: list):
             "vectors[0].expected.kv-current.property",
         ),
         (drop(["vectors", 0, "expected", "rollback-doc"]), "vectors[0].expected"),
-        (set_in(["version"], 2), "version"),
+        (set_in(["version"], 99), "version"),
+        (set_in(["distinct_uuids"], "no"), "distinct_uuids"),
+        (set_in(["repeated_uuid_mutants", "kv-current"], "scan"), "repeated_uuid_mutants"),
+        (set_in(["guarantee", "kv-current", "humpty"], "maybe"), "guarantee.kv-current.humpty"),
+        (set_in(["guarantee", "kv-current", "sometimes"], "proved"), "guarantee.kv-current"),
         (set_in(["vectors"], {}), "vectors"),
     ],
 )
@@ -112,6 +116,23 @@ def test_a_missing_vector_file_is_exit_2(tmp_path, monkeypatch, capsys) -> None:
     )
 
 
+def test_a_version_1_corpus_still_loads(tmp_path) -> None:
+    """Before the guarantee: no distinct_uuids, repeated_uuid_mutants, guarantee."""
+    data = json.loads((CORPUS / "vectors.json").read_text())
+    data["version"] = 1
+    for key in ("distinct_uuids", "repeated_uuid_mutants", "guarantee"):
+        del data[key]
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(data))
+    corpus = load_corpus(path)
+    assert (corpus.distinct_uuids, corpus.repeated_uuid_mutants, corpus.guarantee) == (
+        False,
+        {},
+        {},
+    )
+    assert len(corpus.vectors) == len(load_corpus(CORPUS).vectors)
+
+
 def test_the_corpus_round_trips_unchanged() -> None:
     text = (CORPUS / "vectors.json").read_text()
     corpus = load_corpus(CORPUS)
@@ -142,33 +163,14 @@ def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, monkeypatch, ca
 
 def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, capsys) -> None:
     out = tmp_path / "v"
-    assert (
-        run_cli(
-            [
-                "vectors",
-                "generate",
-                "--rules",
-                "kv-current",
-                "--counterexamples",
-                tmp_path / "none",
-                "--out",
-                out,
-            ],
-            "",
-            monkeypatch,
-            capsys,
-        ).code
-        == 0
-    )
+    assert run_cli(["vectors", "baseline", "--out", out], "", monkeypatch, capsys).code == 0
     before = (out / "vectors.json").read_text()
 
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(Path, "write_text", broken)
-    result = run_cli(
-        ["vectors", "generate", "--rules", "kv-current", "--out", out], "", monkeypatch, capsys
-    )
+    result = run_cli(["vectors", "baseline", "--out", out], "", monkeypatch, capsys)
     monkeypatch.undo()
     assert result.code == 2 and "disk full; nothing was changed" in result.err
     assert (out / "vectors.json").read_text() == before
@@ -180,7 +182,7 @@ def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -
     data["decisions"][0]["decision"]["rollback_seqno"] = 20
     (tmp_path / "cx.json").write_text(json.dumps(data))
     result = run_cli(
-        ["vectors", "generate", "--counterexamples", tmp_path, "--out", tmp_path / "v"],
+        ["vectors", "generate", "--counterexamples", tmp_path / "cx.json", "--out", tmp_path / "v"],
         "",
         monkeypatch,
         capsys,
@@ -198,9 +200,13 @@ def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -
         (["--timeout", "-1"], "--timeout"),
         (["--rules", "kv-current", "--rules", "kv-current"], "given twice"),
         (["--rules", "nope"], "unknown rules 'nope'"),
+        (["--counterexamples", "cx"], "is a directory; --counterexamples takes files"),
+        (["--counterexamples", "cx/none.json"], "cx/none.json: no such file"),
     ],
 )
 def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, capsys) -> None:
+    (tmp_path / "cx").mkdir()
+    monkeypatch.chdir(tmp_path)
     result = run_cli(
         ["vectors", "generate", "--out", tmp_path / "v", *args], "", monkeypatch, capsys
     )
