@@ -29,7 +29,7 @@ from checker.loading import resolve
 from checker.sweep.space import SweepSpace
 from checker.symbolic.budget import Budget
 from spec.bounds import Bounds
-from spec.consumers import CONSUMERS
+from spec.consumers import CONSUMERS, TEXTBOOK
 from spec.rules import RULE_SETS, Decider, RuleSet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +91,9 @@ def run(quick: bool) -> None:
         )
     )
     bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1) if quick else Bounds()
-    report = diff_rules(doc, code, list(CONSUMERS), bounds, max(8, bounds.entries))
+    report = diff_rules(
+        doc, code, [CONSUMERS.get(c) for c in TEXTBOOK], bounds, max(8, bounds.entries)
+    )
     print(
         f"\nwhole `dcpcheck diff rollback-doc kv-current` ({len(report.regions)} regions "
         f"classified with {', '.join(report.context)}, {bounds.describe()}): "

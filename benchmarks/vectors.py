@@ -1,14 +1,19 @@
-"""Regression vectors: replay speed per target, set size vs exhaustive, kill rates.
+"""Regression vectors: replay speed per target, generation, kill rates, the guarantee.
 
 1. Vectors per second replayed through each target, side by side in one run:
    in process (``rules:``, ``reference:``) and as subprocesses
    (``humpty:`` and ``jsonl:`` running tests/data's Python targets), with the
    ratio to ``rules:``. humpty's skipped vectors are not counted as replayed.
-2. Generation: time, number of vectors, and the number of inputs an
-   exhaustive enumeration would need at the same bounds.
+2. Generation (the whole pipeline, neighbourhood phase included), twice:
+   time, number of vectors (humpty-expressible ones), whether the two runs
+   are byte-identical, and the number of inputs an exhaustive enumeration
+   would need at the same bounds.
 3. Kill rate of the checked-in corpus and of the baseline transcribed from
    kv_engine's unit tests, each also as a humpty: target sees it (its
    humpty-expressible vectors, against the mutants such inputs can tell apart).
+4. The guarantee (every rule set one change away exposed) for the checked-in
+   corpus and the baseline, through humpty and for all inputs: verdict, the
+   places proved, and the time Z3 takes.
 """
 
 from __future__ import annotations
@@ -16,20 +21,22 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from math import comb, perm
+from math import comb
 from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.symbolic.budget import Budget
 from checker.vectors.baseline import baseline_corpus
-from checker.vectors.format import Corpus, load_corpus
-from checker.vectors.generate import generate
+from checker.vectors.format import Corpus, dump_corpus, load_corpus
+from checker.vectors.generate import VECTORS_BUDGET, generate
+from checker.vectors.guarantee import prove
 from checker.vectors.readable import READABLE_UUIDS
 from checker.vectors.replay import replay
 from checker.vectors.score import score
 from checker.vectors.targets import parse_target
 from spec.failover_table import UINT64_MAX
-from spec.rules import RULE_SETS
+from spec.rules import RULE_SETS, DecisionSpace
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "counterexamples" / "vectors"
@@ -70,10 +77,11 @@ def replay_speed(corpus: Corpus, repeats: int) -> None:
 
 
 def exhaustive_inputs(entries: int, top: int, humpty_only: bool) -> int:
-    """Well-formed inputs with <= ``entries`` table entries (uuids from 5) and seqnos <= ``top``."""
+    """Well-formed inputs with <= ``entries`` table entries (uuids from 5, repeats allowed) and
+    seqnos <= ``top``."""
     values = top + 1
     producers = sum(
-        perm(len(READABLE_UUIDS), length)
+        len(READABLE_UUIDS) ** length
         * sum(comb(high + length, length) * (high + 1) for high in range(values))
         for length in range(1, entries + 1)
     )
@@ -86,9 +94,19 @@ def exhaustive_inputs(entries: int, top: int, humpty_only: bool) -> int:
 
 def generation(entries: int) -> Corpus:
     rule_sets = list(RULE_SETS)
-    started = time.perf_counter()
-    corpus = generate(rule_sets, entries, [], 600, "benchmark")
-    seconds = time.perf_counter() - started
+    times, dumps = [], []
+    for _ in range(2):
+        started = time.perf_counter()
+        corpus = generate(rule_sets, DecisionSpace(entries), [], None, "benchmark", VECTORS_BUDGET)
+        times.append(time.perf_counter() - started)
+        dumps.append(dump_corpus(corpus))
+    seconds = min(times)
+    humpty = sum(1 for v in corpus.vectors if v.request.humpty_expressible)
+    print(
+        f"generated twice: {times[0]:.0f}s and {times[1]:.0f}s, "
+        f"{'byte-identical' if dumps[0] == dumps[1] else 'DIFFERENT'}; "
+        f"{len(corpus.vectors)} vectors, {humpty} humpty-expressible; guarantee {corpus.guarantee}"
+    )
     small = [
         s
         for v in corpus.vectors
@@ -130,6 +148,7 @@ def generation(entries: int) -> Corpus:
 def kill_rates(corpus: Corpus) -> None:
     baseline = baseline_corpus(list(RULE_SETS)).vectors
     rows = []
+    print("kill rates (mutants of every operator; equivalent ones proved by Z3):")
     for rules in RULE_SETS:
         for label, vectors, humpty_only in (
             ("checked-in corpus", corpus.vectors, False),
@@ -137,7 +156,15 @@ def kill_rates(corpus: Corpus) -> None:
             ("kv_engine unit-test baseline", baseline, False),
             ("  as a humpty: target sees it", baseline, True),
         ):
-            result = score(vectors, rules, 3, 300, humpty_only)
+            longest = max(len(v.producer.table) for v in vectors)
+            result = score(
+                vectors,
+                rules,
+                DecisionSpace(max(3, longest)),
+                Budget(VECTORS_BUDGET),
+                None,
+                humpty_only,
+            )
             rows.append(
                 [
                     rules.name,
@@ -145,17 +172,53 @@ def kill_rates(corpus: Corpus) -> None:
                     len(vectors)
                     if not humpty_only
                     else sum(1 for v in vectors if v.request.humpty_expressible),
+                    len(result.verdicts),
+                    result.count("equivalent"),
                     f"{result.count('killed')}/{result.killable}",
                     f"{100 * result.kill_rate:.1f}%",
                 ]
             )
-    print(tabulate(rows, headers=["rules", "vector set", "vectors", "killed", "kill rate"]))
+    headers = ["rules", "vector set", "vectors", "mutants", "equivalent", "killed", "kill rate"]
+    print(tabulate(rows, headers=headers))
+
+
+def guarantees(corpus: Corpus) -> None:
+    baseline = baseline_corpus(list(RULE_SETS)).vectors
+    rows = []
+    for rules in RULE_SETS:
+        for label, vectors in (("checked-in corpus", corpus.vectors), ("baseline", baseline)):
+            inputs = [(v.request, v.producer) for v in vectors]
+            longest = max(len(v.producer.table) for v in vectors)
+            space = DecisionSpace(max(3, longest))
+            for humpty_only in (True, False):
+                started = time.perf_counter()
+                result = prove(inputs, rules, space, humpty_only, Budget(VECTORS_BUDGET))
+                seconds = time.perf_counter() - started
+                verdict = "proved" if result.holds else "does not hold"
+                rows.append(
+                    [
+                        rules.name,
+                        label,
+                        "humpty" if humpty_only else "all",
+                        space.table_entries,
+                        f"{result.members:,}",
+                        f"{result.count('proved')}/{len(result.verdicts)}",
+                        verdict,
+                        f"{seconds:.1f}",
+                    ]
+                )
+    print("the guarantee: every rule set one change away is exposed (Z3, one query per place)")
+    headers = ["rules", "vector set", "inputs", "T", "class", "places", "verdict", "seconds"]
+    print(tabulate(rows, headers=headers))
 
 
 def run(quick: bool) -> None:
     corpus = load_corpus(CORPUS)
     replay_speed(corpus, 1 if quick else 10)
     print()
-    generation(3)
-    print()
+    if not quick:
+        generation(3)
+        print()
     kill_rates(corpus)
+    print()
+    guarantees(corpus)

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from spec.run import Run
 
-__all__ = ["BoundsLike", "Replayed", "Result", "Stats", "Verdict"]
+__all__ = ["BoundsLike", "Replayed", "Result", "Stats", "Verdict", "interrupted"]
 
 
 class Verdict(StrEnum):
@@ -150,3 +150,8 @@ class Result:
 
     def but(self, **changes: Any) -> Result:
         return replace(self, **changes)
+
+
+def interrupted(r: Result) -> Result:
+    """``r`` as a check Ctrl-C stopped before it decided anything."""
+    return r.but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)

@@ -17,7 +17,16 @@ from checker.symbolic.budget import CHECK_BUDGET
 from spec.bounds import Bounds
 from spec.cluster import ClusterBounds
 
-__all__ = ["ClusterTask", "ScenarioTask", "Task", "run_task"]
+__all__ = [
+    "AnyTask",
+    "ClusterTask",
+    "ScenarioGroupTask",
+    "ScenarioTask",
+    "Task",
+    "planned_any",
+    "run_any",
+    "run_task",
+]
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,52 @@ class ScenarioTask:
         return expected_verdict(
             result.subject["rules"], result.subject["consumer"], result.property
         )
+
+
+@dataclass(frozen=True)
+class ScenarioGroupTask:
+    """Several properties of one (rule set, consumer): proved together, searched apart
+    (``checker.together``); ``run()`` gives one ``Result`` per property, in order."""
+
+    rules: str
+    consumer: str
+    properties: tuple[str, ...]
+    bounds: Bounds
+    timeout_s: float | None = None
+    budget: int | None = CHECK_BUDGET  # Z3 resource units per property (None: no limit)
+
+    @property
+    def label(self) -> str:
+        return f"{self.rules}/{self.consumer}: {', '.join(self.properties)}"
+
+    def _alone(self) -> list[ScenarioTask]:
+        return [
+            ScenarioTask(
+                self.rules, self.consumer, p, self.bounds, self.timeout_s, budget=self.budget
+            )
+            for p in self.properties
+        ]
+
+    def planned(self) -> list[Result]:
+        """The results before anything is decided, one per property."""
+        return [task.planned() for task in self._alone()]
+
+    def run(self) -> list[Result]:
+        from checker.loading import resolve
+        from checker.together import check_together
+        from spec.consumers import CONSUMERS, ConsumerVariant
+        from spec.properties import PROPERTIES, Property
+        from spec.rules import RULE_SETS, RuleSet
+
+        results = check_together(
+            resolve(RULE_SETS, RuleSet, self.rules),
+            resolve(CONSUMERS, ConsumerVariant, self.consumer),
+            [resolve(PROPERTIES, Property, p) for p in self.properties],
+            self.bounds,
+            timeout_s=self.timeout_s,
+            budget=self.budget,
+        )
+        return [r.but(expected=ScenarioTask.expected(r)) for r in results]
 
 
 @dataclass(frozen=True)
@@ -147,7 +202,20 @@ class ClusterTask:
 
 
 Task = ScenarioTask | ClusterTask
+AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask
 
 
 def run_task(task: Task) -> Result:
     return task.run()
+
+
+def run_any(task: AnyTask) -> list[Result]:
+    """A task's results as a list (a group gives one per property)."""
+    out = task.run()
+    return out if isinstance(out, list) else [out]
+
+
+def planned_any(task: AnyTask) -> list[Result]:
+    """A task's results before anything is decided, as a list."""
+    out = task.planned()
+    return out if isinstance(out, list) else [out]

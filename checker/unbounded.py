@@ -4,7 +4,10 @@
    kv_engine's lookup gives the abstract table facts for each table length
    from 1 to ``DIRECT_LENGTHS`` directly, and for every length by induction
    over the lookup's own loop step (base: the newest entry; step: one more
-   entry keeps them).
+   entry keeps them), for tables in which no older entry repeats the newest
+   uuid (kv_engine's own tables never repeat a uuid; a table it loads may,
+   and the decision space of ``diff`` and ``vectors`` holds such tables:
+   every claim here leaves them out).
 2. *Decision properties* over the abstract space, hence over every producer
    whose table has any number of entries and every uint64 seqno:
    ``bounded-rollback`` (a rollback seqno is never above the request's start)
@@ -26,7 +29,7 @@ from checker.result import Result, Stats, Verdict
 from checker.symbolic.budget import Budget
 from checker.symbolic.session import Answer, Outcome, Session
 from checker.timing import Stopwatch
-from spec.expr import Expr, Sort, any_of
+from spec.expr import Expr, Sort, all_of, any_of, implies
 from spec.rules.abstract import AbstractDecisionSpace, LookupInduction, table_facts
 from spec.rules.inputs import DecisionExprs, DecisionSpace
 from spec.rules.language import ERANGE_CODE, ROLLBACK_CODE, RuleSet
@@ -48,7 +51,10 @@ class EveryTable:
     """What a decision-level result covers: every request and producer state."""
 
     def describe(self) -> str:
-        return "every failover-table length, every uint64 seqno"
+        return (
+            "every failover-table length (no older entry repeating the newest uuid), "
+            "every uint64 seqno"
+        )
 
     def to_json(self) -> dict[str, int]:
         return {}
@@ -75,7 +81,18 @@ def lookup_abstraction_holds(budget: Budget) -> tuple[bool | None, str]:
             f["uuid_found"],
             f["upper"],
         )
-        outcome = _refuted(space.sorts, space.well_formed(), facts, budget)  # type: ignore[arg-type]
+        # The induction's premise on every entry after the newest: it does not repeat the
+        # newest uuid (the decision space itself also holds tables that do).
+        table = space.table
+        newest_once = all_of(
+            *(implies(table.live(i), table.uuid[i] != table.uuid[0]) for i in range(1, length))
+        )
+        outcome = _refuted(
+            space.sorts,  # type: ignore[arg-type]
+            all_of(space.well_formed(), newest_once),
+            facts,
+            budget,
+        )
         if outcome.answer is not Answer.UNSAT:
             return _verdict(outcome), f"the lookup of a {length}-entry table"
     induction = LookupInduction()

@@ -9,6 +9,7 @@ compares every run against this table.
 from __future__ import annotations
 
 from spec.bounds import Bounds
+from spec.expected_clients import CLIENT_EXPECTED
 
 __all__ = ["DEFAULT_BOUNDS", "EXPECTED", "expected_verdict"]
 
@@ -35,6 +36,9 @@ for _rules in RULE_SETS:
         "seed 001: a consumer reporting {start,start} mid-snapshot is not rolled back and "
         "never receives a key whose mutation was deduplicated away",
     )
+
+
+EXPECTED.update(CLIENT_EXPECTED)  # the client catalogue (spec/expected_clients.py)
 
 
 def expected_verdict(rules: str, consumer: str, prop: str) -> str | None:

@@ -22,10 +22,14 @@ ri.sent             the consumer sent request i (round i happened)
 ri.uuid, ri.start,  request i
 ri.snap_start,
 ri.snap_end
+ri.strict,          ... and its flags (STRICT_VBUUID, IgnorePurgedTombstones)
+ri.ignore_purged
 ri.outcome          the answer: 0 ok, 1 rollback, 2 erange
 ri.seqno            the rollback seqno (0 unless outcome is rollback)
 ri.keep             the consumer held only items with seqno <= keep when it
                     sent request i
+ri.filter           ... and would drop re-streamed items with seqno <= filter
+                    (its catch-up filter; 0: none)
 f.has.k             after the accepted stream completed, the consumer holds a
                     version of key k (live or a tombstone) ...
 f.seq.k, f.epoch.k, ... the seqno and epoch of that version, and whether it is
@@ -58,6 +62,7 @@ class Round:
     request: StreamRequest
     decision: Decision
     keep: int  # the consumer held only items with seqno <= keep when it sent the request
+    filter: int = 0  # ... and would drop re-streamed items with seqno <= filter
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,8 @@ class Trace:
 class TraceFields:
     """The trace fields of one bound, as variables of the expression language."""
 
-    ROUND = ("uuid", "start", "snap_start", "snap_end", "outcome", "seqno", "keep")
+    ROUND = ("uuid", "start", "snap_start", "snap_end", "outcome", "seqno", "keep", "filter")
+    ROUND_FLAGS = ("strict", "ignore_purged")
 
     def __init__(self, bounds: Bounds) -> None:
         self.bounds = bounds
@@ -98,6 +104,7 @@ class TraceFields:
         for i in self.rounds:
             sorts[f"r{i}.sent"] = BOOL
             sorts |= {f"r{i}.{name}": INT for name in self.ROUND}
+            sorts |= {f"r{i}.{name}": BOOL for name in self.ROUND_FLAGS}
         for k in self.keys:
             sorts |= {
                 f"f.has.{k}": BOOL,
@@ -142,6 +149,9 @@ def trace_values(trace: Trace, bounds: Bounds) -> dict[str, Value]:
             f"r{i}.outcome": OUTCOME_CODE[dec.outcome],
             f"r{i}.seqno": dec.rollback_seqno or 0,
             f"r{i}.keep": rnd.keep,
+            f"r{i}.filter": rnd.filter,
+            f"r{i}.strict": req.strict,
+            f"r{i}.ignore_purged": req.ignore_purged,
         }
     for k, item in trace.final.items():
         values |= {f"f.has.{k}": True, f"f.seq.{k}": item.seqno, f"f.epoch.{k}": item.epoch}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from clihelp import Result, run_cli
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,6 +20,16 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys) -> Callable[..., Result]:
+    """``cli(*args, stdin="")``: dcpcheck run in process on ``args`` (see ``clihelp.run_cli``)."""
+
+    def run(*args: object, stdin: str = "") -> Result:
+        return run_cli([str(a) for a in args], stdin, monkeypatch, capsys)
+
+    return run
 
 
 @pytest.fixture(scope="session")

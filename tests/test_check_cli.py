@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import run_cli, run_subprocess
+from clihelp import run_subprocess
 
 FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
@@ -39,24 +39,19 @@ def test_collapse_snapshot_exits_1_with_a_confirmed_counterexample(tmp_path: Pat
     assert itf["states"][0]["action"]["name"] == "Init"
 
 
-def test_correct_consumer_exits_0(tmp_path: Path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        [
-            "check",
-            "--rules",
-            "kv-current",
-            "--consumer",
-            "correct",
-            "--property",
-            "no-missed-item",
-            "--json",
-            "--out",
-            tmp_path,
-            *FAST,
-        ],
-        "",
-        monkeypatch,
-        capsys,
+def test_correct_consumer_exits_0(tmp_path: Path, cli) -> None:
+    result = cli(
+        "check",
+        "--rules",
+        "kv-current",
+        "--consumer",
+        "correct",
+        "--property",
+        "no-missed-item",
+        "--json",
+        "--out",
+        tmp_path,
+        *FAST,
     )
     assert result.code == 0
     (record,) = json.loads(result.out)["results"]
@@ -65,25 +60,18 @@ def test_correct_consumer_exits_0(tmp_path: Path, monkeypatch, capsys) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_text_output_shows_a_timeline_and_the_reproducing_command(
-    tmp_path, monkeypatch, capsys
-) -> None:
-    result = run_cli(
-        [
-            "check",
-            "--rules",
-            "kv-current",
-            "--consumer",
-            "collapse-snapshot",
-            "--property",
-            "no-missed-item",
-            "--out",
-            tmp_path,
-            *FAST,
-        ],
-        "",
-        monkeypatch,
-        capsys,
+def test_text_output_shows_a_timeline_and_the_reproducing_command(tmp_path, cli) -> None:
+    result = cli(
+        "check",
+        "--rules",
+        "kv-current",
+        "--consumer",
+        "collapse-snapshot",
+        "--property",
+        "no-missed-item",
+        "--out",
+        tmp_path,
+        *FAST,
     )
     assert "violated (confirmed): key A" in result.out
     assert "deduplicated away" in result.out
@@ -111,28 +99,21 @@ VARIANT = Forgetful()
 '''
 
 
-def test_a_user_variant_file_is_checked_without_package_edits(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
+def test_a_user_variant_file_is_checked_without_package_edits(tmp_path: Path, cli) -> None:
     variant = tmp_path / "forgetful.py"
     variant.write_text(USER_VARIANT)
-    result = run_cli(
-        [
-            "check",
-            "--consumer",
-            variant,
-            "--rules",
-            "kv-current",
-            "--property",
-            "no-foreign-snapshot",
-            "--json",
-            "--out",
-            tmp_path / "out",
-            *FAST,
-        ],
-        "",
-        monkeypatch,
-        capsys,
+    result = cli(
+        "check",
+        "--consumer",
+        variant,
+        "--rules",
+        "kv-current",
+        "--property",
+        "no-foreign-snapshot",
+        "--json",
+        "--out",
+        tmp_path / "out",
+        *FAST,
     )
     (record,) = json.loads(result.out)["results"]
     assert record["consumer"] == "forgetful"
@@ -148,7 +129,7 @@ BAD_FILES = {
         "from spec.consumers import ConsumerVariant\n"
         "class Half(ConsumerVariant):\n    name = 'half'\n"
         "VARIANT = Half()\n",
-        "does not define request()",
+        "does not define on_rollback()",
     ),
     "builtin-name": (
         "from spec.consumers.correct import Correct\n"
@@ -160,11 +141,11 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, cli) -> None:
     text, expected = BAD_FILES[case]
     path = tmp_path / f"{case}.py"
     path.write_text(text)
-    result = run_cli(["check", "--consumer", path, "--out", tmp_path], "", monkeypatch, capsys)
+    result = cli("check", "--consumer", path, "--out", tmp_path)
     assert result.code == 2
     assert result.err.count("\n") == 1, result.err
     assert str(path) in result.err and expected in result.err
@@ -174,7 +155,7 @@ def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, monkeypatch
     ("args", "expected"),
     [
         (["--rules", "kv-futur"], "unknown rules 'kv-futur'; known: kv-current, rollback-doc"),
-        (["--consumer", "nope"], "unknown consumer 'nope'; known: collapse-snapshot, correct"),
+        (["--consumer", "nope"], "unknown consumer 'nope'; known: cbgt, cbgt-fixed, collapse-"),
         (["--property", "no-such"], "unknown property 'no-such'; known:"),
         (["--rules", "missing.py"], "missing.py: no such file"),
         (["--seqnos", "0"], "bad bounds: bound seqnos must be at least 1"),
@@ -183,8 +164,8 @@ def test_a_bad_variant_file_is_one_line_exit_2(case, tmp_path: Path, monkeypatch
         (["--seqnos", "x"], "argument --seqnos: invalid int value"),
     ],
 )
-def test_bad_check_arguments_are_one_line_exit_2(args, expected, monkeypatch, capsys) -> None:
-    result = run_cli(["check", *args], "", monkeypatch, capsys)
+def test_bad_check_arguments_are_one_line_exit_2(args, expected, cli) -> None:
+    result = cli("check", *args)
     assert result.code == 2
     assert result.err.count("\n") == 1, result.err
     assert expected in result.err
@@ -205,26 +186,21 @@ PROPERTY = Property("at-most-one-rollback", "cost", "never rolled back twice", a
 """
 
 
-def test_a_user_property_file_is_searched_and_replayed(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_user_property_file_is_searched_and_replayed(tmp_path: Path, cli) -> None:
     prop = tmp_path / "once.py"
     prop.write_text(USER_PROPERTY)
-    result = run_cli(
-        [
-            "check",
-            "--property",
-            prop,
-            "--rules",
-            "kv-current",
-            "--consumer",
-            "correct",
-            "--json",
-            "--out",
-            tmp_path / "out",
-            *FAST,
-        ],
-        "",
-        monkeypatch,
-        capsys,
+    result = cli(
+        "check",
+        "--property",
+        prop,
+        "--rules",
+        "kv-current",
+        "--consumer",
+        "correct",
+        "--json",
+        "--out",
+        tmp_path / "out",
+        *FAST,
     )
     (record,) = json.loads(result.out)["results"]
     assert record["property"] == "at-most-one-rollback"

@@ -17,20 +17,38 @@ from conftest import ROOT
 
 from checker.confirm import replay_scenario
 from checker.report.counterexample import load_counterexample
+from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
+from spec.expected_clients import CLIENT_EXPECTED
 from spec.model.build import ScenarioModel
 from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS
 
 CORPUS = sorted(
-    p for p in (ROOT / "counterexamples").glob("*.json") if not p.name.endswith(".itf.json")
+    p
+    for pattern in ("*.json", "clients/*.json")
+    for p in (ROOT / "counterexamples").glob(pattern)
+    if not p.name.endswith(".itf.json")
 )
+CLIENTS = [p for p in CORPUS if p.parent.name == "clients"]
+# make verify's bounds (Makefile VERIFY_BOUNDS): the client counterexamples were found there
+VERIFY_BOUNDS = Bounds(seqnos=8, keys=3, entries=5, failovers=3)
 
 
 def test_the_corpus_is_not_empty() -> None:
     assert len(CORPUS) >= 4
     kinds = {load_counterexample(p)["consumer"] for p in CORPUS}
     assert {"correct", "collapse-snapshot"} <= kinds
+
+
+def test_every_pinned_client_violation_has_its_counterexample_checked_in() -> None:
+    violations = {key for key, (verdict, _) in CLIENT_EXPECTED.items() if verdict == "violated"}
+    stored = set()
+    for path in CLIENTS:
+        record = load_counterexample(path)
+        stored.add((record["rules"], record["consumer"], record["property"]))
+        assert record["bounds"] == VERIFY_BOUNDS, path
+    assert stored == violations
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)

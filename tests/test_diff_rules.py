@@ -9,7 +9,7 @@ from checker.diff.classify import Classification
 from checker.diff.engine import DiffReport, diff_rules
 from checker.loading import resolve
 from spec.bounds import Bounds
-from spec.consumers import CONSUMERS
+from spec.consumers import CONSUMERS, TEXTBOOK
 from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 from spec.rules import RULE_SETS, Decider, RuleSet
 
@@ -22,7 +22,9 @@ def rules(text: str) -> RuleSet:
 
 
 def diff(a: str, b: str, **options: object) -> DiffReport:
-    return diff_rules(rules(a), rules(b), list(CONSUMERS), SMALL, table_entries=4, **options)  # type: ignore[arg-type]
+    return diff_rules(
+        rules(a), rules(b), [CONSUMERS.get(c) for c in TEXTBOOK], SMALL, table_entries=4, **options
+    )  # type: ignore[arg-type]
 
 
 def verdicts(report: DiffReport) -> dict[str, str]:

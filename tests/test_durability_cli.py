@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from clihelp import MB51805_STALL, run_cli, run_subprocess
+from clihelp import MB51805_STALL, run_subprocess
 
 from checker.report.stored_cluster import load_counterexample
 
@@ -44,14 +44,9 @@ def test_mb34150_under_the_60_rules_exits_1_with_the_seeds_run(tmp_path: Path) -
     assert itf["states"][-1]["active"] == "N2" and _no_nulls(itf)
 
 
-def test_the_stored_counterexample_replays_to_the_same_violation(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
-    result = run_cli(
-        ["durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path, "--json"],
-        "",
-        monkeypatch,
-        capsys,
+def test_the_stored_counterexample_replays_to_the_same_violation(tmp_path: Path, cli) -> None:
+    result = cli(
+        "durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path, "--json"
     )
     (record,) = json.loads(result.out)["results"]
     stored = load_counterexample(record["counterexample"])
@@ -60,12 +55,9 @@ def test_the_stored_counterexample_replays_to_the_same_violation(
     assert "3:PREPARE(A)" in replayed.detail
 
 
-def test_the_fixed_rules_hold_in_the_mb34150_preset(tmp_path: Path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        ["durability", *FIXED, "--property", "no-lost-syncwrite", "--json", "--out", tmp_path],
-        "",
-        monkeypatch,
-        capsys,
+def test_the_fixed_rules_hold_in_the_mb34150_preset(tmp_path: Path, cli) -> None:
+    result = cli(
+        "durability", *FIXED, "--property", "no-lost-syncwrite", "--json", "--out", tmp_path
     )
     assert result.code == 0, result.err
     (record,) = json.loads(result.out)["results"]
@@ -74,17 +66,8 @@ def test_the_fixed_rules_hold_in_the_mb34150_preset(tmp_path: Path, monkeypatch,
     assert not list(tmp_path.iterdir())
 
 
-def test_mb51805_without_the_fix_reads_like_the_seed(tmp_path: Path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        [
-            *MB51805_STALL,
-            "--out",
-            tmp_path,
-        ],
-        "",
-        monkeypatch,
-        capsys,
-    )
+def test_mb51805_without_the_fix_reads_like_the_seed(tmp_path: Path, cli) -> None:
+    result = cli(*MB51805_STALL, "--out", tmp_path)
     assert result.code == 1
     assert "N1 restarts with what it persisted: seqno 1, HPS 0" in result.out
     assert "N1 receives snapshot marker [1,2]" in result.out
@@ -92,50 +75,35 @@ def test_mb51805_without_the_fix_reads_like_the_seed(tmp_path: Path, monkeypatch
     assert "it never acks it unless another PREPARE arrives" in result.out
 
 
-def test_a_state_limit_is_unknown_and_exits_3(tmp_path: Path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        ["durability", *FIXED, "--property", "no-lost-syncwrite", "--max-states", "100"],
-        "",
-        monkeypatch,
-        capsys,
-    )
+def test_a_state_limit_is_unknown_and_exits_3(tmp_path: Path, cli) -> None:
+    result = cli("durability", *FIXED, "--property", "no-lost-syncwrite", "--max-states", "100")
     assert result.code == 3
     assert "unknown (state limit (100) reached" in result.out
     assert "nothing is claimed" in result.out
 
 
 def test_bounds_flags_override_the_preset_and_the_table_compares_expectations(
-    tmp_path: Path, monkeypatch, capsys
+    tmp_path: Path, cli
 ) -> None:
-    result = run_cli(
-        [
-            "durability",
-            "--preset",
-            "mb-51805",
-            "--property",
-            "prepare-ack-progress",
-            "--out",
-            tmp_path,
-        ],
-        "",
-        monkeypatch,
-        capsys,
+    result = cli(
+        "durability",
+        "--preset",
+        "mb-51805",
+        "--property",
+        "prepare-ack-progress",
+        "--out",
+        tmp_path,
     )
     assert result.code == 1
     lines = [line.split() for line in result.out.splitlines() if "prepare-ack-progress  " in line]
     assert len(lines) == 6 and all(line[-1] == "ok" for line in lines)
-    changed = run_cli(
-        ["durability", "--preset", "mb-51805", "--restarts", "0", *FIXED, "--json"],
-        "",
-        monkeypatch,
-        capsys,
-    )
+    changed = cli("durability", "--preset", "mb-51805", "--restarts", "0", *FIXED, "--json")
     records = json.loads(changed.out)["results"]
     assert all(r["preset"] is None and r["expected"] is None for r in records)
     assert all(r["bounds"]["restarts"] == 0 for r in records)
 
 
-def test_unknown_names_and_bad_bounds_are_one_line_exit_2(monkeypatch, capsys) -> None:
+def test_unknown_names_and_bad_bounds_are_one_line_exit_2(cli) -> None:
     for args, fragment in [
         (["--ack-rule", "ack-never"], "unknown ack-rule 'ack-never'; known: ack-at-snapshot-end"),
         (["--branch-rule", "lowest"], "unknown branch-rule 'lowest'"),
@@ -145,14 +113,14 @@ def test_unknown_names_and_bad_bounds_are_one_line_exit_2(monkeypatch, capsys) -
         (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
         (["--max-states", "0"], "argument --max-states: expected 1.."),
     ]:
-        result = run_cli(["durability", *args], "", monkeypatch, capsys)
+        result = cli("durability", *args)
         assert result.code == 2, args
         assert result.err.count("\n") == 1 and fragment in result.err, result.err
 
 
-def test_help_lists_the_command(monkeypatch, capsys) -> None:
+def test_help_lists_the_command(capsys, cli) -> None:
     import pytest
 
     with pytest.raises(SystemExit):
-        run_cli(["--help"], "", monkeypatch, capsys)
+        cli("--help")
     assert "durability" in capsys.readouterr().out

@@ -129,7 +129,7 @@ def walks(draw: st.DrawFn) -> tuple[str, str, str, str, list[int]]:
     return ack, branch, preset_name, rules, choices
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walks())
 def test_model_and_reference_agree_along_random_walks(
     walk: tuple[str, str, str, str, list[int]],

@@ -5,8 +5,6 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from clihelp import run_cli
-
 FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
 
@@ -21,30 +19,23 @@ class _Tags(HTMLParser):
         self.ids |= {value for name, value in attrs if name == "id" and value}
 
 
-def test_check_writes_a_report_with_a_timeline_for_each_violation(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
+def test_check_writes_a_report_with_a_timeline_for_each_violation(tmp_path: Path, cli) -> None:
     report = tmp_path / "report.html"
-    result = run_cli(
-        [
-            "check",
-            "--rules",
-            "kv-current",
-            "--consumer",
-            "collapse-snapshot",
-            "--property",
-            "no-missed-item",
-            "--property",
-            "valid-request",
-            "--html",
-            report,
-            "--out",
-            tmp_path,
-            *FAST,
-        ],
-        "",
-        monkeypatch,
-        capsys,
+    result = cli(
+        "check",
+        "--rules",
+        "kv-current",
+        "--consumer",
+        "collapse-snapshot",
+        "--property",
+        "no-missed-item",
+        "--property",
+        "valid-request",
+        "--html",
+        report,
+        "--out",
+        tmp_path,
+        *FAST,
     )
     assert result.code == 1
     text = report.read_text()

@@ -33,6 +33,7 @@ def test_verify_on_the_cluster_equals_the_local_run(
 ) -> None:
     args = ["verify", "--json", "--rules", "kv-current", "--rules", DATA / "rules" / "no_purge.py"]
     args += ["--consumer", "correct", "--durability-preset", "mb-51805", *SMALL]
+    args += ["--no-clients", "--no-decision"]  # the matrix is what goes to the cluster here
     there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
     here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
     assert there.code == here.code, there.err
@@ -109,7 +110,7 @@ def test_a_sweep_on_the_cluster_equals_the_local_run(
     """Executors on the worker generate, decide and write the parts themselves (into a
     directory they share with the driver here); a user's rule file goes with the job."""
     rules = DATA / "rules" / "purge_on_snap_start.py"
-    args = ["sweep", "--entries", "2", "--seqnos", "2", "--rules", "kv-current"]
+    args = ["sweep", "--entries", "2", "--seqnos", "2", "--distinct-uuids", "--rules", "kv-current"]
     args += ["--rules", rules, "--json"]
     there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
     here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)

@@ -29,11 +29,12 @@ def test_a_sweep_writes_every_decision_and_agrees_with_diff(
     spark, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     out = tmp_path / "sweep"
-    result = sweep(["--out", out, "--json"], monkeypatch, capsys)
+    result = sweep(["--out", out, "--json", "--distinct-uuids"], monkeypatch, capsys)
     assert result.code == 0, result.err
     summary = json.loads(result.out)
     assert summary == json.loads((out / "summary.json").read_text())
     assert "parts done" in result.err or "done sweep" in result.err
+    assert summary["space"]["duplicate_uuids"] is False
     size = SweepSpace(2, 2).size
     assert summary["space"]["inputs"] == size
     assert summary["crosscheck"]["agreement"] == "agree"
@@ -57,7 +58,7 @@ def test_a_user_rule_file_is_shipped_to_the_executors(
 ) -> None:
     rules = DATA / "rules" / "purge_on_snap_start.py"
     out = tmp_path / "mine"
-    args = ["--rules", "kv-current", "--rules", rules, "--duplicate-uuids", "--out", out]
+    args = ["--rules", "kv-current", "--rules", rules, "--out", out]  # uuids may repeat
     result = sweep(args, monkeypatch, capsys)
     assert result.code == 0, result.out + result.err
     assert "kv-current (A) vs purge-on-snap-start (B)" in result.out

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from checker.diff.decisions import search_regions
+from checker.diff.engine import DIFF_BUDGET
 from checker.diff.regions import Change, Region
 from checker.sweep.crosscheck import Agreement, crosscheck
 from checker.sweep.space import SweepSpace
+from checker.symbolic.budget import Budget
 from checker.vectorised.decisions import NO_REGION, Decisions
 from spec.rules import RULE_SETS
 from spec.types import Outcome
@@ -36,7 +38,7 @@ def test_the_regions_swept_are_exactly_diffs_regions_within_the_bounds() -> None
 
 def test_each_kind_of_disagreement_with_diff_is_a_mismatch() -> None:
     found = swept()
-    search = search_regions(*RULES, SPACE.entries, 50, 120)
+    search = search_regions(*RULES, SPACE.entries, 50, Budget(DIFF_BUDGET))
     beyond = {r.plain for r, _ in search.found} - found  # diff's regions out of the bounds
     dropped = sorted(found, key=lambda r: r.label)[0]
     invented = Region("lagging", "lagging", Change(Outcome.ACCEPT, Outcome.ROLLBACK))

@@ -86,11 +86,32 @@ def test_text_report_names_the_failure_and_how_to_reproduce_it() -> None:
     assert "replay FAILED" in result.out
 
 
-@pytest.mark.parametrize("name", BUILTIN)
-def test_corpus_kills_every_non_equivalent_builtin_mutant(name: str, monkeypatch, capsys) -> None:
-    result = run_cli(["vectors", "score", CORPUS, "--rules", name], "", monkeypatch, capsys)
+@pytest.mark.parametrize(
+    ("name", "space", "scan"),
+    [
+        ("kv-current", [], "to be killed"),
+        ("rollback-doc", ["--distinct-uuids"], "equivalent here"),
+    ],
+)
+def test_through_humpty_alone_every_mutant_is_killed_and_the_guarantee_proved(
+    name: str, space: list, scan: str, monkeypatch, capsys
+) -> None:
+    """vectors score prints the kill rate, the guarantee and the class it holds for."""
+    result = run_cli(
+        ["vectors", "score", CORPUS, "--rules", name, "--humpty-only", *space],
+        "",
+        monkeypatch,
+        capsys,
+    )
     assert result.code == 0, result.out
     assert "(100.0%)" in result.out
+    assert f"differ only on tables that repeat a uuid ({scan}): scan:table:1" in result.out
+    assert f"guarantee for {name}: every rule set in the class below" in result.out
+    assert "humpty-expressible requests against producers with failover tables of at most 3" in (
+        result.out
+    )
+    assert "proved by Z3 at every one of the" in result.out
+    assert f"class: every rule set one change away from {name}" in result.out
 
 
 def test_corpus_holds_every_confirmed_counterexample_decision() -> None:
@@ -126,3 +147,5 @@ def test_baseline_scores_below_the_generated_set(monkeypatch, capsys) -> None:
     )
     assert result.code == 1
     assert "survived strict:purge:1" in result.out
+    assert "DOES NOT HOLD" in result.out
+    assert "not exposed (scan at 'table'): scan the table newest-first" in result.out

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import run_cli
 from vectorhelp import CORPUS, FIXTURE_COUNTEREXAMPLES
 
 from checker.vectors.format import dump_corpus, load_corpus
@@ -67,17 +66,21 @@ def drop(path: list):
             "vectors[0].expected.kv-current.property",
         ),
         (drop(["vectors", 0, "expected", "rollback-doc"]), "vectors[0].expected"),
-        (set_in(["version"], 2), "version"),
+        (set_in(["version"], 99), "version"),
+        (set_in(["distinct_uuids"], "no"), "distinct_uuids"),
+        (set_in(["repeated_uuid_mutants", "kv-current"], "scan"), "repeated_uuid_mutants"),
+        (set_in(["guarantee", "kv-current", "humpty"], "maybe"), "guarantee.kv-current.humpty"),
+        (set_in(["guarantee", "kv-current", "sometimes"], "proved"), "guarantee.kv-current"),
         (set_in(["vectors"], {}), "vectors"),
     ],
 )
-def test_schema_errors_name_file_and_field(tmp_path, change, field, monkeypatch, capsys) -> None:
+def test_schema_errors_name_file_and_field(tmp_path, change, field, cli) -> None:
     path = corrupt(tmp_path, change)
     for args in (
         ["replay", path, "--target", "rules:kv-current"],
         ["vectors", "score", path, "--rules", "kv-current"],
     ):
-        result = run_cli(args, "", monkeypatch, capsys)
+        result = cli(*args)
         assert result.code == 2
         assert result.err.startswith(f"dcpcheck: error: {path}: field {field}: ")
         assert result.err.count("\n") == 1
@@ -93,23 +96,38 @@ def test_duplicate_vector_ids_are_rejected(tmp_path) -> None:
         load_corpus(path)
 
 
-def test_malformed_json_names_file_line_and_column(tmp_path, monkeypatch, capsys) -> None:
+def test_malformed_json_names_file_line_and_column(tmp_path, cli) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"format": "dcpcheck-vectors",\n "vectors": [,]}')
-    result = run_cli(["replay", path, "--target", "rules:kv-current"], "", monkeypatch, capsys)
+    result = cli("replay", path, "--target", "rules:kv-current")
     assert result.code == 2
     assert result.err.startswith(f"dcpcheck: error: {path}:2:")
     assert "malformed JSON" in result.err
 
 
-def test_a_missing_vector_file_is_exit_2(tmp_path, monkeypatch, capsys) -> None:
-    result = run_cli(
-        ["replay", tmp_path / "none", "--target", "rules:kv-current"], "", monkeypatch, capsys
-    )
+def test_a_missing_vector_file_is_exit_2(tmp_path, cli) -> None:
+    result = cli("replay", tmp_path / "none", "--target", "rules:kv-current")
     assert (result.code, result.err.strip()) == (
         2,
         f"dcpcheck: error: {tmp_path / 'none'}: no such file",
     )
+
+
+def test_a_version_1_corpus_still_loads(tmp_path) -> None:
+    """Before the guarantee: no distinct_uuids, repeated_uuid_mutants, guarantee."""
+    data = json.loads((CORPUS / "vectors.json").read_text())
+    data["version"] = 1
+    for key in ("distinct_uuids", "repeated_uuid_mutants", "guarantee"):
+        del data[key]
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(data))
+    corpus = load_corpus(path)
+    assert (corpus.distinct_uuids, corpus.repeated_uuid_mutants, corpus.guarantee) == (
+        False,
+        {},
+        {},
+    )
+    assert len(corpus.vectors) == len(load_corpus(CORPUS).vectors)
 
 
 def test_the_corpus_round_trips_unchanged() -> None:
@@ -118,72 +136,46 @@ def test_the_corpus_round_trips_unchanged() -> None:
     assert dump_corpus(corpus) == text
 
 
-def test_generate_refuses_to_replace_a_directory_it_did_not_write(
-    tmp_path, monkeypatch, capsys
-) -> None:
+def test_generate_refuses_to_replace_a_directory_it_did_not_write(tmp_path, cli) -> None:
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
-    result = run_cli(["vectors", "generate", "--out", mine], "", monkeypatch, capsys)
+    result = cli("vectors", "generate", "--out", mine)
     assert result.code == 2
     assert "non-empty directory" in result.err
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
-def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, monkeypatch, capsys) -> None:
+def test_a_solver_timeout_is_exit_3_and_writes_nothing(tmp_path, cli) -> None:
     out = tmp_path / "v"
-    result = run_cli(
-        ["vectors", "generate", "--out", out, "--timeout", "0.000001"], "", monkeypatch, capsys
-    )
+    result = cli("vectors", "generate", "--out", out, "--timeout", "0.000001")
     assert result.code == 3
     assert "unknown" in result.err
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, capsys) -> None:
+def test_a_failure_while_writing_keeps_the_previous_set(tmp_path, monkeypatch, cli) -> None:
     out = tmp_path / "v"
-    assert (
-        run_cli(
-            [
-                "vectors",
-                "generate",
-                "--rules",
-                "kv-current",
-                "--counterexamples",
-                tmp_path / "none",
-                "--out",
-                out,
-            ],
-            "",
-            monkeypatch,
-            capsys,
-        ).code
-        == 0
-    )
+    assert cli("vectors", "baseline", "--out", out).code == 0
     before = (out / "vectors.json").read_text()
 
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
     monkeypatch.setattr(Path, "write_text", broken)
-    result = run_cli(
-        ["vectors", "generate", "--rules", "kv-current", "--out", out], "", monkeypatch, capsys
-    )
+    result = cli("vectors", "baseline", "--out", out)
     monkeypatch.undo()
     assert result.code == 2 and "disk full; nothing was changed" in result.err
     assert (out / "vectors.json").read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v"]
 
 
-def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -> None:
+def test_a_stale_counterexample_is_named_exit_2(tmp_path, cli) -> None:
     data = json.loads((FIXTURE_COUNTEREXAMPLES / "seed001-decisions.json").read_text())
     data["decisions"][0]["decision"]["rollback_seqno"] = 20
     (tmp_path / "cx.json").write_text(json.dumps(data))
-    result = run_cli(
-        ["vectors", "generate", "--counterexamples", tmp_path, "--out", tmp_path / "v"],
-        "",
-        monkeypatch,
-        capsys,
+    result = cli(
+        "vectors", "generate", "--counterexamples", tmp_path / "cx.json", "--out", tmp_path / "v"
     )
     assert result.code == 2
     assert "cx.json: field decisions[0].decision.rollback_seqno: recorded 20" in result.err
@@ -198,12 +190,14 @@ def test_a_stale_counterexample_is_named_exit_2(tmp_path, monkeypatch, capsys) -
         (["--timeout", "-1"], "--timeout"),
         (["--rules", "kv-current", "--rules", "kv-current"], "given twice"),
         (["--rules", "nope"], "unknown rules 'nope'"),
+        (["--counterexamples", "cx"], "is a directory; --counterexamples takes files"),
+        (["--counterexamples", "cx/none.json"], "cx/none.json: no such file"),
     ],
 )
-def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, capsys) -> None:
-    result = run_cli(
-        ["vectors", "generate", "--out", tmp_path / "v", *args], "", monkeypatch, capsys
-    )
+def test_bad_generate_arguments_are_exit_2(tmp_path, args, message, monkeypatch, cli) -> None:
+    (tmp_path / "cx").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = cli("vectors", "generate", "--out", tmp_path / "v", *args)
     assert result.code == 2
     assert message in result.err
     assert not (tmp_path / "v").exists()

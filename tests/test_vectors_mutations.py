@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from spec.failover_table import FailoverTable
@@ -10,6 +12,12 @@ from spec.rules.mutations import OPERATORS, mutants
 from spec.types import ProducerState, StreamRequest
 
 BUILTIN = ["kv-current", "rollback-doc"]
+
+
+@functools.cache
+def listed(name: str) -> tuple:
+    """The built-in rule set's mutants, made once for the tests that only read them."""
+    return tuple(mutants(RULE_SETS.get(name)))
 
 
 @pytest.mark.parametrize("name", BUILTIN)
@@ -23,7 +31,7 @@ def test_mutant_ids_are_unique_and_stable(name: str) -> None:
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_every_operator_yields_mutants(name: str) -> None:
-    found = {m.operator for m in mutants(RULE_SETS.get(name))}
+    found = {m.operator for m in listed(name)}
     assert found == set(OPERATORS)
 
 
@@ -35,7 +43,7 @@ def test_mutating_leaves_the_original_rule_set_unchanged() -> None:
 
 
 def test_descriptions_name_the_step_and_the_change() -> None:
-    described = {m.id: m.description for m in mutants(RULE_SETS.get("kv-current"))}
+    described = {m.id: m.description for m in listed("kv-current")}
     assert described["strict:purge:1"] == "purge: start < purge_seqno -> start <= purge_seqno"
     assert described["drop:lagging:1"] == "drop clause 'lagging'"
     assert described["swap:purge:uuid-not-found:1"] == "swap 'purge' and 'uuid-not-found'"
@@ -46,7 +54,7 @@ def test_descriptions_name_the_step_and_the_change() -> None:
 def test_a_mutant_decides_as_its_description_says() -> None:
     """strict:purge:1 rolls back a consumer whose start equals the purge seqno."""
     rules = RULE_SETS.get("kv-current")
-    mutant = next(m for m in mutants(rules) if m.id == "strict:purge:1")
+    mutant = next(m for m in listed("kv-current") if m.id == "strict:purge:1")
     producer = ProducerState(FailoverTable.of((1111, 0)), 5, 3)
     at_purge = StreamRequest(1111, 3, 3, 3)
     assert Decider(rules).decide(at_purge, producer).case == "lagging"

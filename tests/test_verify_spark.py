@@ -28,7 +28,8 @@ def test_the_matrix_runs_as_spark_tasks_in_a_fixed_order(spark) -> None:
         ("rollback-doc", "correct", "valid-request"),
     ]
     bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
-    results = run_tasks(spark, [ScenarioTask(*combo, bounds, timeout_s=120) for combo in combos])
+    tasks = [ScenarioTask(*combo, bounds, timeout_s=120) for combo in combos]
+    results = [result for (result,) in run_tasks(spark, tasks)]
     assert [(r.rules, r.consumer, r.property) for r in results] == combos
     assert [r.verdict for r in results] == [Verdict.VIOLATED, Verdict.HOLDS, Verdict.HOLDS]
     assert results[0].confirmed
@@ -60,11 +61,15 @@ def test_verify_prints_the_table_and_writes_junit(
     assert result.code == 0, result.out + result.err
     assert "as expected" in result.out and "EXPECTED" not in result.out
     assert "durability, preset mb-51805" in result.out
+    assert "clients (dcpcheck clients)" in result.out
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == str(2 + 12) and suite.get("failures") == "0"
+    # the matrix (2 consumers), the client catalogue (8 variants), the durability checks,
+    # the decision-level proofs (bounded-rollback, valid-request)
+    assert suite.get("tests") == str(2 + 8 + 12 + 2) and suite.get("failures") == "0"
     durability = [c for c in suite if c.get("classname", "").startswith("dcpcheck.durability.")]
     assert len(durability) == 12
     assert list((tmp_path / "cex").glob("no-missed-item--kv-current--collapse-snapshot--*.json"))
+    assert list((tmp_path / "cex" / "clients").glob("no-missed-item--kv-current--kv-replica--*"))
     # MB-51805: snapshot-end acks without the restart fix stall after a restart
     stalled = (tmp_path / "cex" / "durability").glob("prepare-ack-progress--ack-at-snapshot-end--*")
     assert list(stalled)
@@ -95,6 +100,8 @@ def test_verify_json_carries_the_durability_results_with_their_expectations(
         capsys,
     )
     assert result.code == 0, result.err
+    clients = json.loads(result.out)["clients"]
+    assert len(clients) == 8 and all(r["verdict"] == r["expected"] == "holds" for r in clients)
     records = json.loads(result.out)["durability"]
     assert len(records) == 12
     assert all(r["verdict"] == r["expected"] for r in records)
@@ -117,7 +124,7 @@ def test_durability_tasks_come_back_from_spark_as_full_results(spark) -> None:
         ),
         ClusterTask("ack-on-prepare", "highest-snapshot", "no-lost-syncwrite", bounds, "mb-34150"),
     ]
-    lost, kept = run_tasks(spark, tasks)
+    (lost,), (kept,) = run_tasks(spark, tasks)
     assert lost.verdict is Verdict.VIOLATED and kept.verdict is Verdict.HOLDS
     assert lost.expected == "violated" and kept.expected == "holds"
     assert lost.confirmed and lost.run is not None and len(lost.run) == 14
@@ -150,7 +157,7 @@ def test_an_unexpected_verdict_makes_verify_fail(spark) -> None:
         Bounds(seqnos=4, keys=2, entries=3, failovers=1),
         timeout_s=120,
     )
-    (result,) = run_tasks(spark, [task])
+    ((result,),) = run_tasks(spark, [task])
     assert result.expected == "violated" and exit_code_against_expected([result]) == 0
     assert exit_code_against_expected([result.but(expected="holds")]) == 1
     assert exit_code_against_expected([result.but(expected=None)]) == 1

@@ -2,21 +2,52 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import dataclasses
 import functools
+import io
+import json
 import shlex
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
-from checker.vectors.counterexamples import load_counterexamples
-from checker.vectors.format import Corpus, dump_corpus
-from checker.vectors.generate import generate
-from spec.rules import RULE_SETS
+from checker.cli import main
+from checker.vectors.format import Corpus, dump_corpus, load_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = ROOT / "counterexamples" / "vectors"
 BASELINE = ROOT / "counterexamples" / "baseline"
 FIXTURE_COUNTEREXAMPLES = DATA / "counterexamples"
+SEED001 = FIXTURE_COUNTEREXAMPLES / "seed001-decisions.json"
+
+# A confirmed-counterexample decision that is not in seed001-decisions.json: if
+# `vectors generate` read a file it was not given, this would become a vector.
+STRAY_DECISION = {
+    "rules": "kv-current",
+    "request": {
+        "uuid": 5555,
+        "start": 10,
+        "snap_start": 10,
+        "snap_end": 10,
+        "end": 2**64 - 1,
+        "strict": False,
+        "ignore_purged": False,
+        "remote_purge": 0,
+        "collection_high": None,
+    },
+    "producer": {"table": [{"id": 1111, "seq": 0}], "high_seqno": 20, "purge_seqno": 0},
+    "decision": {
+        "decision": "rollback",
+        "rollback_seqno": 0,
+        "case": "uuid-not-found",
+        "reason": "not compared",
+    },
+    "property": "no-foreign-snapshot",
+}
 
 
 def humpty(*switches: str) -> str:
@@ -31,16 +62,51 @@ def jsonl(*switches: str) -> str:
 
 
 @functools.cache
+def workspace() -> Path:
+    """A directory for this test run: ``counterexamples/`` holds seed001's decisions and a
+    stray decision file that is never named on the command line."""
+    work = Path(tempfile.mkdtemp(prefix="dcpcheck-vectors-"))
+    atexit.register(shutil.rmtree, work, True)
+    (work / "counterexamples").mkdir()
+    shutil.copy(SEED001, work / "counterexamples" / SEED001.name)
+    stray = {"decisions": [STRAY_DECISION]}
+    (work / "counterexamples" / "stray.json").write_text(json.dumps(stray))
+    return work
+
+
+def generate_args(out: Path) -> list[str]:
+    """kv-current without the neighbourhood phase (quick), seed001's decisions named."""
+    counterexample = workspace() / "counterexamples" / SEED001.name
+    return [
+        "vectors",
+        "generate",
+        "--rules",
+        "kv-current",
+        "--no-guarantee",
+        "--counterexamples",
+        str(counterexample),
+        "--out",
+        str(out),
+    ]
+
+
+@functools.cache
+def generated_dir() -> Path:
+    """``generate_args`` run once per test run (with the stray file beside seed001's)."""
+    out = workspace() / "generated"
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(generate_args(out))
+    assert code == 0, code
+    return out
+
+
 def generated() -> Corpus:
-    """Both built-in rule sets, with the fixture counterexamples (generated once per run)."""
-    rule_sets = list(RULE_SETS)
-    counterexamples = load_counterexamples(FIXTURE_COUNTEREXAMPLES, rule_sets)
-    return generate(rule_sets, 3, counterexamples, 600, "test")
+    return load_corpus(generated_dir())
 
 
 def write_subset(corpus: Corpus, ids: list[str], path: Path) -> Path:
     """A corpus file holding only the vectors ``ids`` (in corpus order)."""
     vectors = tuple(v for v in corpus.vectors if v.id in ids)
-    subset = Corpus(corpus.rules, corpus.table_entries, corpus.command, vectors)
+    subset = dataclasses.replace(corpus, vectors=vectors)
     path.write_text(dump_corpus(subset))
     return path

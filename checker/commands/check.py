@@ -43,11 +43,12 @@ from checker.commands.common import (
     spark_conf_from,
 )
 from checker.inputs import count
+from checker.probe import probe_consumers
 from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
 from checker.symbolic.budget import MILLION
-from spec.consumers import CONSUMERS, ConsumerVariant
+from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.model.build import SPLIT_DEPTHS
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
@@ -64,7 +65,8 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         "--consumer",
         action="append",
         metavar="NAME|FILE",
-        help="consumer variant (repeatable; default all built-in)",
+        help="consumer variant (repeatable; default correct and collapse-snapshot; the client "
+        "catalogue: dcpcheck clients)",
     )
     parser.add_argument(
         "--property", action="append", metavar="ID", help="property id (repeatable; default all)"
@@ -74,9 +76,11 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
 def selection(
     args: argparse.Namespace,
 ) -> tuple[list[Chosen[RuleSet]], list[Chosen[ConsumerVariant]], list[Chosen[Property]]]:
+    consumers = chosen(CONSUMERS, ConsumerVariant, args.consumer or list(TEXTBOOK))
+    probe_consumers(c.item for c in consumers)
     return (
         chosen(RULE_SETS, RuleSet, args.rules),
-        chosen(CONSUMERS, ConsumerVariant, args.consumer),
+        consumers,
         chosen(PROPERTIES, Property, args.property),
     )
 

@@ -21,8 +21,9 @@ from checker.loading import resolve_many
 from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
-from checker.result import Result, Stats, Verdict
+from checker.result import Result, Stats, interrupted
 from checker.symbolic.budget import MILLION
+from checker.tasks import AnyTask, planned_any, run_any
 from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
@@ -34,6 +35,7 @@ __all__ = [
     "Planned",
     "add_budget_arguments",
     "add_cluster_bounds",
+    "add_no_spark",
     "add_output_arguments",
     "add_progress_arguments",
     "add_scenario_bounds",
@@ -42,9 +44,9 @@ __all__ = [
     "budget_from",
     "chosen",
     "cluster_bounds_from",
-    "interrupted",
     "print_results",
     "run_planned",
+    "run_tasks_here_or_on_spark",
     "scenario_bounds_from",
     "spark_conf_from",
 ]
@@ -281,11 +283,6 @@ class Planned:
     planned: Callable[[], Result]
 
 
-def interrupted(r: Result) -> Result:
-    """``r`` as a check Ctrl-C stopped before it decided anything."""
-    return r.but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
-
-
 def run_planned(
     checks: Sequence[Planned], each: Callable[[Result], None], progress: Progress
 ) -> list[Result]:
@@ -346,3 +343,52 @@ def print_results(
         print()
         print(summary_table(results, expected=expected))
     return results
+
+
+# -- Spark ---------------------------------------------------------------------------------------
+
+
+def add_no_spark(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-spark", action="store_true", help="run in this process instead (debugging)"
+    )
+
+
+def run_tasks_here_or_on_spark(
+    tasks: Sequence[AnyTask], args: argparse.Namespace, app: str
+) -> list[Result]:
+    """Run ``checker.tasks`` tasks as Spark jobs (``args.master``, ``--conf``), or in
+    this process with ``--no-spark``, with progress on stderr (``--quiet``: none); the
+    results in the tasks' order (a group's in its properties' order). After Ctrl-C the
+    tasks not decided are ``unknown (interrupted)``."""
+    progress = Progress(len(tasks), quiet=args.quiet)
+    labels = [task.label for task in tasks]
+
+    def done(n: int, results: list[Result]) -> None:
+        verdicts = {r.verdict.value for r in results}
+        progress.finish(labels[n], verdicts.pop() if len(verdicts) == 1 else "mixed")
+
+    outputs: list[list[Result]] = []
+    try:
+        if args.no_spark or not tasks:
+            for n, task in enumerate(tasks):
+                if outputs and any(r.interrupted for r in outputs[-1]):
+                    outputs.append([interrupted(r) for r in planned_any(task)])
+                    continue
+                progress.start(labels[n])
+                try:
+                    outputs.append(run_any(task))
+                except KeyboardInterrupt:
+                    outputs.append([interrupted(r) for r in planned_any(task)])
+                done(n, outputs[-1])
+        else:
+            from checker.spark.session import spark_session
+            from checker.spark.tasks import run_tasks
+
+            conf = spark_conf_from(args)
+            with spark_session(args.master, app, conf, args.executor_wait) as spark:
+                start = lambda n: progress.start(labels[n])  # noqa: E731
+                outputs = run_tasks(spark, tasks, on_start=start, on_done=done)
+    finally:
+        progress.close()
+    return [result for output in outputs for result in output]

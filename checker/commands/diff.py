@@ -43,7 +43,7 @@ from checker.diff.report import report_json, text
 from checker.inputs import count
 from checker.loading import resolve, resolve_many
 from checker.symbolic.budget import MILLION
-from spec.consumers import CONSUMERS, ConsumerVariant
+from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--consumer",
         action="append",
         metavar="NAME|FILE",
-        help="consumer variant to classify with (repeatable; default all built-in)",
+        help="consumer variant to classify with (repeatable; default correct, collapse-snapshot)",
     )
     parser.add_argument(
         "--consumers",
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         )
         consumers = [
             c
-            for name in args.consumer or CONSUMERS.names()
+            for name in args.consumer or TEXTBOOK
             for c in resolve_many(CONSUMERS, ConsumerVariant, name)
         ]
         table_entries = args.table_entries or max(8, bounds.entries)

@@ -96,6 +96,8 @@ def _print(report: Report, target: str) -> None:
     print(f"replaying against {report.target}, expecting {report.expect}'s answers", file=out)
     for result in report.results:
         print(_line(result), file=out)
+        if result.failed:  # why the vector exists: the goal, place or mutant it was made for
+            print(f"{'':8}made for {result.vector.origin}", file=out)
     counts = report.counts
     print(tabulate([[s, counts[s]] for s in STATUSES], headers=["status", "vectors"]), file=out)
     failures = [r for r in report.results if r.failed]

@@ -1,6 +1,6 @@
 """Every producer decision within bounds, under every rule set given, kept as Parquet.
 
-    dcpcheck sweep [--rules NAME|FILE ...] [--entries E] [--seqnos N] [--duplicate-uuids]
+    dcpcheck sweep [--rules NAME|FILE ...] [--entries E] [--seqnos N] [--distinct-uuids]
                    [--out DIR] [--master URL] [--json] [--quiet] [--timeout S]
 
 Enumerates the decision input space within the bounds (failover tables of
@@ -38,6 +38,7 @@ from checker.commands.common import (
     chosen,
     spark_conf_from,
 )
+from checker.commands.decision_space import add_distinct_uuids
 from checker.inputs import count
 from checker.progress import Progress
 from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
@@ -67,12 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--seqnos", type=count(0, 64), default=3, metavar="N", help="seqnos 0..N (default 3)"
     )
-    group.add_argument(
-        "--duplicate-uuids",
-        action="store_true",
-        help="also tables in which two entries share a uuid (default: distinct uuids, as "
-        "kv_engine's random 48-bit uuids are)",
-    )
+    add_distinct_uuids(group, "inputs swept")
     group.add_argument(
         "--max-inputs",
         type=count(1, 10**15),
@@ -108,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--rules names {', '.join(twice)} more than once; give each rule set once"
         )
-    space = SweepSpace(args.entries, args.seqnos, args.duplicate_uuids)
+    space = SweepSpace(args.entries, args.seqnos, duplicate_uuids=not args.distinct_uuids)
     if space.size > args.max_inputs:
         raise UsageError(
             f"{space.describe()} is {space.size:,} inputs, more than --max-inputs "

@@ -2,17 +2,24 @@
 
     dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
                     [--rules ...] [--consumer ...] [--property ...]
-                    [--durability-preset NAME ... | --no-durability]
-                    [--json] [--junit FILE] [--out DIR] [--budget M] [--timeout S] [bounds]
+                    [--durability-preset NAME ... | --no-durability] [--no-clients]
+                    [--no-decision] [--json] [--junit FILE] [--out DIR]
+                    [--budget M] [--timeout S] [bounds]
 
-Runs each combination as a Spark task (embedded ``local[*]`` by default; a
-master URL runs the same job on a cluster), prints a summary table with
-verdicts and times, and compares each verdict with the expected one
-(spec/expected.py) where one is recorded. Then the same for the multi-node
+Runs each rule set x consumer as a Spark task (embedded ``local[*]`` by
+default; a master URL runs the same job on a cluster) that proves its
+properties together and searches each violated one apart
+(``checker.together``), prints a summary table with verdicts and times, and
+compares each verdict with the expected one (spec/expected.py) where one is
+recorded. The consumers are correct and collapse-snapshot unless
+``--consumer`` names others. Then the client catalogue (``dcpcheck
+clients``: each real client and its fix x the safety properties asked for;
+counterexamples to DIR/clients). Then the same for the multi-node
 durability model: every ack rule x branch rule x durability property at
 each preset given (default mb-34150 and mb-51805; expectations in
-spec/cluster/expected.py), one Spark task each, a second table.
-Counterexamples go to DIR (default out/verify; durability runs to
+spec/cluster/expected.py), one Spark task each, a second table. Then the
+decision-level proofs (every failover-table length, ``--no-decision`` skips
+them). Counterexamples go to DIR (default out/verify; durability runs to
 DIR/durability). Exit: 0 when every verdict is as expected, 1 when one is
 not (or a violation has no expectation), 3 when one is unknown, 4 when a
 counterexample is not confirmed by the reference implementation, 130 when
@@ -26,34 +33,34 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
-from functools import partial
 
 from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
+from checker.commands.clients import client_tasks, print_clients
 from checker.commands.common import (
-    Planned,
     add_budget_arguments,
+    add_no_spark,
     add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
     budget_from,
-    run_planned,
+    run_tasks_here_or_on_spark,
     scenario_bounds_from,
     spark_conf_from,
 )
-from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
 from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
-from checker.tasks import ClusterTask, ScenarioTask, Task
+from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
 from checker.unbounded import decision_results
+from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
+from spec.properties import PROPERTIES
 
 DURABILITY_PRESETS = ("mb-34150", "mb-51805")
 DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
@@ -61,9 +68,7 @@ DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
-    parser.add_argument(
-        "--no-spark", action="store_true", help="run in this process instead (debugging)"
-    )
+    add_no_spark(parser)
     add_output_arguments(
         parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
@@ -77,6 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(DURABILITY_PRESETS)}; known: {', '.join(PRESETS)})",
     )
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
+    parser.add_argument(
+        "--no-clients", action="store_true", help="skip the client catalogue (dcpcheck clients)"
+    )
     parser.add_argument(
         "--no-decision",
         action="store_true",
@@ -110,94 +118,88 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
 def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
     bounds = scenario_bounds_from(args)
-    conf = spark_conf_from(args)
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
     writable_file(args.junit, "--junit")
     rules, consumers, props = selection(args)
-    tasks: list[Task] = [
-        ScenarioTask(r.spec, c.spec, p.spec, bounds, timeout_s=args.timeout, budget=budget)
+    ids = tuple(p.spec for p in props)
+    tasks = [
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=args.timeout, budget=budget)
         for r in rules
         for c in consumers
-        for p in props
     ]
+    clients = [] if args.no_clients else catalogue_tasks(args, bounds, budget)
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
     print(
-        f"dcpcheck verify: {len(tasks)} checks within {bounds.describe()}"
+        f"dcpcheck verify: {len(tasks) * len(ids)} checks within {bounds.describe()}"
+        + (f", {sum(len(t.properties) for t in clients)} client checks" if clients else "")
         + (f", then {len(cluster_tasks)} durability checks" if cluster_tasks else ""),
         file=sys.stderr,
         flush=True,
     )
-    everything: list[Task] = [*tasks, *cluster_tasks]
-    progress = Progress(len(everything), quiet=args.quiet)
-    labels = [task.label for task in everything]
-
-    def done(n: int, result: Result) -> None:
-        progress.finish(labels[n], result.verdict.value)
-
-    try:
-        if args.no_spark:
-            planned = [Planned(t.label, partial(_run, t), t.planned) for t in everything]
-            results = run_planned(planned, lambda result: None, progress)
-        else:
-            from checker.spark.session import spark_session
-            from checker.spark.tasks import run_tasks
-
-            app = "dcpcheck verify"
-            with spark_session(args.master, app, conf, args.executor_wait) as spark:
-                start = lambda n: progress.start(labels[n])  # noqa: E731
-                results = run_tasks(spark, everything, on_start=start, on_done=done)
-    finally:
-        progress.close()
+    everything: list[AnyTask] = [*tasks, *clients, *cluster_tasks]
+    results = run_tasks_here_or_on_spark(everything, args, "dcpcheck verify")
     stopped = any(r.interrupted for r in results)
+    decision: list[Result] = []
     if not stopped and not args.no_decision:
         try:
-            decided_everywhere = decision_results([r.item for r in rules], Budget(budget))
+            decision = decision_results([r.item for r in rules], Budget(budget))
         except KeyboardInterrupt:
-            decided_everywhere, stopped = [], True
-        results += decided_everywhere
-    single = [r for r in results if r.model == "scenario"]
-    decision = [r for r in results if r.model == "decision"]
-    cluster = [r for r in results if r.model == "cluster"]
-    paths = [None if r.interrupted else write_counterexample(r, _out(args.out, r)) for r in results]
+            stopped = True
+    sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(cluster_tasks)]
+    parts = [*_split(results, sizes), decision]
+    out_dirs = [args.out, f"{args.out}/clients", f"{args.out}/durability", args.out]
+    paths = [
+        [None if r.interrupted else write_counterexample(r, out) for r in part]
+        for part, out in zip(parts, out_dirs, strict=True)
+    ]
+    everything_done = [r for part in parts for r in part]
     if args.junit and not stopped:
-        write_junit(results, args.junit, name="dcpcheck verify")
+        write_junit(everything_done, args.junit, name="dcpcheck verify")
     if args.html and not stopped:
-        write_html(results, args.html, "dcpcheck verify")
+        write_html(everything_done, args.html, "dcpcheck verify")
     if args.json:
-        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
-        by_model = {"scenario": [], "cluster": [], "decision": []}  # type: ignore[var-annotated]
-        for r, record in zip(results, records, strict=True):
-            by_model[r.model].append(record)
-        print(
-            json.dumps(
-                {
-                    "results": by_model["scenario"],
-                    "durability": by_model["cluster"],
-                    "decision": by_model["decision"],
-                },
-                indent=2,
-            )
-        )
+        keys = ("results", "clients", "durability", "decision")
+        records = {
+            key: [result_json(r, p) for r, p in zip(part, part_paths, strict=True)]
+            for key, part, part_paths in zip(keys, parts, paths, strict=True)
+        }
+        print(json.dumps(records, indent=2))
     else:
+        single, client_results, cluster, _ = parts
         print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
+        if client_results:
+            print("\nclients (dcpcheck clients):")
+            print_clients(client_results, bounds, out_dirs[1])
         _print_durability(cluster)
         if decision:
             print(f"\ndecision level: {decision[0].bounds.describe()}")
             print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
-        print(f"\n{len(results)} checks in {elapsed:.1f}s")
-    return exit_code_against_expected(results)
+        print(f"\n{len(everything_done)} checks in {elapsed:.1f}s")
+    return exit_code_against_expected(everything_done)
 
 
-def _out(out: str, r: Result) -> str:
-    return out if r.model == "scenario" else f"{out}/durability"
+def catalogue_tasks(
+    args: argparse.Namespace, bounds: Bounds, budget: int | None
+) -> list[ScenarioGroupTask]:
+    """The client catalogue on the rule sets asked for, for the safety properties asked for."""
+    safety = [p.id for p in PROPERTIES if p.kind == "safety"]
+    wanted = [p for p in args.property or safety if p in safety]
+    if not wanted:
+        return []
+    return client_tasks(args.rules, None, wanted, bounds, args.timeout, budget)
 
 
-def _run(task: Task, update: Callable[[str], None]) -> Result:
-    return task.run()
+def _split(results: list[Result], sizes: list[int]) -> list[list[Result]]:
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(results[start : start + size])
+        start += size
+    return parts
 
 
 def _print_durability(cluster: list[Result]) -> None:

@@ -57,7 +57,11 @@ def _headline(report: DiffReport) -> list[str]:
         space = f"every scenario within {report.bounds.describe()}"
         scope = f"under rule set {report.context[0]}"
         lines = [f"diff of consumer variants: A = {a} (base), B = {b} (candidate) ({scope})"]
-    longer = " (nor with a failover table of any length)" if report.any_length else ""
+    longer = (
+        " (nor with a failover table of any length, if no older entry repeats the newest uuid)"
+        if report.any_length
+        else ""
+    )
     if report.equivalent:
         lines.append(f"equivalent: Z3 proved that A and B never differ, over {space}{longer}")
     elif report.complete:

@@ -80,7 +80,12 @@ def trace_to_json(t: Trace) -> dict[str, Any]:
         "held": [item_json(i) for i in t.held],
         "boundaries": list(t.boundaries),
         "rounds": [
-            {"request": r.request.to_json(), "decision": r.decision.to_json(), "keep": r.keep}
+            {
+                "request": r.request.to_json(),
+                "decision": r.decision.to_json(),
+                "keep": r.keep,
+                "filter": r.filter,
+            }
             for r in t.rounds
         ],
         "accepted": t.accepted,

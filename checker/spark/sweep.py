@@ -90,6 +90,10 @@ def sweep_on_spark(
             .agg(F.sum("inputs").alias("inputs"), F.min("first").alias("first"))
             .collect()
         )
+        if expired.is_set():  # finished, but after the time limit a cancel may have missed
+            raise SweepTimeout("stopped at the time limit")
+    except SweepTimeout:
+        raise
     except Exception as exc:
         if expired.is_set():
             raise SweepTimeout("stopped at the time limit") from exc

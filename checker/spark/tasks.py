@@ -17,9 +17,9 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import fields, replace
 from typing import TypeVar
 
-from checker.result import Result, Verdict
+from checker.result import Result, interrupted
 from checker.spark.shipping import on_executor, ship
-from checker.tasks import Task, run_task
+from checker.tasks import AnyTask, ScenarioGroupTask, planned_any, run_any
 
 __all__ = ["GROUP", "one_task_each", "run_tasks"]
 
@@ -29,31 +29,34 @@ GROUP = "dcpcheck"
 NAMES = ("rules", "consumer", "property", "ack_rule", "branch_rule")
 
 
-def _names(task: Task, rename: Callable[[str], str]) -> Task:
+def _names(task: AnyTask, rename: Callable[[str], str]) -> AnyTask:
     named = {f.name for f in fields(task)} & set(NAMES)
-    return replace(task, **{name: rename(getattr(task, name)) for name in named})
+    changes: dict[str, object] = {name: rename(getattr(task, name)) for name in named}
+    if isinstance(task, ScenarioGroupTask):
+        changes["properties"] = tuple(rename(p) for p in task.properties)
+    return replace(task, **changes)  # type: ignore[arg-type]
 
 
-def _run_there(task: Task) -> Result:
-    return run_task(_names(task, on_executor))
+def _run_there(task: AnyTask) -> list[Result]:
+    return run_any(_names(task, on_executor))
 
 
 def run_tasks(
     spark,  # type: ignore[no-untyped-def]
-    tasks: Sequence[Task],
+    tasks: Sequence[AnyTask],
     *,
     on_start: Callable[[int], None] | None = None,
-    on_done: Callable[[int, Result], None] | None = None,
-) -> list[Result]:
+    on_done: Callable[[int, list[Result]], None] | None = None,
+) -> list[list[Result]]:
+    """Each task's results (a list: a group gives one per property), in the tasks' order.
+    After Ctrl-C a task not decided is its planned results ``unknown (interrupted)``."""
     shipped = [_names(task, lambda text: ship(spark, text)) for task in tasks]
     try:
         return one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
     except Interrupted as stop:
         return [
-            task.planned().but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
-            if result is None
-            else result
-            for task, result in zip(tasks, stop.results, strict=True)
+            [interrupted(r) for r in planned_any(task)] if results is None else results
+            for task, results in zip(tasks, stop.results, strict=True)
         ]
 
 

@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from checker.diff.decisions import search_regions
+from checker.diff.engine import DIFF_BUDGET
 from checker.diff.regions import Region, region_condition
 from checker.sweep.space import SweepSpace
+from checker.symbolic.budget import Budget
 from checker.symbolic.session import Answer, Session
 from spec.rules.language import RuleSet
 from spec.types import ProducerState, StreamRequest
@@ -112,15 +114,14 @@ def _pair(
     space: SweepSpace, rules_a: RuleSet, rules_b: RuleSet, swept: set[Region], deadline: float
 ) -> PairCheck:
     check = PairCheck(rules_a.name, rules_b.name)
-    search = search_regions(
-        rules_a, rules_b, space.entries, MAX_REGIONS, max(0.001, deadline - time.monotonic())
-    )
+    budget = Budget(DIFF_BUDGET)  # the same deterministic limit as dcpcheck diff's
+    search = search_regions(rules_a, rules_b, space.entries, MAX_REGIONS, budget, deadline)
     if not search.complete:
         check.note = f"dcpcheck diff could not list every region: {search.note}"
     in_diff = {region.plain for region, _ in search.found}
     decisions = space.decision_space
     a, b = decisions.decision(rules_a), decisions.decision(rules_b)
-    session = Session(timeout_s=max(0.001, deadline - time.monotonic()))
+    session = Session(budget=budget, deadline=deadline)
     session.declare(decisions.sorts)  # type: ignore[arg-type]
     session.add(space.constraint())
     for region in sorted(in_diff | swept, key=lambda r: r.label):

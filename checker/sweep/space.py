@@ -1,18 +1,20 @@
 """The sweep's input space: every producer decision within bounds, each with an index.
 
 ``SweepSpace(entries=E, seqnos=N, duplicate_uuids=False)`` is a finite part
-of ``spec.rules.inputs.DecisionSpace(E)`` (the space ``dcpcheck diff``
-searches with Z3):
+of ``spec.rules.inputs.DecisionSpace(E, distinct_uuids=not duplicate_uuids)``
+(the space ``dcpcheck diff`` searches with Z3, where uuids may repeat):
 
 * **producer**: a failover table of 1..E entries, newest first, seqnos
   non-increasing and at most the high seqno; high seqno 0..N; purge seqno
   0..high seqno.
 * **uuids** are labels 1111, 2222, ... given from the oldest entry on:
-  distinct (the default: kv_engine draws random 48-bit uuids, so two entries
-  sharing one is not a state worth sweeping), or, with ``duplicate_uuids``,
-  every pattern of repeats (each repeat pattern once: a restricted growth
-  string). Rule sets compare uuids with each other and with 0, so one
-  labelling per pattern stands for every table with that pattern.
+  distinct (kv_engine draws random 48-bit uuids for the tables it creates),
+  or, with ``duplicate_uuids``, every pattern of repeats (each repeat pattern
+  once: a restricted growth string), as a table kv_engine loads can have.
+  ``dcpcheck sweep`` sweeps repeats unless told ``--distinct-uuids``, the
+  same switch as ``dcpcheck vectors`` (``checker.commands.decision_space``).
+  Rule sets compare uuids with each other and with 0, so one labelling per
+  pattern stands for every table with that pattern.
 * **request**: uuid 0, each uuid of the table, or one it does not hold (the
   next label); ``snap_start <= start <= snap_end <= N`` (every request the
   producer does not refuse with ERANGE: the refusal comes before any rule
@@ -99,7 +101,7 @@ class SweepSpace:
 
     @property
     def decision_space(self) -> DecisionSpace:
-        return _decision_space(self.entries)
+        return _decision_space(self.entries, not self.duplicate_uuids)
 
     # -- sizes ---------------------------------------------------------------------------
     @property
@@ -181,7 +183,7 @@ class SweepSpace:
             return any_of(*(labelled(i, k) for i in entries))
 
         parts = [
-            space.well_formed(distinct_uuids=not self.duplicate_uuids),
+            space.well_formed(),
             v("high_seqno") <= n,
             v("snap_start") <= v("start"),
             v("start") <= v("snap_end"),
@@ -207,8 +209,8 @@ class SweepSpace:
 
 
 @lru_cache(maxsize=8)
-def _decision_space(entries: int) -> DecisionSpace:
-    return DecisionSpace(entries)
+def _decision_space(entries: int, distinct_uuids: bool) -> DecisionSpace:
+    return DecisionSpace(entries, distinct_uuids=distinct_uuids)
 
 
 @lru_cache(maxsize=8)

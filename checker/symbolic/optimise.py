@@ -16,15 +16,13 @@ import z3
 
 from checker.symbolic.budget import Budget
 from checker.symbolic.call import held_interrupts, run_check
-from checker.symbolic.session import Answer, Outcome, answer_of
-from checker.symbolic.z3expr import Translator
-from checker.timing import deadline_after
+from checker.symbolic.session import Answer, Outcome, Solving, answer_of
 from spec.expr import Expr
 
 __all__ = ["Minimiser"]
 
 
-class Minimiser:
+class Minimiser(Solving):
     def __init__(
         self,
         timeout_s: float | None = None,
@@ -32,14 +30,8 @@ class Minimiser:
         budget: Budget | None = None,
         deadline: float | None = None,
     ) -> None:
-        # A context of its own: terms other solvers created in the process would
-        # change Z3's choices, and the same question must get the same model.
-        with held_interrupts():
-            self.translator = Translator(z3.Context())
-            self.optimize = z3.Optimize(ctx=self.translator.ctx)
-            self.optimize.set("random_seed", seed)
-        self.budget = budget if budget is not None else Budget()
-        self.deadline = deadline if deadline is not None else deadline_after(timeout_s)
+        super().__init__(z3.Optimize, timeout_s, seed, budget, deadline)
+        self.optimize = self.engine
 
     def add(self, *exprs: Expr) -> None:
         with held_interrupts():

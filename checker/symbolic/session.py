@@ -52,7 +52,29 @@ def answer_of(result: z3.CheckSatResult) -> Answer:
     return Answer.UNKNOWN
 
 
-class Session:
+class Solving:
+    """What a Session and a Minimiser hold: a Z3 context of its own (the models Z3
+    returns then do not depend on what else ran in this process, so the same question
+    gets the same answer), a solver made in it, a ``Budget`` and a deadline."""
+
+    def __init__(
+        self,
+        make,  # type: ignore[no-untyped-def]
+        timeout_s: float | None = None,
+        seed: int = 0,
+        budget: Budget | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        with held_interrupts():
+            self.translator = Translator(z3.Context())
+            self.engine = make(ctx=self.translator.ctx)
+            self.engine.set("random_seed", seed)
+        self.seed = seed
+        self.budget = budget if budget is not None else Budget()
+        self.deadline = deadline if deadline is not None else deadline_after(timeout_s)
+
+
+class Session(Solving):
     def __init__(
         self,
         timeout_s: float | None = None,
@@ -60,15 +82,8 @@ class Session:
         budget: Budget | None = None,
         deadline: float | None = None,
     ) -> None:
-        # A context of its own: the models Z3 returns then do not depend on what
-        # else ran in this process, so counterexamples are reproducible.
-        with held_interrupts():
-            self.translator = Translator(z3.Context())
-            self.solver = z3.Solver(ctx=self.translator.ctx)
-            self.solver.set("random_seed", seed)
-        self.seed = seed
-        self.budget = budget if budget is not None else Budget()
-        self.deadline = deadline if deadline is not None else deadline_after(timeout_s)
+        super().__init__(z3.Solver, timeout_s, seed, budget, deadline)
+        self.solver = self.engine
         self._domain_added = 0
         self._scopes: list[int] = []
 
@@ -116,6 +131,17 @@ class Session:
         with held_interrupts():
             for expr in exprs:
                 self.solver.add(self.translator.translate(expr))
+            self._flush_domain()
+
+    def add_instance(self, expr: Expr, values: Mapping[str, Value]) -> None:
+        """Assert ``expr`` with the variables in ``values`` fixed to those values.
+
+        The same as ``add(substitute(expr, consts))`` but done by Z3 on the term
+        translated once, which is much faster when one expression is asserted for
+        many concrete inputs (a regression vector each).
+        """
+        with held_interrupts():
+            self.solver.add(self.translator.instance(expr, values))
             self._flush_domain()
 
     def _flush_domain(self) -> None:

@@ -52,6 +52,8 @@ class Translator:
         self._memo: dict[int, z3.ExprRef | _Wide] = {}
         self._span: dict[int, Span] = {}  # integer nodes: the values they can take
         self._keep: list[Expr] = []  # keep translated nodes alive so ids stay unique
+        self._literals: dict[tuple[bool, int], z3.ExprRef] = {}
+        self._sources: dict[tuple[int, tuple[str, ...]], object] = {}  # substitution sources
 
     # -- constants -------------------------------------------------------------------
     def const(self, node: Expr) -> z3.ExprRef:
@@ -200,6 +202,54 @@ class Translator:
         if wraps == "always":
             return diff + MODULUS
         return z3.If(a[0] >= a[1], diff, diff + MODULUS)
+
+    # -- instances -----------------------------------------------------------------------
+    def instance(self, expr: Expr, values: Mapping[str, Value]) -> z3.ExprRef:
+        """``expr`` translated, with the variables in ``values`` replaced by those values.
+
+        Z3's own substitution on the term translated once (through its C API:
+        ``z3.substitute`` checks every pair in Python, which dominates when one
+        expression is instantiated for many inputs).
+        """
+        term = self.translate(expr)
+        names = tuple(name for name in values if name in self.consts)
+        if not names:
+            return term
+        key = (id(term), names)
+        if key not in self._sources:
+            sources = (z3.Ast * len(names))()
+            for i, name in enumerate(names):
+                sources[i] = self.consts[name].as_ast()
+            self._sources[key] = sources
+        targets = (z3.Ast * len(names))()
+        for i, name in enumerate(names):
+            targets[i] = self.literal(values[name]).as_ast()
+        ast = z3.Z3_substitute(
+            self.ctx.ref(), term.as_ast(), len(names), self._sources[key], targets
+        )
+        # Wrapped at once (the wrapper holds a reference), then folded where the values decide.
+        if z3.is_bool(term):
+            result: z3.ExprRef = z3.BoolRef(ast, self.ctx)
+        elif self.width is not None:
+            result = z3.BitVecRef(ast, self.ctx)
+        else:
+            result = z3.ArithRef(ast, self.ctx)
+        return z3.simplify(result)
+
+    def literal(self, value: Value) -> z3.ExprRef:
+        """A Z3 constant for a plain value (made once per value)."""
+        key = (type(value) is bool, int(value))
+        if key not in self._literals:
+            if isinstance(value, bool):
+                self._literals[key] = z3.BoolVal(value, self.ctx)
+            else:
+                number = self._number(int(value))
+                if isinstance(number, _Wide):
+                    raise HarnessBug(
+                        f"the value {number.value} does not fit the solver's {self.width}-bit width"
+                    )
+                self._literals[key] = number
+        return self._literals[key]
 
     # -- models --------------------------------------------------------------------------
     def value(self, model: z3.ModelRef, name: str) -> Value:

@@ -6,10 +6,16 @@ decision of a rule set being generated becomes a vector (goal
 ``counterexample:FILE#I``), so the producer answer that took part in a
 violation is replayed against every implementation. Files without
 ``decisions`` (traces, other formats) are not vector sources and are skipped.
+
+The files are named one by one (``--counterexamples FILE...``), never found
+by listing a directory: what else lies in ``counterexamples/`` (a check run's
+fresh output, an editor's backup) must not change the vectors generated.
+They are read in name order, so the order they are given in does not matter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,13 +39,21 @@ class CounterexampleDecision:
     property: str
 
 
-def load_counterexamples(directory: Path, rule_sets: list[RuleSet]) -> list[CounterexampleDecision]:
-    """Every decision of the given rule sets in ``directory/*.json``, checked against them."""
-    if not directory.is_dir():
-        return []
+def load_counterexamples(
+    files: Sequence[Path], rule_sets: list[RuleSet]
+) -> list[CounterexampleDecision]:
+    """Every decision of the given rule sets in ``files``, checked against them."""
     deciders = {r.name: Decider(r) for r in rule_sets}
     found = []
-    for path in sorted(directory.glob("*.json")):
+    for path in sorted(set(files), key=lambda p: (p.name, str(p))):
+        if path.is_dir():
+            raise InvalidInput(
+                str(path),
+                "is a directory; --counterexamples takes files (what else lies in a "
+                "directory must not change the vectors): name them, e.g. DIR/*.json",
+            )
+        if not path.exists():
+            raise InvalidInput(str(path), "no such file")
         data = load_json(path)
         if not isinstance(data, dict) or "decisions" not in data:
             continue

@@ -2,9 +2,12 @@
 
 A corpus is one JSON file (``vectors.json``, see docs/vectors.md)::
 
-    {"format": "dcpcheck-vectors", "version": 1,
-     "rules": ["kv-current", ...], "table_entries": 3, "command": "...",
-     "unreachable": [...], "equivalent_mutants": {"kv-current": [...]},
+    {"format": "dcpcheck-vectors", "version": 2,
+     "rules": ["kv-current", ...], "table_entries": 3, "distinct_uuids": false,
+     "command": "...", "unreachable": [...],
+     "equivalent_mutants": {"kv-current": [...]},
+     "repeated_uuid_mutants": {"kv-current": [...]},
+     "guarantee": {"kv-current": {"humpty": "proved", "all": "proved"}},
      "vectors": [VECTOR, ...]}
 
     VECTOR = {"id": "v-1a2b3c4d", "origin": GOAL, "covers": [GOAL, ...],
@@ -19,9 +22,11 @@ A corpus is one JSON file (``vectors.json``, see docs/vectors.md)::
                                    "needs_rollback": {...}   # only for erange
                                    }}}
 
-Integers are uint64 JSON numbers. Loading checks every field and names the
-first one at fault (``FILE: field vectors[3].request.start: ...``); unknown
-fields are errors, so a misspelt one cannot be silently ignored.
+Version 1 files (without ``distinct_uuids``, ``repeated_uuid_mutants`` and
+``guarantee``) still load. Integers are uint64 JSON numbers. Loading checks
+every field and names the first one at fault (``FILE: field
+vectors[3].request.start: ...``); unknown fields are errors, so a misspelt
+one cannot be silently ignored.
 """
 
 from __future__ import annotations
@@ -55,7 +60,10 @@ __all__ = [
 ]
 
 FORMAT = "dcpcheck-vectors"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, 2)
+GUARANTEE_INPUTS = ("humpty", "all")
+GUARANTEE_VERDICTS = ("proved", "survived", "unknown")
 CORPUS_FILE = "vectors.json"
 
 REQUEST_KEYS = (
@@ -149,6 +157,11 @@ class Corpus:
     unreachable: tuple[str, ...] = ()
     equivalent_mutants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     path: str = ""
+    distinct_uuids: bool = False  # the input space: may a table repeat a uuid?
+    # Mutants that answer differently only when a table repeats a uuid.
+    repeated_uuid_mutants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # rule set -> inputs (humpty / all) -> the neighbourhood guarantee's verdict
+    guarantee: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -156,9 +169,12 @@ class Corpus:
             "version": VERSION,
             "rules": list(self.rules),
             "table_entries": self.table_entries,
+            "distinct_uuids": self.distinct_uuids,
             "command": self.command,
             "unreachable": list(self.unreachable),
             "equivalent_mutants": {k: list(v) for k, v in self.equivalent_mutants.items()},
+            "repeated_uuid_mutants": {k: list(v) for k, v in self.repeated_uuid_mutants.items()},
+            "guarantee": self.guarantee,
             "vectors": [v.to_json() for v in self.vectors],
         }
 
@@ -351,24 +367,29 @@ def load_corpus(path: str | Path) -> Corpus:
         "version",
         "rules",
         "table_entries",
+        "distinct_uuids",
         "command",
         "unreachable",
         "equivalent_mutants",
+        "repeated_uuid_mutants",
+        "guarantee",
         "vectors",
     )
     f = _Fields(file, "", data, keys)
     if f.get("format") != FORMAT:
         f.fail("format", f'expected "{FORMAT}", got {_kind(f.get("format"))}')
-    if f.get("version") != VERSION:
-        f.fail("version", f"expected {VERSION}, got {_kind(f.get('version'))}")
+    version = f.get("version")
+    if version not in VERSIONS:
+        f.fail("version", f"expected {VERSION} (or 1), got {_kind(version)}")
     rules = f.array("rules")
     if not rules or not all(isinstance(r, str) and r for r in rules):
         f.fail("rules", "expected a non-empty array of rule-set names")
     table_entries = f.uint64("table_entries")
     unreachable = f.array("unreachable")
-    mutants = f.get("equivalent_mutants")
-    if not isinstance(mutants, dict) or not all(isinstance(v, list) for v in mutants.values()):
-        f.fail("equivalent_mutants", "expected an object of rule-set name -> [mutant id]")
+    mutants = _mutant_lists(f, "equivalent_mutants")
+    repeated = _mutant_lists(f, "repeated_uuid_mutants") if version >= 2 else {}
+    distinct = f.boolean("distinct_uuids") if version >= 2 else False
+    guarantee = _guarantee(f) if version >= 2 else {}
     vectors = []
     seen: set[str] = set()
     for index, item in enumerate(f.array("vectors")):
@@ -386,6 +407,32 @@ def load_corpus(path: str | Path) -> Corpus:
         command=f.string("command"),
         vectors=tuple(vectors),
         unreachable=tuple(str(u) for u in unreachable),
-        equivalent_mutants={k: tuple(v) for k, v in mutants.items()},
+        equivalent_mutants=mutants,
         path=file,
+        distinct_uuids=distinct,
+        repeated_uuid_mutants=repeated,
+        guarantee=guarantee,
     )
+
+
+def _mutant_lists(f: _Fields, key: str) -> dict[str, tuple[str, ...]]:
+    value = f.get(key)
+    if not isinstance(value, dict) or not all(
+        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in value.values()
+    ):
+        f.fail(key, "expected an object of rule-set name -> [mutant id]")
+    return {name: tuple(ids) for name, ids in value.items()}
+
+
+def _guarantee(f: _Fields) -> dict[str, dict[str, str]]:
+    value = f.get("guarantee")
+    if not isinstance(value, dict):
+        f.fail("guarantee", "expected an object of rule-set name -> {humpty, all} -> verdict")
+    for name, verdicts in value.items():
+        path = f"guarantee.{name}"
+        if not isinstance(verdicts, dict) or not set(verdicts) <= set(GUARANTEE_INPUTS):
+            f.fail(path, f"expected an object with keys among {', '.join(GUARANTEE_INPUTS)}")
+        for inputs, verdict in verdicts.items():
+            if verdict not in GUARANTEE_VERDICTS:
+                f.fail(f"{path}.{inputs}", f"expected one of {', '.join(GUARANTEE_VERDICTS)}")
+    return value

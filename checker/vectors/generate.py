@@ -1,4 +1,4 @@
-"""Z3-driven generation of a small regression-vector set with full decision coverage.
+"""Z3-driven generation of a small regression-vector set, in three phases.
 
 Encode, solve, decode: each goal (``checker.vectors.goals``) is a condition
 over ``DecisionSpace(T)``; Z3 finds inputs for it under ``well_formed()``,
@@ -6,15 +6,22 @@ with readable values: Z3's Optimize keeps as many preferences as the goal
 allows (``checker.vectors.readable``) and then makes the seqnos as small as
 it can. A goal an earlier vector already covers costs no query.
 
-After the coverage goals, every built-in mutant (``spec.rules.mutations``)
-that no vector kills gets a goal of its own (its decision differs from the
-rule set's); an unsatisfiable one is an equivalent mutant. Last, a greedy
-set cover keeps few vectors that still cover every goal and kill every
-killable mutant, choosing humpty_dumpty-expressible vectors wherever one
-will do.
+1. Coverage: every goal (and every confirmed counterexample decision); a
+   greedy set cover keeps few vectors, humpty_dumpty-expressible ones
+   wherever one will do.
+2. The guarantee (``checker.vectors.guarantee``): vectors are added until
+   Z3 proves that every rule set one change away from each rule set that
+   answers some input differently answers some vector differently, first
+   through humpty-expressible inputs, then through all.
+3. Mutants: every built-in mutant (``spec.rules.mutations``) no vector
+   kills gets a goal of its own (its decision differs from the rule set's,
+   through humpty if it can); an unsatisfiable one is an equivalent mutant.
+   A last set cover adds few vectors for the kill goals.
 
-The same arguments give the same vectors: goals are solved in a fixed order
-with a fixed solver seed, and nothing depends on time or hash order.
+The same arguments give the same vectors: goals and places are solved in a
+fixed order with a fixed solver seed, all queries together bounded by one
+budget of Z3's deterministic resource units (``--budget``), and nothing
+depends on time or hash order.
 """
 
 from __future__ import annotations
@@ -26,14 +33,18 @@ from checker.symbolic.budget import MILLION, Budget
 from checker.symbolic.optimise import Minimiser
 from checker.symbolic.session import Answer as SolverAnswer
 from checker.symbolic.session import Outcome, Session
+from checker.timing import deadline_after
 from checker.vectors.counterexamples import CounterexampleDecision
+from checker.vectors.equivalence import Equivalence
 from checker.vectors.format import Answer, Corpus, Expectation, Vector, vector_id
 from checker.vectors.goals import Goal, coverage_goals, kill_goal, producer_goals
+from checker.vectors.guarantee import extend
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import EXIT_UNKNOWN, DcpcheckError, HarnessBug
 from spec.expr import TRUE, Compiled, Expr, all_of
 from spec.rules import Decider, DecisionSpace, RuleSet
 from spec.rules.breaks import property_at_stake
+from spec.rules.inputs import answers
 from spec.rules.mutations import mutants
 from spec.types import Outcome as Decided
 from spec.types import ProducerState, StreamRequest
@@ -94,9 +105,12 @@ class Solver:
     ) -> None:
         self.space = space
         self.pool = pool
-        self.session = Session(timeout_s, seed=0, budget=budget)
+        # One budget and one deadline for every solver of the run (the later phases' too).
+        self.budget = budget
+        self.deadline = deadline_after(timeout_s)
+        self.session = Session(seed=0, budget=budget, deadline=self.deadline)
         self.session.add(space.well_formed())
-        self.minimiser = Minimiser(timeout_s, seed=0, budget=budget)
+        self.minimiser = Minimiser(seed=0, budget=budget, deadline=self.deadline)
         self.minimiser.add(space.well_formed())
         self.soft, self.small = preferences(space)
         self.humpty = humpty_expressible(space)
@@ -173,13 +187,37 @@ def expectations(rules: Sequence[RuleSet]) -> Callable[[StreamRequest, ProducerS
     return expect
 
 
-def _kills(original: Decider, mutant: Decider, pool: Pool) -> list[int]:
-    return [
-        i
-        for i, item in enumerate(pool.items)
-        if Answer.of(original.decide(item.request, item.producer))
-        != Answer.of(mutant.decide(item.request, item.producer))
-    ]
+class Kills:
+    """Which candidates tell a rule set's mutants apart from it (its answers kept as the
+    pool grows). Candidates in the decision space are run through one compiled program
+    per mutant; the few with a longer table (a counterexample's) through ``Decider``."""
+
+    def __init__(self, rules: RuleSet, pool: Pool) -> None:
+        self.rules, self.pool = rules, pool
+        self.expected: list[tuple[int, int] | Answer] = []
+
+    def _answers(
+        self, rules: RuleSet, items: Sequence[Candidate]
+    ) -> list[tuple[int, int] | Answer]:
+        inside = [item.env for item in items if item.env is not None]
+        fast = iter(answers(rules, self.pool.space, inside))  # type: ignore[arg-type]
+        decider = None if len(inside) == len(items) else Decider(rules)
+        out: list[tuple[int, int] | Answer] = []
+        for item in items:
+            if item.env is not None:
+                out.append(next(fast))
+            else:
+                assert decider is not None
+                out.append(Answer.of(decider.decide(item.request, item.producer)))
+        return out
+
+    def of(self, mutant: RuleSet) -> set[int]:
+        """The candidates on which ``mutant`` answers otherwise than the rule set."""
+        items = self.pool.items
+        if len(self.expected) < len(items):
+            self.expected += self._answers(self.rules, items[len(self.expected) :])
+        got = self._answers(mutant, items)
+        return {i for i, (a, b) in enumerate(zip(self.expected, got, strict=True)) if a != b}
 
 
 def _cover_greedily(sets: dict[str, set[int]], allowed: set[int]) -> list[int]:
@@ -197,30 +235,121 @@ def _cover_greedily(sets: dict[str, set[int]], allowed: set[int]) -> list[int]:
     return chosen
 
 
-def _select(sets: dict[str, set[int]], pool: Pool) -> list[int]:
-    """Humpty-expressible vectors first for every goal one of them covers, then the rest.
+def _select(sets: dict[str, set[int]], pool: Pool, chosen: set[int]) -> set[int]:
+    """``chosen`` and few more: humpty-expressible vectors first for every goal one of them
+    covers, then the rest.
 
     So a humpty_dumpty target, which skips the others, still meets every goal
     it can express.
     """
     humpty = {i for i, item in enumerate(pool.items) if item.request.humpty_expressible}
-    chosen = _cover_greedily(sets, humpty)
-    rest = {name: m for name, m in sets.items() if not m & set(chosen)}
-    chosen += _cover_greedily(rest, set(range(len(pool.items))))
-    return sorted(chosen)
+    open_sets = {name: m for name, m in sets.items() if not m & chosen & humpty}
+    picked = set(_cover_greedily(open_sets, humpty))
+    rest = {name: m for name, m in sets.items() if not m & (chosen | picked)}
+    picked |= set(_cover_greedily(rest, set(range(len(pool.items)))))
+    return chosen | picked
+
+
+@dataclass
+class Mutants:
+    """The built-in mutants' kill sets over the pool, and the equivalent ones."""
+
+    killable: dict[str, set[int]] = field(default_factory=dict)  # goal name -> killers
+    equivalent: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    repeated_uuids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _mutants(rule_sets: Sequence[RuleSet], solver: Solver, pool: Pool) -> Mutants:
+    """Kill every built-in mutant that can be killed, through humpty wherever possible.
+
+    A mutant no humpty-expressible candidate kills gets a goal of its own
+    (``Solver.cover`` makes a humpty-expressible vector for it if one can
+    exist); an unsatisfiable goal is an equivalent mutant. Mutants whose every
+    killer repeats a uuid are asked again with distinct uuids: if none then
+    kills them, they differ only on such tables.
+    """
+    space = pool.space
+    found = Mutants()
+    for rules in rule_sets:
+        same, repeated = [], []
+        check = Equivalence(rules, space.table_entries, False, solver.budget, solver.deadline)
+        kills_of = Kills(rules, pool)
+        for mutant in mutants(rules):
+            kills = kills_of.of(mutant.rules)
+            if not any(pool.items[i].request.humpty_expressible for i in kills):
+                goal = kill_goal(space, rules, mutant.id, mutant.rules)
+                if solver.cover(goal) is None:
+                    if space.distinct_uuids and check.check(mutant.rules).kind != "equivalent":
+                        repeated.append(mutant.id)
+                    same.append(mutant.id)
+                    continue
+                kills = kills_of.of(mutant.rules)
+            found.killable[f"{rules.name}:kill:{mutant.id}"] = kills
+            if not space.distinct_uuids and all(
+                _repeats_uuid(pool.items[i].producer) for i in kills
+            ):
+                verdict = check.check(mutant.rules)
+                if verdict.kind == "unknown":
+                    raise SolverUnknown(
+                        f"Z3 answered unknown on mutant {mutant.id} with distinct uuids; "
+                        "raise --budget (or --timeout)"
+                    )
+                if verdict.kind == "repeated-uuids":
+                    repeated.append(mutant.id)
+        found.equivalent[rules.name] = tuple(same)
+        found.repeated_uuids[rules.name] = tuple(repeated)
+    return found
+
+
+def _repeats_uuid(producer: ProducerState) -> bool:
+    uuids = producer.table.uuids
+    return len(set(uuids)) < len(uuids)
+
+
+def _guarantee(
+    rule_sets: Sequence[RuleSet], solver: Solver, pool: Pool, chosen: set[int]
+) -> dict[str, dict[str, str]]:
+    """Add vectors until every rule set one change away is exposed (humpty inputs first)."""
+    verdicts: dict[str, dict[str, str]] = {r.name: {} for r in rule_sets}
+
+    def add(req: StreamRequest, producer: ProducerState, origin: str) -> None:
+        chosen.add(pool.add(req, producer, origin))
+
+    for humpty_only in (True, False):
+        for rules in rule_sets:
+            inputs = [(pool.items[i].request, pool.items[i].producer) for i in sorted(chosen)]
+            result = extend(
+                inputs, rules, pool.space, humpty_only, solver.budget, solver.deadline, add
+            )
+            if result.count("unknown"):
+                raise SolverUnknown(
+                    f"Z3 answered unknown while proving what the vectors expose of "
+                    f"{rules.name}'s neighbourhood; raise --budget (or --timeout) or lower "
+                    "--table-entries"
+                )
+            verdicts[rules.name]["humpty" if humpty_only else "all"] = (
+                "proved" if result.holds else "survived"
+            )
+    return verdicts
 
 
 def generate(
     rule_sets: Sequence[RuleSet],
-    table_entries: int,
+    space: DecisionSpace,
     counterexamples: Sequence[CounterexampleDecision],
     timeout_s: float | None,
     command: str,
     budget: int | None = VECTORS_BUDGET,
+    guarantee: bool = True,
 ) -> Corpus:
-    """``budget``: Z3 resource units for the whole generation (None: no limit);
-    ``timeout_s``: an outer wall-clock guard."""
-    space = DecisionSpace(table_entries)
+    """The vector set for ``rule_sets`` over ``space`` (see the module docstring).
+
+    ``budget``: Z3 resource units for the whole generation, every phase
+    together (None: no limit); ``timeout_s``: an outer wall-clock guard.
+    ``guarantee``: add vectors until every rule set one change away from each
+    rule set is exposed (``checker.vectors.guarantee``); without it, only the
+    goals and the built-in mutants are covered.
+    """
     pool = Pool(space)
     solver = Solver(space, pool, timeout_s, Budget(budget))
     sets: dict[str, set[int]] = {}
@@ -237,34 +366,18 @@ def generate(
             unreachable.append(goal.name)
         else:
             effective[goal.name] = condition
-    equivalent: dict[str, tuple[str, ...]] = {}
-    killable: dict[str, tuple[Decider, Decider]] = {}
-    for rules in rule_sets:
-        original = Decider(rules)
-        same = []
-        for mutant in mutants(rules):
-            decider = Decider(mutant.rules)
-            humpty = [
-                i
-                for i in _kills(original, decider, pool)
-                if pool.items[i].request.humpty_expressible
-            ]
-            if not humpty:
-                goal = kill_goal(space, rules, mutant.id, mutant.rules)
-                if solver.cover(goal) is None:
-                    same.append(mutant.id)
-                    continue
-            killable[f"{rules.name}:kill:{mutant.id}"] = (original, decider)
-        equivalent[rules.name] = tuple(same)
     for name, condition in effective.items():
         sets[name] = set(pool.satisfying(condition))
-    for name, (original, decider) in killable.items():
-        sets[name] = set(_kills(original, decider, pool))
-    chosen = _select(sets, pool)
+    chosen = _select(sets, pool, set())
+    verdicts = _guarantee(rule_sets, solver, pool, chosen) if guarantee else {}
+    found = _mutants(rule_sets, solver, pool)
+    for name, condition in effective.items():
+        sets[name] = set(pool.satisfying(condition))  # the pool has grown
+    chosen = _select({**sets, **found.killable}, pool, chosen)
     expect = expectations(rule_sets)
     coverage = [n for n in sets if ":kill:" not in n]
     vectors = []
-    for index in chosen:
+    for index in sorted(chosen):
         item = pool.items[index]
         vectors.append(
             Vector(
@@ -278,9 +391,12 @@ def generate(
         )
     return Corpus(
         rules=tuple(r.name for r in rule_sets),
-        table_entries=table_entries,
+        table_entries=space.table_entries,
         command=command,
         vectors=tuple(vectors),
         unreachable=tuple(unreachable),
-        equivalent_mutants=equivalent,
+        equivalent_mutants=found.equivalent,
+        distinct_uuids=space.distinct_uuids,
+        repeated_uuid_mutants=found.repeated_uuids,
+        guarantee=verdicts,
     )

@@ -16,6 +16,8 @@ drops it when Z3 proves it cannot). Goal names are stable ids:
   false. ``producer:boundary:erange:...`` are the range check's comparisons;
 * ``RULES:lookup:entry-I`` — the request's uuid matches table entry I
   (preferred: the answer is a rollback to upper, so a wrong upper shows);
+  ``RULES:lookup:repeated`` — it matches two entries (the table repeats it;
+  preferred: the two scan orders read different uppers);
 * ``RULES:kill:MUTANT`` — the decision differs from that mutant's
   (``spec.rules.mutations``); added by the generator for mutants that the
   goals above left alive.
@@ -124,10 +126,16 @@ def coverage_goals(space: DecisionSpace, rules: RuleSet) -> list[Goal]:
             )
     table = space.table
     upper = space.fields["upper"]
+    uuid = space.fields["uuid"]
+    shows_upper = all_of(decision.outcome == 1, decision.seqno == upper)
     for i in range(space.table_entries):
-        match = all_of(table.live(i), table.uuid[i] == space.fields["uuid"], ok)
-        shows_upper = all_of(decision.outcome == 1, decision.seqno == upper)
+        match = all_of(table.live(i), table.uuid[i] == uuid, ok)
         goals.append(Goal(f"{prefix}:lookup:entry-{i}", match, shows_upper))
+    if not space.distinct_uuids and space.table_entries > 1:
+        matches = [all_of(table.live(i), table.uuid[i] == uuid) for i in range(space.table_entries)]
+        twice = any_of(*(all_of(a, b) for i, a in enumerate(matches) for b in matches[i + 1 :]))
+        scans_differ = upper != space.fields["upper@newest-first"]
+        goals.append(Goal(f"{prefix}:lookup:repeated", all_of(twice, ok), scans_differ))
     return goals
 
 

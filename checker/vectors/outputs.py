@@ -33,7 +33,7 @@ from spec.errors import InvalidInput
 from spec.rules import Decider, RuleSet
 from spec.types import ProducerState
 
-__all__ = ["humpty_groups", "itf_trace", "render", "write_tree"]
+__all__ = ["check_out", "humpty_groups", "itf_trace", "render", "write_tree"]
 
 ITF_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 JS_SAFE = 2**53 - 1
@@ -147,11 +147,10 @@ def render(corpus: Corpus, rule_sets: Sequence[RuleSet]) -> dict[str, str]:
     return files
 
 
-def write_tree(out: Path, files: dict[str, str]) -> None:
-    """Replace directory ``out`` by exactly ``files``; all or nothing.
+def check_out(out: Path) -> None:
+    """``out`` may be written: it does not exist, is empty, or holds a vector set.
 
-    ``out`` must not exist, be empty, or hold a vector set (``vectors.json``):
-    dcpcheck never replaces a directory it did not write.
+    Checked before a long generation as well as when writing.
     """
     parent = out.parent
     if not parent.is_dir():
@@ -162,6 +161,16 @@ def write_tree(out: Path, files: dict[str, str]) -> None:
         raise InvalidInput(
             "--out", f"{out} is a non-empty directory without {CORPUS_FILE}; choose another --out"
         )
+
+
+def write_tree(out: Path, files: dict[str, str]) -> None:
+    """Replace directory ``out`` by exactly ``files``; all or nothing.
+
+    ``out`` must not exist, be empty, or hold a vector set (``vectors.json``):
+    dcpcheck never replaces a directory it did not write.
+    """
+    check_out(out)
+    parent = out.parent
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     try:
         for relative, text in sorted(files.items()):

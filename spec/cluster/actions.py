@@ -24,6 +24,8 @@ __all__ = [
     "CloseSnapshot",
     "Commit",
     "CrashActive",
+    "KeyAction",
+    "NodeAction",
     "PersistReplica",
     "PromoteReplica",
     "ReconnectReplica",
@@ -35,7 +37,17 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Action:
+    """An action with no argument; a subclass's name is its class name.
+
+    Subclasses add no field (they take theirs from ``KeyAction`` or
+    ``NodeAction``), so they need no ``@dataclass`` of their own.
+    """
+
     name: ClassVar[str] = "Action"
+
+    def __init_subclass__(cls) -> None:
+        # No super(): slots=True rebuilds this class, and object's hook does nothing.
+        cls.name = cls.__name__
 
     def args(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -54,88 +66,61 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True)
-class ClientPrepare(Action):
+class KeyAction(Action):
+    """An action of the client on one key."""
+
+    key: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAction(Action):
+    """An action of (or on) one node."""
+
+    node: int
+
+
+class ClientPrepare(KeyAction):
     """The client's SyncWrite (level Majority) on ``key``: the active appends PREPARE."""
 
-    name: ClassVar[str] = "ClientPrepare"
-    key: int
 
-
-@dataclass(frozen=True, slots=True)
-class ClientSet(Action):
+class ClientSet(KeyAction):
     """A plain (non-durable) mutation of ``key``: the active appends SET."""
 
-    name: ClassVar[str] = "ClientSet"
-    key: int
 
-
-@dataclass(frozen=True, slots=True)
 class CloseSnapshot(Action):
     """The active ends its open snapshot (checkpoint); only closed snapshots stream."""
 
-    name: ClassVar[str] = "CloseSnapshot"
 
-
-@dataclass(frozen=True, slots=True)
 class Commit(Action):
     """The active commits its lowest pending PREPARE once a majority acked it."""
 
-    name: ClassVar[str] = "Commit"
 
-
-@dataclass(frozen=True, slots=True)
-class ReplicateItem(Action):
+class ReplicateItem(NodeAction):
     """``node`` receives the next message of the active's stream: a marker or an item."""
 
-    name: ClassVar[str] = "ReplicateItem"
-    node: int
 
-
-@dataclass(frozen=True, slots=True)
-class PersistReplica(Action):
+class PersistReplica(NodeAction):
     """``node``'s flusher persists every item it received."""
 
-    name: ClassVar[str] = "PersistReplica"
-    node: int
 
-
-@dataclass(frozen=True, slots=True)
-class AckPrepare(Action):
+class AckPrepare(NodeAction):
     """``node`` sends its high prepared seqno to the active."""
 
-    name: ClassVar[str] = "AckPrepare"
-    node: int
 
-
-@dataclass(frozen=True, slots=True)
 class CrashActive(Action):
     """The active crashes and is failed over; it never comes back."""
 
-    name: ClassVar[str] = "CrashActive"
 
-
-@dataclass(frozen=True, slots=True)
-class PromoteReplica(Action):
+class PromoteReplica(NodeAction):
     """ns_server makes ``node`` (a most up-to-date survivor) the active."""
 
-    name: ClassVar[str] = "PromoteReplica"
-    node: int
 
-
-@dataclass(frozen=True, slots=True)
-class ReconnectReplica(Action):
+class ReconnectReplica(NodeAction):
     """``node`` sends a stream request to the active; rolls back if told to."""
 
-    name: ClassVar[str] = "ReconnectReplica"
-    node: int
 
-
-@dataclass(frozen=True, slots=True)
-class RestartReplica(Action):
+class RestartReplica(NodeAction):
     """``node`` restarts: only what it persisted survives."""
-
-    name: ClassVar[str] = "RestartReplica"
-    node: int
 
 
 ACTION_TYPES: dict[str, type[Action]] = {

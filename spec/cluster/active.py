@@ -48,8 +48,10 @@ def open_snapshot_start(node: NodeState) -> int:
     return (node.snapshots[-1][1] if node.snapshots else 0) + 1
 
 
-def _pending_keys(node: NodeState) -> set[int]:
-    return {node.items[x - 1].key for x in pending_prepares(node)}
+def _writable_keys(node: NodeState, keys: int) -> list[int]:
+    """The keys a client may write on ``node``: those without a pending SyncWrite."""
+    busy = {node.items[x - 1].key for x in pending_prepares(node)}
+    return [key for key in range(keys) if key not in busy]
 
 
 def acked_by(state: ClusterState, seqno: int) -> list[int]:
@@ -74,10 +76,8 @@ def client_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[Client
         return
     if sum(n.alive for n in state.nodes) < b.majority:
         return
-    busy = _pending_keys(node)
-    for key in range(b.keys):
-        if key not in busy:
-            yield ClientPrepare(key)
+    for key in _writable_keys(node, b.keys):
+        yield ClientPrepare(key)
 
 
 def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepare) -> ClusterState:
@@ -103,10 +103,8 @@ def client_set_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientSet]
     b = setup.bounds
     if node is None or state.sets >= b.sets or node.high_seqno + 1 > b.items:
         return
-    busy = _pending_keys(node)
-    for key in range(b.keys):
-        if key not in busy:
-            yield ClientSet(key)
+    for key in _writable_keys(node, b.keys):
+        yield ClientSet(key)
 
 
 def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:

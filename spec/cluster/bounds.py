@@ -116,6 +116,10 @@ class Preset:
     bounds: ClusterBounds
 
 
+_MB_34150 = ClusterBounds(
+    nodes=4, majority=3, keys=1, prepares=1, items=4, failovers=2, prefix=2, prefix_replicas=2
+)
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -124,32 +128,13 @@ PRESETS: dict[str, Preset] = {
             "MB-34150's setup: 4 nodes, 3 replicas, majority 3; N0 holds "
             "[1:SET(B), 2:SET(C)], received and persisted by N1 and N2, not by N3; "
             "one SyncWrite, two failovers",
-            ClusterBounds(
-                nodes=4,
-                majority=3,
-                keys=1,
-                prepares=1,
-                items=4,
-                failovers=2,
-                prefix=2,
-                prefix_replicas=2,
-            ),
+            _MB_34150,
         ),
         Preset(
             "mb-34150-wide",
             "MB-34150's setup with room for one more item: a SET may share the "
             "SyncWrite's snapshot (keys A and B, 5 items)",
-            ClusterBounds(
-                nodes=4,
-                majority=3,
-                keys=2,
-                prepares=1,
-                sets=1,
-                items=5,
-                failovers=2,
-                prefix=2,
-                prefix_replicas=2,
-            ),
+            _MB_34150.but(keys=2, sets=1, items=5),
         ),
         Preset(
             "mb-51805",

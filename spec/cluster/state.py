@@ -20,7 +20,8 @@ different actives are different items (as in docs/model.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import TypeVar
 
 from spec.failover_table import FailoverTable
@@ -131,6 +132,29 @@ def highest_prepare_at_or_below(items: tuple[Item, ...], seqno: int) -> int:
     return 0
 
 
+_S = TypeVar("_S")
+
+
+def _hash_once(cls: type[_S]) -> type[_S]:
+    """Give a frozen state class a hash of its compared fields, computed once and kept in ``_hash``.
+
+    States are hashed again and again by the search's visited set; their fields never change.
+    ``_hash`` 0 means not computed yet (a computed 0 is kept as 1).
+    """
+    key = attrgetter(*(f.name for f in fields(cls) if f.compare))
+
+    def __hash__(self: _S) -> int:
+        cached: int = self._hash  # type: ignore[attr-defined]
+        if not cached:
+            cached = hash(key(self)) or 1
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    return cls
+
+
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class NodeState:
     """One node's copy of the vbucket.
@@ -153,26 +177,6 @@ class NodeState:
     connected: bool = False
     marker_due: bool = True
     _hash: int = field(default=0, init=False, repr=False, compare=False)
-
-    def __hash__(self) -> int:
-        cached = self._hash
-        if not cached:
-            cached = hash(
-                (
-                    self.alive,
-                    self.items,
-                    self.snapshots,
-                    self.table,
-                    self.persisted_seqno,
-                    self.persisted_hps,
-                    self.high_prepared_seqno,
-                    self.snapshot_has_prepare,
-                    self.connected,
-                    self.marker_due,
-                )
-            )
-            object.__setattr__(self, "_hash", cached or 1)
-        return cached or 1
 
     @property
     def high_seqno(self) -> int:
@@ -236,6 +240,7 @@ DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due
 """What a crashed (failed-over) node is: it never comes back, its contents do not matter."""
 
 
+@_hash_once
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     nodes: tuple[NodeState, ...]
@@ -248,25 +253,6 @@ class ClusterState:
     sets: int = 0
     restarts: int = 0
     _hash: int = field(default=0, init=False, repr=False, compare=False)
-
-    def __hash__(self) -> int:
-        cached = self._hash
-        if not cached:
-            cached = hash(
-                (
-                    self.nodes,
-                    self.active,
-                    self.epoch,
-                    self.acks,
-                    self.acknowledged,
-                    self.in_flight,
-                    self.prepares,
-                    self.sets,
-                    self.restarts,
-                )
-            )
-            object.__setattr__(self, "_hash", cached or 1)
-        return cached or 1
 
     @property
     def faults(self) -> int:

@@ -1,27 +1,54 @@
 """Consumer variants by name: ``CONSUMERS.get("correct")``.
 
-User variants are ``ConsumerVariant`` instances in a ``.py`` file (see
-docs/authoring-consumers.md), loaded by ``checker.loading``.
+``TEXTBOOK`` are the two consumers kv_engine's documents describe (the
+default of ``check`` and ``verify``); ``CATALOGUE`` pairs each real client
+modelled from its source with its smallest fix (``dcpcheck clients``,
+docs/clients.md). User variants are ``ConsumerVariant`` instances in a
+``.py`` file (see docs/authoring-consumers.md), loaded by ``checker.loading``.
 """
 
-from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, ResumeRequest, Truncation
+from spec.consumers.api import (
+    ConsumerVariant,
+    ConsumerView,
+    LogView,
+    Reaction,
+    ResumeRequest,
+    Truncation,
+    choose_log,
+    choose_request,
+)
 from spec.registry import Registry
 
 __all__ = [
+    "CATALOGUE",
     "CONSUMERS",
+    "TEXTBOOK",
     "ConsumerVariant",
     "ConsumerView",
     "LogView",
+    "Reaction",
     "ResumeRequest",
     "Truncation",
+    "choose_log",
+    "choose_request",
 ]
+
+TEXTBOOK = ("correct", "collapse-snapshot")
+
+# (client, its smallest fix), in the order docs/clients.md tells them.
+CATALOGUE = (
+    ("java-dcp-client", "java-dcp-client-fixed"),
+    ("go-dcp", "go-dcp-fixed"),
+    ("cbgt", "cbgt-fixed"),
+    ("kv-replica", "kv-replica-fixed"),
+)
 
 
 def _builtins() -> None:
-    from spec.consumers import collapse_snapshot, correct
+    from spec.consumers import clients, collapse_snapshot, correct
 
-    for module in (correct, collapse_snapshot):
-        CONSUMERS.register(module.VARIANT.name, module.VARIANT)
+    for variant in (correct.VARIANT, collapse_snapshot.VARIANT, *clients.VARIANTS):
+        CONSUMERS.register(variant.name, variant)
 
 
 CONSUMERS: Registry[ConsumerVariant] = Registry("consumer", _builtins)

@@ -1,77 +1,90 @@
-"""The consumer-variant interface.
+"""The consumer-variant interface, version 2.
 
-A consumer variant is a *policy*: what the consumer reports when it resumes
+A consumer variant is a *policy*: what a DCP client sends when it resumes
 (uuid, start, snapshot range, flags) and how it reacts to ``ROLLBACK(R)``
-(how far it truncates, which failover log it keeps). It is written once, in
-the expression language, against a ``ConsumerView``; dcpcheck evaluates it
-over a symbolic view (Z3 searches every consumer state) and over a concrete
-view (the reference consumer replays a counterexample).
+(what data it keeps, what it will claim next, which failover log it keeps,
+which re-streamed items it drops). It is written once, in the expression
+language, against a ``ConsumerView``; dcpcheck evaluates it over a symbolic
+view (Z3 searches every consumer state) and over a concrete view (the
+reference consumer replays a counterexample). docs/authoring-consumers.md is
+the guide; docs/model.md the semantics.
 
-The view, for a consumer holding items of a stream it received in snapshots:
+The consumer's state, as a variant sees it (``ConsumerView``):
 
-``view.last``
-    the highest seqno of an item the consumer holds (0 if none).
-``view.keep``
-    the consumer holds no item above this seqno (it starts as the last
-    seqno received and only goes down, on truncation).
-``view.snapshot_of(seqno)``
-    ``(start, end)`` of the snapshot marker under which the item at
-    ``seqno`` arrived; ``(0, 0)`` for seqno 0.
-``view.consistent_at_or_below(seqno)``
-    the highest point ``c <= seqno`` (and ``<= keep``) at which the
-    consumer's data is a consistent snapshot: 0, or the end of a snapshot it
-    received whole.
-``view.log``
-    the consumer's failover log (a ``LogView``).
+* its data: ``last``, ``keep``, ``held_at_or_below(x)``, ``snapshot_of(x)``,
+  ``consistent_at_or_below(x)``;
+* what it remembers: ``claim``, the stream request it would send (uuid,
+  start, snapshot range, flags), which ``ConsumerVariant.remembered`` sets
+  when the stream ends and a rollback reaction may replace;
+* its failover ``log`` and the producer's (``producer_log``), each a
+  ``LogView``: ``latest_uuid``, ``oldest_uuid``, ``uuid_at(i)``,
+  ``seqno_at(i)``, ``length``, ``covering(x)``; new logs from
+  ``pruned(x)``, ``dropped(n)``, ``single(uuid)``, ``choose_log(c, a, b)``;
+* this resume so far: ``rolled_back`` (a ROLLBACK was answered) and
+  ``rollback_seqno`` (the last R, 0 if none), and ``filter`` (re-streamed
+  items at or below it are dropped).
 
-A ``LogView`` has ``latest_uuid`` (0 for an empty log),
-``covering(seqno)`` (uuid of the newest entry at or below seqno, 0 if none)
-and ``pruned(seqno)`` (the log without the entries above seqno).
-
-Write a variant as a subclass of ``ConsumerVariant`` with ``request`` and
-``on_rollback``, and create one instance at module level; see
-docs/authoring-consumers.md.
+A variant defines ``on_rollback`` (and usually ``request``; by default it
+sends ``view.claim``). ``on_rollback`` returns a ``Reaction``: every field is
+optional, and a field left out keeps its value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Protocol
 
-from spec.expr import FALSE, Expr, const, lift
+from spec.errors import RuleLanguageError
+from spec.expr import BOOL, FALSE, INT, Expr, Sort, const, ite, lift
 
 ZERO = const(0)
 
-__all__ = ["ConsumerVariant", "ConsumerView", "LogView", "ResumeRequest", "Truncation"]
+__all__ = [
+    "ConsumerVariant",
+    "ConsumerView",
+    "LogView",
+    "Reaction",
+    "ResumeRequest",
+    "Truncation",
+    "choose_log",
+    "choose_request",
+]
 
 
 class LogView(Protocol):
+    """A failover log, newest entry first (position 0); it may be empty."""
+
+    @property
+    def length(self) -> Expr: ...
+
     @property
     def latest_uuid(self) -> Expr: ...
 
-    def covering(self, seqno: Expr) -> Expr: ...
-
-    def pruned(self, seqno: Expr) -> LogView: ...
-
-
-class ConsumerView(Protocol):
     @property
-    def last(self) -> Expr: ...
+    def oldest_uuid(self) -> Expr: ...
 
-    @property
-    def keep(self) -> Expr: ...
+    def uuid_at(self, position: Expr | int) -> Expr: ...
 
-    def snapshot_of(self, seqno: Expr) -> tuple[Expr, Expr]: ...
+    def seqno_at(self, position: Expr | int) -> Expr: ...
 
-    def consistent_at_or_below(self, seqno: Expr) -> Expr: ...
+    def covering(self, seqno: Expr | int) -> Expr: ...
 
-    @property
-    def log(self) -> LogView: ...
+    def pruned(self, seqno: Expr | int) -> LogView: ...
+
+    def dropped(self, count: Expr | int) -> LogView: ...
+
+    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> LogView: ...
+
+    def choose(self, condition: Expr, other: LogView) -> LogView: ...
 
 
 @dataclass(frozen=True)
 class ResumeRequest:
-    """What the consumer sends. Plain ints and bools are accepted and lifted."""
+    """What the consumer sends (and, as ``view.claim``, what it remembers).
+
+    Plain ints and bools are accepted and lifted; a field of the wrong sort
+    (a bool for a seqno, an int for a flag) is an error naming the field.
+    """
 
     uuid: Expr
     start: Expr
@@ -82,41 +95,165 @@ class ResumeRequest:
     remote_purge: Expr = ZERO
 
     def __post_init__(self) -> None:
-        for name in (
-            "uuid",
-            "start",
-            "snap_start",
-            "snap_end",
-            "strict",
-            "ignore_purged",
-            "remote_purge",
-        ):
-            object.__setattr__(self, name, lift(getattr(self, name)))
+        for name, sort in REQUEST_SORTS.items():
+            object.__setattr__(
+                self, name, _field(f"ResumeRequest.{name}", getattr(self, name), sort)
+            )
+
+    def but(self, **changes: Expr | int | bool) -> ResumeRequest:
+        """This request with some fields changed: ``view.claim.but(ignore_purged=False)``."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def at(self, seqno: Expr | int, uuid: Expr | int | None = None) -> ResumeRequest:
+        """Start ``seqno`` with the snapshot ``{seqno, seqno}`` (a complete snapshot ending
+        there), the same flags, and ``uuid`` if given: ``view.claim.at(R)``."""
+        point = lift(seqno)
+        return replace(
+            self,
+            uuid=self.uuid if uuid is None else lift(uuid),
+            start=point,
+            snap_start=point,
+            snap_end=point,
+        )
+
+
+REQUEST_SORTS: dict[str, Sort] = {
+    "uuid": INT,
+    "start": INT,
+    "snap_start": INT,
+    "snap_end": INT,
+    "strict": BOOL,
+    "ignore_purged": BOOL,
+    "remote_purge": INT,
+}
+assert list(REQUEST_SORTS) == [f.name for f in fields(ResumeRequest)]
+
+
+def choose_log(condition: Expr, if_true: LogView, if_false: LogView) -> LogView:
+    """``if_true`` when ``condition`` holds, else ``if_false`` (logs of one interpretation)."""
+    return if_true.choose(condition, if_false)
+
+
+def choose_request(
+    condition: Expr, if_true: ResumeRequest, if_false: ResumeRequest
+) -> ResumeRequest:
+    """``if_true`` when ``condition`` holds, else ``if_false`` (field by field)."""
+    return ResumeRequest(
+        *(ite(condition, getattr(if_true, n), getattr(if_false, n)) for n in REQUEST_SORTS)
+    )
 
 
 @dataclass(frozen=True)
-class Truncation:
-    """How the consumer reacts to ROLLBACK: keep items <= ``keep``, use ``log`` from now on."""
+class Reaction:
+    """How the consumer reacts to ``ROLLBACK(R)``; a field left ``None`` keeps its value.
 
-    keep: Expr
-    log: LogView
+    * ``keep``: drop every held item above it (items never come back: the
+      consumer then holds nothing above ``min(view.keep, keep)``);
+    * ``claim``: the request it remembers, which ``request`` reads as
+      ``view.claim`` (set it independently of the data it keeps);
+    * ``log``: its failover log from now on (a log from the view);
+    * ``filter``: when the stream runs, drop re-streamed items with seqno
+      ``<= filter`` and keep its own version of their keys (0: drop none).
+    """
+
+    keep: Expr | None = None
+    claim: ResumeRequest | None = None
+    log: LogView | None = None
+    filter: Expr | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "keep", lift(self.keep))
+        for name in ("keep", "filter"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _field(f"Reaction.{name}", value, INT))
+        if self.claim is not None and not isinstance(self.claim, ResumeRequest):
+            raise RuleLanguageError(
+                "", f"Reaction.claim must be a ResumeRequest, got {type(self.claim).__name__}"
+            )
+
+
+class Truncation(Reaction):
+    """The version-1 reaction: keep items ``<= keep`` and use ``log`` from now on."""
+
+    def __init__(self, keep: Expr | int, log: LogView) -> None:
+        super().__init__(keep=lift(keep), log=log)
+
+
+def _field(what: str, value: object, sort: Sort) -> Expr:
+    expr = lift(value)
+    if expr.sort is not sort:
+        kind = "an integer (seqno or uuid)" if sort is INT else "a boolean (a flag)"
+        raise RuleLanguageError("", f"{what} must be {kind}, got {expr.sort.value} `{expr}`")
+    return expr
+
+
+class ConsumerView(Protocol):
+    """The consumer's state when it sends a request or reacts to a rollback."""
+
+    @property
+    def last(self) -> Expr: ...
+
+    @property
+    def keep(self) -> Expr: ...
+
+    def held_at_or_below(self, seqno: Expr | int) -> Expr: ...
+
+    def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]: ...
+
+    def consistent_at_or_below(self, seqno: Expr | int) -> Expr: ...
+
+    @property
+    def log(self) -> LogView: ...
+
+    @property
+    def producer_log(self) -> LogView: ...
+
+    @property
+    def claim(self) -> ResumeRequest: ...
+
+    @property
+    def rolled_back(self) -> Expr: ...
+
+    @property
+    def rollback_seqno(self) -> Expr: ...
+
+    @property
+    def filter(self) -> Expr: ...
 
 
 class ConsumerVariant:
-    """Base class: subclass it, set ``name`` and ``summary``, define the two policies."""
+    """Base class: subclass it, set ``name`` and ``summary``, define the policies.
+
+    ``strict`` and ``ignore_purged`` are the flags the remembered request
+    starts with (DCP_ADD_STREAM_STRICT_VBUUID, IgnorePurgedTombstones).
+    """
 
     name: str = ""
     summary: str = ""
+    strict: bool = False
+    ignore_purged: bool = False
+
+    def remembered(self, view: ConsumerView) -> ResumeRequest:
+        """What the consumer remembers when its stream ends (``view.claim`` until a
+        reaction replaces it): the newest uuid of its log, the seqno of its last item
+        and that item's snapshot marker, with this variant's flags."""
+        snap_start, snap_end = view.snapshot_of(view.last)
+        return ResumeRequest(
+            view.log.latest_uuid,
+            view.last,
+            snap_start,
+            snap_end,
+            strict=self.strict,
+            ignore_purged=self.ignore_purged,
+        )
 
     def request(self, view: ConsumerView) -> ResumeRequest:
-        raise NotImplementedError
+        """The stream request it sends; by default what it remembers."""
+        return view.claim
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
-    ) -> Truncation:
+    ) -> Reaction:
         raise NotImplementedError
 
     def problems(self) -> list[str]:
@@ -124,9 +261,11 @@ class ConsumerVariant:
         out = []
         if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
             out.append(f"name {self.name!r} must be non-empty letters, digits, '-', '_' or '.'")
-        for method in ("request", "on_rollback"):
-            if getattr(type(self), method) is getattr(ConsumerVariant, method):
-                out.append(f"it does not define {method}()")
+        if type(self).on_rollback is ConsumerVariant.on_rollback:
+            out.append("it does not define on_rollback()")
+        for flag in ("strict", "ignore_purged"):
+            if not isinstance(getattr(self, flag), bool):
+                out.append(f"{flag} must be True or False (the flag its requests start with)")
         return out
 
     def __repr__(self) -> str:

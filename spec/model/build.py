@@ -20,12 +20,14 @@ from dataclasses import replace
 from functools import cached_property
 
 from spec.bounds import Bounds
-from spec.consumers.api import ConsumerVariant
+from spec.consumers import calls
+from spec.consumers.api import ConsumerVariant, Reaction, choose_request
 from spec.expr import (
     BOOL,
     FALSE,
     TRUE,
     UINT64_MAX,
+    Compiled,
     Expr,
     Sort,
     Value,
@@ -33,16 +35,15 @@ from spec.expr import (
     any_of,
     const,
     evaluate,
-    evaluate_many,
     ite,
     max_of,
     min_of,
     substitute,
 )
 from spec.model.history import InitialStream, producer_after_failovers
-from spec.model.table import TableExprs, count
+from spec.model.table import count
 from spec.model.variables import ScenarioVars
-from spec.model.view import SymbolicView
+from spec.model.view import ConsumerState, SymbolicView
 from spec.properties import Property
 from spec.rules.inputs import DecisionExprs, decision_fields, producer_decision
 from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
@@ -195,15 +196,19 @@ class ScenarioModel:
 
     def predicted(self, scenario: Scenario) -> dict[str, Value]:
         """The trace fields this model predicts for ``scenario``, in the scenario's uuids."""
-        assignment = self.vars.encode(scenario)
-        names = list(self.trace)
-        values = dict(
-            zip(names, evaluate_many([self.trace[n] for n in names], assignment), strict=True)
-        )
+        names, compiled = self._compiled_trace
+        values = dict(zip(names, compiled(self.vars.encode(scenario)), strict=True))
         uuids = self.vars.uuid_map(scenario)
         for i in range(self.bounds.rounds):
             values[f"r{i}.uuid"] = uuids.get(int(values[f"r{i}.uuid"]), values[f"r{i}.uuid"])
         return values
+
+    @cached_property
+    def _compiled_trace(self) -> tuple[list[str], Compiled]:
+        """Every trace field as one compiled function (``spec.expr.Compiled``): replay
+        and the drift tests evaluate it once per scenario."""
+        names = list(self.trace)
+        return names, Compiled([self.trace[n] for n in names])
 
     # -- constraints ------------------------------------------------------------------------
     @cached_property
@@ -257,14 +262,22 @@ class ScenarioModel:
 
     def _rounds(self) -> dict[str, Expr]:
         out: dict[str, Expr] = {}
-        keep: Expr = self.vars["received"]
-        log: TableExprs = self.vars.first_table
+        producer_log = self.producer_table
+        state = ConsumerState(
+            keep=self.vars["received"],
+            log=self.vars.first_table,
+            claim=None,
+            filter=const(0),
+            rolled_back=FALSE,
+            rollback_seqno=const(0),
+        )
+        claim = calls.remembered(self.variant, SymbolicView(self.stream, state, producer_log))
+        state = replace(state, claim=claim)
         sent: Expr = TRUE
-        accepted_any: Expr = FALSE
         final: dict[str, Expr] = {}
         for i in range(self.bounds.rounds):
-            view = SymbolicView(self.stream, keep, log)
-            request = self.variant.request(view)
+            view = SymbolicView(self.stream, state, producer_log)
+            request = calls.request(self.variant, view)
             fields = decision_fields(
                 {
                     "uuid": request.uuid,
@@ -293,29 +306,27 @@ class ScenarioModel:
                 ("start", request.start),
                 ("snap_start", request.snap_start),
                 ("snap_end", request.snap_end),
+                ("strict", request.strict),
+                ("ignore_purged", request.ignore_purged),
                 ("outcome", decision.outcome),
                 ("seqno", decision.seqno),
-                ("keep", keep),
+                ("keep", state.keep),
+                ("filter", state.filter),
             ):
-                out[f"r{i}.{name}"] = ite(sent, value, const(0))
-            for name, value in self._after_stream(request.start, keep).items():
+                out[f"r{i}.{name}"] = ite(sent, value, _zero_like(value))
+            for name, value in self._after_stream(request.start, state.keep, state.filter).items():
                 final[name] = ite(accepted, value, final.get(name, _zero_like(value)))
-            accepted_any = accepted_any | accepted
-            truncation = self.variant.on_rollback(view, decision.seqno, self.producer_table)
-            new_log = truncation.log
-            if not isinstance(new_log, TableExprs):
-                raise TypeError(
-                    f"{self.variant.name}: on_rollback must return a log from the view API"
-                )
-            keep = ite(rolled_back, min_of(keep, truncation.keep), keep)
-            log = new_log.choose(rolled_back, log)
+            reaction = calls.reaction(self.variant, view, decision.seqno, producer_log)
+            state = _reacted(state, reaction, rolled_back, decision.seqno)
             sent = rolled_back
         out.update(final)
         return out
 
-    def _after_stream(self, start: Expr, keep: Expr) -> dict[str, Expr]:
-        """The consumer's version of each key after the stream from ``start`` completes."""
+    def _after_stream(self, start: Expr, keep: Expr, drop_upto: Expr) -> dict[str, Expr]:
+        """The consumer's version of each key after the stream from ``start`` completes,
+        re-streamed items at or below ``drop_upto`` dropped (the catch-up filter)."""
         s, p, purge = self.stream, self.producer, self.vars["purge"]
+        filtering = not (drop_upto.is_const and drop_upto.value == 0)
         out: dict[str, Expr] = {}
         for k in range(self.bounds.keys):
             has: Expr = FALSE
@@ -332,11 +343,37 @@ class ScenarioModel:
             exists, y = p.last_of_key(const(k), start, p.high)
             _, y_deleted, y_epoch = p.at(y)
             sendable = exists & ~(y_deleted & (y <= purge))
+            if filtering:
+                sendable = sendable & (y > drop_upto)
             out[f"f.has.{k}"] = has | sendable
             out[f"f.seq.{k}"] = ite(sendable, y, seq)
             out[f"f.epoch.{k}"] = ite(sendable, y_epoch, epoch)
             out[f"f.del.{k}"] = ite(sendable, y_deleted, deleted)
         return out
+
+
+def _reacted(
+    state: ConsumerState, reaction: Reaction, rolled_back: Expr, rollback_seqno: Expr
+) -> ConsumerState:
+    """``state`` after ``reaction`` when ``rolled_back`` holds (unchanged otherwise)."""
+    keep, log, claim, drop_upto = state.keep, state.log, state.claim, state.filter
+    assert claim is not None
+    if reaction.keep is not None:
+        keep = ite(rolled_back, min_of(keep, reaction.keep), keep)
+    if reaction.log is not None:
+        log = reaction.log.choose(rolled_back, log)  # type: ignore[attr-defined]
+    if reaction.claim is not None:
+        claim = choose_request(rolled_back, reaction.claim, claim)
+    if reaction.filter is not None:
+        drop_upto = ite(rolled_back, reaction.filter, drop_upto)
+    return ConsumerState(
+        keep=keep,
+        log=log,
+        claim=claim,
+        filter=drop_upto,
+        rolled_back=state.rolled_back | rolled_back,
+        rollback_seqno=ite(rolled_back, rollback_seqno, state.rollback_seqno),
+    )
 
 
 def sum_of(terms: list[Expr]) -> Expr:

@@ -23,7 +23,7 @@ from typing import Any
 from spec.failover_table import FailoverTable
 from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
 from spec.scenario import Item, Mutation, Scenario, key_name
-from spec.trace import Trace
+from spec.trace import Round, Trace
 from spec.types import Decision, Outcome
 
 __all__ = ["answer_text", "live_versions", "picture_of", "run_of", "version_text"]
@@ -146,6 +146,17 @@ def _request_text(n: int, trace: Trace) -> str:
     )
 
 
+def _reaction_text(rolled_back: Round, after: Round) -> str:
+    """What the consumer did with a ROLLBACK, as the next round shows it."""
+    if after.keep < rolled_back.keep:
+        text = f"consumer drops its items above seqno {after.keep}"
+    else:
+        text = f"consumer keeps its items (up to seqno {after.keep})"
+    if after.filter:
+        text += f", will drop re-streamed items up to seqno {after.filter}"
+    return text
+
+
 def _end_lines(trace: Trace) -> tuple[str, ...]:
     producer = live_versions(trace.producer_items)
     lines = ["producer has:  " + (" ".join(str(i) for i in producer.values()) or "nothing live")]
@@ -207,14 +218,16 @@ def run_of(trace: Trace) -> Run:
             answer=r.decision.to_json(),
         )
         if r.decision.rolls_back and n + 1 < len(trace.rounds):
-            keep = trace.rounds[n + 1].keep
-            rec.consumer["items"] = [i for i in rec.consumer["items"] if i.seqno <= keep]
-            rec.consumer["keep"] = keep
+            after = trace.rounds[n + 1]
+            rec.consumer["items"] = [i for i in rec.consumer["items"] if i.seqno <= after.keep]
+            rec.consumer["keep"] = after.keep
             rec.step(
                 "RollbackConsumer",
                 "RollbackConsumer",
+                _reaction_text(r, after),
                 rollback_seqno=r.decision.rollback_seqno,
-                keep=keep,
+                keep=after.keep,
+                filter=after.filter,
             )
     if trace.accepted:
         start_seqno = trace.rounds[-1].request.start

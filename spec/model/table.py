@@ -68,7 +68,7 @@ class TableExprs:
             found, upper = lookup_step(found, upper, self.live(i), self.uuid[i], uuid, newer)
         return found, upper
 
-    # -- LogView ----------------------------------------------------------------------
+    # -- LogView (spec.consumers.api) -----------------------------------------------------
     @property
     def latest_uuid(self) -> Expr:
         return ite(self.length > 0, self.uuid[0], const(0))
@@ -82,11 +82,35 @@ class TableExprs:
         counted rather than subtracted, so it is plainly within ``[0, slots]``."""
         return count([all_of(self.live(i), self.seq[i] <= seqno) for i in range(self.slots)])
 
-    def covering(self, seqno: Expr) -> Expr:
-        above = self._above(lift(seqno))
-        return ite(above < self.length, select(self.uuid, above), const(0))
+    @property
+    def oldest_uuid(self) -> Expr:
+        return self.uuid_at(self.length - 1)
 
-    def pruned(self, seqno: Expr) -> TableExprs:
+    def uuid_at(self, position: Expr | int) -> Expr:
+        """The uuid at ``position`` (0 is the newest); 0 past the end."""
+        index = lift(position)
+        return ite(index < self.length, select(self.uuid, index), const(0))
+
+    def seqno_at(self, position: Expr | int) -> Expr:
+        """The seqno at ``position`` (0 is the newest); 0 past the end."""
+        index = lift(position)
+        return ite(index < self.length, select(self.seq, index), const(0))
+
+    def covering(self, seqno: Expr | int) -> Expr:
+        return self.uuid_at(self._above(lift(seqno)))
+
+    def dropped(self, how_many: Expr | int) -> TableExprs:
+        """The log without its ``how_many`` newest entries."""
+        drop = lift(how_many)
+        kept = count([all_of(self.live(i), drop <= i) for i in range(self.slots)])
+        return self._shifted(ite(drop < self.length, drop, self.length), kept, self.slots)
+
+    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> TableExprs:
+        """A one-entry log ``(uuid, seqno)`` with as many slots as this one."""
+        zeros = (const(0),) * (self.slots - 1)
+        return TableExprs(const(1), (lift(uuid), *zeros), (lift(seqno), *zeros))
+
+    def pruned(self, seqno: Expr | int) -> TableExprs:
         """The entries at or below ``seqno`` (kv_engine's prune, without refilling)."""
         seqno = lift(seqno)
         return self._shifted(self._above(seqno), self._at_or_below(seqno), self.slots)

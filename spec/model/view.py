@@ -2,7 +2,9 @@
 
 Semantics as docs/model.md, "The resume": the same questions the reference
 consumer answers with plain ints, answered here with expressions over the
-scenario's variables.
+scenario's variables. ``ConsumerState`` is what the resume loop threads from
+round to round; ``SymbolicView`` presents it (with the data the consumer
+received) to a variant.
 """
 
 from __future__ import annotations
@@ -10,18 +12,57 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from spec.consumers.api import ResumeRequest
 from spec.expr import Expr, const, ite, lift
 from spec.model.history import InitialStream
 from spec.model.table import TableExprs
 
-__all__ = ["SymbolicView"]
+__all__ = ["ConsumerState", "SymbolicView"]
+
+
+@dataclass(frozen=True)
+class ConsumerState:
+    """Everything a consumer carries from one round to the next."""
+
+    keep: Expr
+    log: TableExprs
+    claim: ResumeRequest | None  # None only while ``remembered`` computes it
+    filter: Expr
+    rolled_back: Expr
+    rollback_seqno: Expr
 
 
 @dataclass(frozen=True)
 class SymbolicView:
     stream: InitialStream
-    keep: Expr
-    log: TableExprs
+    state: ConsumerState
+    producer_log: TableExprs
+
+    @property
+    def keep(self) -> Expr:
+        return self.state.keep
+
+    @property
+    def log(self) -> TableExprs:
+        return self.state.log
+
+    @property
+    def claim(self) -> ResumeRequest:
+        if self.state.claim is None:
+            raise ValueError("the claim is not known yet: remembered() is computing it")
+        return self.state.claim
+
+    @property
+    def filter(self) -> Expr:
+        return self.state.filter
+
+    @property
+    def rolled_back(self) -> Expr:
+        return self.state.rolled_back
+
+    @property
+    def rollback_seqno(self) -> Expr:
+        return self.state.rollback_seqno
 
     @cached_property
     def last(self) -> Expr:
@@ -30,7 +71,15 @@ class SymbolicView:
             last = ite(self.stream.held[x] & (const(x) <= self.keep), const(x), last)
         return last
 
-    def snapshot_of(self, seqno: Expr) -> tuple[Expr, Expr]:
+    def held_at_or_below(self, seqno: Expr | int) -> Expr:
+        bound = lift(seqno)
+        point: Expr = const(0)
+        for x in self.stream.seqnos:
+            here = self.stream.held[x] & (const(x) <= bound) & (const(x) <= self.keep)
+            point = ite(here, const(x), point)
+        return point
+
+    def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]:
         seqno = lift(seqno)
         start, end = seqno, seqno
         for x in reversed(self.stream.seqnos):
@@ -39,7 +88,7 @@ class SymbolicView:
             end = ite(here, self.stream.end_of[x], end)
         return start, end
 
-    def consistent_at_or_below(self, seqno: Expr) -> Expr:
+    def consistent_at_or_below(self, seqno: Expr | int) -> Expr:
         seqno = lift(seqno)
         point: Expr = const(0)
         for x in self.stream.seqnos:

@@ -7,6 +7,10 @@ highest held item of that key at or below ``keep``), knows which snapshots it
 received whole (their ends are its consistent points, with 0), keeps a
 failover log, and truncates on rollback.
 
+It also carries what a client remembers between rounds (interface v2): the
+request it will claim, the catch-up filter, whether and where it was rolled
+back in this resume; ``react`` applies a variant's ``Reaction`` to all of it.
+
 ``ReferenceView`` and ``ReferenceLog`` present that state to a consumer
 variant through the ``ConsumerView`` and ``LogView`` protocols of
 ``spec.consumers.api``. Every answer is computed by plain code and returned
@@ -23,11 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from spec.consumers.api import Reaction, ResumeRequest
 from spec.expr import INT, Expr, const, evaluate, lift
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.scenario import Item
 
-__all__ = ["Marker", "ReferenceConsumer", "ReferenceLog", "ReferenceView", "int_value"]
+__all__ = ["Marker", "Memory", "ReferenceConsumer", "ReferenceLog", "ReferenceView", "int_value"]
 
 
 def int_value(value: Expr | int, what: str = "value") -> int:
@@ -63,9 +68,40 @@ class ReferenceLog:
         return cls(table.entries)
 
     @property
+    def length(self) -> Expr:
+        return const(len(self.entries))
+
+    @property
     def latest_uuid(self) -> Expr:
         """The newest entry's uuid; 0 for an empty log."""
         return const(self.entries[0].uuid if self.entries else 0)
+
+    @property
+    def oldest_uuid(self) -> Expr:
+        """The oldest entry's uuid; 0 for an empty log."""
+        return const(self.entries[-1].uuid if self.entries else 0)
+
+    def uuid_at(self, position: Expr | int) -> Expr:
+        """The uuid at ``position`` (0 is the newest); 0 past the end."""
+        i = int_value(position, "uuid_at(position)")
+        return const(self.entries[i].uuid if i < len(self.entries) else 0)
+
+    def seqno_at(self, position: Expr | int) -> Expr:
+        """The seqno at ``position`` (0 is the newest); 0 past the end."""
+        i = int_value(position, "seqno_at(position)")
+        return const(self.entries[i].seqno if i < len(self.entries) else 0)
+
+    def dropped(self, count: Expr | int) -> ReferenceLog:
+        """The log without its ``count`` newest entries."""
+        return ReferenceLog(self.entries[int_value(count, "dropped(count)") :])
+
+    def choose(self, condition: Expr | bool, other: ReferenceLog) -> ReferenceLog:
+        """This log if ``condition`` holds, else ``other``."""
+        return self if evaluate(lift(condition), {}) else other
+
+    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> ReferenceLog:
+        """A log of one entry ``(uuid, seqno)``."""
+        return ReferenceLog([FailoverEntry(int_value(uuid, "uuid"), int_value(seqno, "seqno"))])
 
     def covering(self, seqno: Expr | int) -> Expr:
         """The uuid of the newest entry with seqno <= ``seqno``; 0 if there is none."""
@@ -91,32 +127,51 @@ class ReferenceLog:
         return f"ReferenceLog([{pairs}])"
 
 
+@dataclass(frozen=True)
+class Memory:
+    """What a client remembers between rounds, apart from its data and log."""
+
+    claim: ResumeRequest
+    filter: int = 0
+    rolled_back: bool = False
+    rollback_seqno: int = 0
+
+
 class ReferenceView:
     """The consumer's state when it resumes, as a variant sees it (a frozen copy)."""
 
     def __init__(
         self,
         keep: int,
-        last: int,
+        held: Iterable[int],
         markers: Iterable[Marker],
         consistent_points: Iterable[int],
         log: ReferenceLog,
+        producer_log: ReferenceLog,
+        memory: Memory | None = None,
     ) -> None:
         self._keep = keep
-        self._last = last
+        self._held = tuple(sorted(x for x in held if x <= keep))
         self._markers = tuple(markers)
         self._consistent_points = tuple(sorted(set(consistent_points) | {0}))
         self._log = log
+        self._producer_log = producer_log
+        self._memory = memory
 
     @property
     def last(self) -> Expr:
         """The highest seqno of a held item at or below keep (0 if none)."""
-        return const(self._last)
+        return self.held_at_or_below(self._keep)
 
     @property
     def keep(self) -> Expr:
         """The consumer holds no item above this seqno."""
         return const(self._keep)
+
+    def held_at_or_below(self, seqno: Expr | int) -> Expr:
+        """The highest seqno of a held item at or below ``seqno`` (0 if none)."""
+        bound = int_value(seqno, "held_at_or_below(seqno)")
+        return const(max((x for x in self._held if x <= bound), default=0))
 
     def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]:
         """The range of the snapshot containing ``seqno``; ``(seqno, seqno)`` if none does."""
@@ -135,6 +190,29 @@ class ReferenceView:
     def log(self) -> ReferenceLog:
         return self._log
 
+    @property
+    def producer_log(self) -> ReferenceLog:
+        return self._producer_log
+
+    @property
+    def claim(self) -> ResumeRequest:
+        """What the client remembers it will ask for."""
+        if self._memory is None:
+            raise ValueError("the claim is not known yet: remembered() is computing it")
+        return self._memory.claim
+
+    @property
+    def filter(self) -> Expr:
+        return const(self._memory.filter if self._memory else 0)
+
+    @property
+    def rolled_back(self) -> Expr:
+        return const(bool(self._memory and self._memory.rolled_back))
+
+    @property
+    def rollback_seqno(self) -> Expr:
+        return const(self._memory.rollback_seqno if self._memory else 0)
+
 
 class ReferenceConsumer:
     """A consumer: markers and items received, snapshots received whole, log, keep."""
@@ -145,6 +223,7 @@ class ReferenceConsumer:
         self.whole_snapshot_ends: list[int] = []
         self._held: dict[int, Item] = {}  # seqno -> item
         self.keep = 0
+        self.memory: Memory | None = None  # set by remember(), once the stream ended
 
     # -- the stream ---------------------------------------------------------------------
 
@@ -188,13 +267,41 @@ class ReferenceConsumer:
                 out[item.key] = item
         return out
 
-    def view(self) -> ReferenceView:
+    def view(self, producer_log: ReferenceLog | None = None) -> ReferenceView:
         """A frozen view of the current state, for a consumer variant."""
         return ReferenceView(
-            self.keep, self.last(), self.markers, self.whole_snapshot_ends, self.log
+            self.keep,
+            self._held,
+            self.markers,
+            self.whole_snapshot_ends,
+            self.log,
+            self.log if producer_log is None else producer_log,
+            self.memory,
         )
 
     # -- the resume -----------------------------------------------------------------------
+
+    def remember(self, claim: ResumeRequest) -> None:
+        """The stream ended: the client remembers ``claim`` (its variant's ``remembered``)."""
+        self.memory = Memory(claim)
+
+    def react(self, reaction: Reaction, rollback_seqno: int) -> None:
+        """Apply a variant's reaction to ``ROLLBACK(rollback_seqno)``: every field it sets."""
+        assert self.memory is not None, "remember() comes before any rollback"
+        if reaction.keep is not None:
+            self.truncate(int_value(reaction.keep, "Reaction.keep"))
+        if reaction.log is not None:
+            self.adopt_log(reaction.log)
+        self.memory = Memory(
+            claim=self.memory.claim if reaction.claim is None else reaction.claim,
+            filter=(
+                self.memory.filter
+                if reaction.filter is None
+                else int_value(reaction.filter, "Reaction.filter")
+            ),
+            rolled_back=True,
+            rollback_seqno=rollback_seqno,
+        )
 
     def truncate(self, to: int) -> None:
         """Drop every item above ``min(keep, to)``; keep only goes down."""
@@ -202,14 +309,20 @@ class ReferenceConsumer:
         self._held = {seqno: item for seqno, item in self._held.items() if seqno <= self.keep}
 
     def adopt_log(self, log: object) -> None:
-        """Use ``log`` (as returned by a variant's ``on_rollback``) as the failover log."""
+        """Use ``log`` (as a variant's reaction returns it) as the failover log."""
         if not isinstance(log, ReferenceLog):
             raise TypeError(
-                f"on_rollback must return a log obtained from the view or the producer's log "
+                f"a reaction's log must be obtained from the view or the producer's log "
                 f"(a ReferenceLog), got {type(log).__name__}"
             )
         self.log = log
 
+    @property
+    def filter(self) -> int:
+        return self.memory.filter if self.memory else 0
+
     def after_stream(self, streamed: Mapping[int, Item]) -> dict[int, Item]:
-        """Key -> the version the consumer ends with once the accepted stream ran."""
-        return self.versions() | dict(streamed)
+        """Key -> the version the consumer ends with once the accepted stream ran: each
+        streamed item replaces its key's version, unless the catch-up filter drops it."""
+        applied = {key: item for key, item in streamed.items() if item.seqno > self.filter}
+        return self.versions() | applied

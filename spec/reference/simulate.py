@@ -7,9 +7,11 @@ as a ``spec.trace.Trace``:
 2. the initial stream: the consumer receives the snapshot markers and every
    deduplicated item at or below ``received``, then disconnects;
 3. the failovers, in order, then compaction (the final purge seqno);
-4. the resume: at most ``rounds`` rounds of request -> decision; ROLLBACK
-   makes the consumer truncate and adopt the log its variant returns, ERANGE
-   ends the resume, OK runs the stream and ends it.
+4. the resume: the consumer remembers the request its variant says it
+   would send; then at most ``rounds`` rounds of request -> decision;
+   ROLLBACK applies the variant's reaction (the data it keeps, the request
+   it claims next, its log, its catch-up filter), ERANGE ends the resume, OK
+   runs the stream (less what the filter drops) and ends it.
 
 It replays counterexamples of the symbolic model and is cross-checked against
 it, so it is written from docs/model.md alone. It does not model several
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from spec.consumers import calls
 from spec.consumers.api import ConsumerVariant, ResumeRequest
 from spec.expr import BOOL, Expr, const, evaluate
 from spec.failover_table import UINT64_MAX, FailoverTable
@@ -137,21 +140,25 @@ def resume(
     rounds: int,
 ) -> tuple[tuple[Round, ...], dict[int, Item]]:
     """The resume loop: the rounds played and the consumer's final versions
-    (empty unless a request was accepted)."""
-    played: list[Round] = []
+    (empty unless a request was accepted).
+
+    The consumer first remembers what its variant says it remembers once the
+    stream ended; each round it sends its variant's request; ROLLBACK(R)
+    applies the variant's reaction (data, claim, log, filter)."""
     producer_log = ReferenceLog.of_table(producer.table)
+    consumer.remember(calls.remembered(variant, consumer.view(producer_log)))
+    played: list[Round] = []
     for _ in range(rounds):
-        view = consumer.view()
-        request = stream_request_of(variant.request(view))
+        view = consumer.view(producer_log)
+        request = stream_request_of(calls.request(variant, view))
         decision = decide(request, producer.producer_state())
-        played.append(Round(request, decision, consumer.keep))
+        played.append(Round(request, decision, consumer.keep, consumer.filter))
         if decision.outcome is Outcome.ACCEPT:
             return tuple(played), consumer.after_stream(producer.stream_after(request.start))
         if decision.outcome is Outcome.ERANGE:
             break
         rollback_seqno = decision.rollback_seqno
         assert rollback_seqno is not None, "a ROLLBACK decision carries its seqno"
-        truncation = variant.on_rollback(view, const(rollback_seqno), producer_log)
-        consumer.truncate(int_value(truncation.keep, "truncation keep"))
-        consumer.adopt_log(truncation.log)
+        reaction = calls.reaction(variant, view, const(rollback_seqno), producer_log)
+        consumer.react(reaction, rollback_seqno)
     return tuple(played), {}

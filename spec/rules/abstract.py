@@ -1,10 +1,14 @@
 """Every failover table at once: the decision space with the table's four fields free.
 
-A rule set reads the producer's failover table only through four fields
-(``spec.rules.language.FIELDS``): ``table_len``, ``latest_uuid``,
-``uuid_found`` and ``upper``. ``AbstractDecisionSpace`` leaves them free
-but for ``table_facts``, what kv_engine's lookup gives for *every* table,
-whatever its length:
+A rule set reads the producer's failover table only through its table
+fields (``spec.rules.language.FIELDS``): ``table_len``, ``latest_uuid``,
+``uuid_found``, ``upper`` and ``entry_seqno`` (and, for a rule set that
+scans its table newest first, ``upper`` and ``entry_seqno`` of that scan:
+``spec.rules.lookup``). ``AbstractDecisionSpace`` leaves them free but for
+``table_facts``, what kv_engine's lookup gives for *every* table, whatever
+its length, as long as no older entry repeats the newest uuid (a table
+kv_engine creates never repeats one; a table it loads may, and then these
+facts, and every claim made over this space, do not cover it):
 
 * the table has an entry, and its newest uuid is not 0;
 * a uuid that is not found is not the newest one, and ``upper`` is then
@@ -13,6 +17,10 @@ whatever its length:
   high seqno when the uuid is the newest one; a found uuid other than the
   newest needs a second entry;
 * (the newest uuid is always found.)
+
+``entry_seqno`` and the newest-first scan's fields are left entirely free:
+no fact about them is proved, so a claim over this space assumes nothing
+about them (sound, if coarser for a rule set that reads them).
 
 ``LookupInduction`` states why this holds for tables of any length, as
 expressions over the lookup's own loop step (``spec.model.table.lookup_step``):
@@ -34,6 +42,7 @@ from spec.expr import BOOL, INT, Expr, Sort, all_of, const, implies, ite, var
 from spec.model.table import lookup_step
 from spec.rules.inputs import REQUEST_VARS, DecisionExprs, producer_decision, range_ok
 from spec.rules.language import FIELDS, RuleSet
+from spec.rules.lookup import SCANNED_FIELDS, TABLE_SCANS
 
 __all__ = ["AbstractDecisionSpace", "LookupInduction", "table_facts"]
 
@@ -42,6 +51,11 @@ TABLE_FIELDS: dict[str, Sort] = {
     "latest_uuid": INT,
     "uuid_found": BOOL,
     "upper": INT,
+    "entry_seqno": INT,  # free: no fact is claimed about it (module doc)
+}
+# The other scans' fields (``NAME@SCAN``), free as well.
+SCANNED: dict[str, Sort] = {
+    f"{name}@{scan}": TABLE_FIELDS[name] for name in SCANNED_FIELDS for scan in TABLE_SCANS[1:]
 }
 
 
@@ -68,7 +82,7 @@ class AbstractDecisionSpace:
     @cached_property
     def sorts(self) -> dict[str, Sort]:
         sorts: dict[str, Sort] = dict(REQUEST_VARS)
-        sorts |= {"high_seqno": INT, "producer_purge_seqno": INT, **TABLE_FIELDS}
+        sorts |= {"high_seqno": INT, "producer_purge_seqno": INT, **TABLE_FIELDS, **SCANNED}
         return sorts
 
     def v(self, name: str) -> Expr:
@@ -80,7 +94,7 @@ class AbstractDecisionSpace:
         fields = {name: v(name) for name in self.sorts}
         # IgnorePurgedTombstones, as the producer applies it (decision_fields)
         fields["purge_seqno"] = ite(v("ignore_purged"), const(0), v("producer_purge_seqno"))
-        assert set(fields) == set(FIELDS), set(fields) ^ set(FIELDS)
+        assert set(fields) == set(FIELDS) | set(SCANNED), set(fields) ^ set(FIELDS)
         return fields
 
     def well_formed(self) -> Expr:

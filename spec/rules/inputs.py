@@ -1,11 +1,18 @@
 """The input space of one producer decision, and the producer around a rule set.
 
-``DecisionSpace(table_entries=T)`` names the variables of a stream request and
-of a producer whose failover table has at most ``T`` entries, defines the
-fields a rule set reads (``FIELDS``) as expressions over them, states which
-producer states are well formed, and wraps a rule set in the producer's stream
-request handling: ERANGE unless ``snap_start <= start <= snap_end`` and
-``start <= end``; IgnorePurgedTombstones makes the purge seqno read as 0.
+``DecisionSpace(table_entries=T, distinct_uuids=False)`` names the variables
+of a stream request and of a producer whose failover table has at most ``T``
+entries, defines the fields a rule set reads (``FIELDS``) as expressions over
+them, states which producer states are well formed, and wraps a rule set in
+the producer's stream request handling: ERANGE unless ``snap_start <= start
+<= snap_end`` and ``start <= end``; IgnorePurgedTombstones makes the purge
+seqno read as 0.
+
+A table may repeat a uuid unless ``distinct_uuids`` is set: kv_engine never
+creates two entries with one uuid, but it loads tables it did not create
+(humpty_dumpty's JSON file, a replaced failover log), and its scan order
+then decides (``spec.rules.lookup``). Every command that searches this space
+(``diff``, ``vectors``, a sweep) takes the same switch, off by default.
 
 It also converts between domain values (``StreamRequest``, ``ProducerState``)
 and variable assignments, so a Z3 model decodes into a request and a producer,
@@ -14,7 +21,7 @@ and a request evaluates through exactly the expressions Z3 reasons about.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -28,9 +35,10 @@ from spec.rules.language import (
     RulesExprs,
     compile_rules,
 )
+from spec.rules.lookup import OLDEST_FIRST, SCANNED_FIELDS, TABLE_SCANS, lookup
 from spec.types import Decision, Outcome, ProducerState, StreamRequest
 
-__all__ = ["Decider", "DecisionExprs", "DecisionSpace"]
+__all__ = ["Decider", "DecisionExprs", "DecisionSpace", "answers"]
 
 REQUEST_VARS = {
     "uuid": INT,
@@ -64,6 +72,8 @@ def decision_fields(
 
     ``request`` maps every name of ``REQUEST_VARS`` to an expression. The
     producer applies IgnorePurgedTombstones here: ``purge_seqno`` reads 0.
+    The lookup fields are kv_engine's (oldest-first scan); the other scans'
+    are under ``NAME@SCAN`` (``spec.rules.language.scanned`` picks them).
     """
     fields = {name: request[name] for name in REQUEST_VARS}
     fields["high_seqno"] = high_seqno
@@ -71,10 +81,14 @@ def decision_fields(
     fields["purge_seqno"] = ite(request["ignore_purged"], const(0), producer_purge_seqno)
     fields["table_len"] = table.length
     fields["latest_uuid"] = table.latest_uuid
-    found, upper = table.lookup(request["uuid"], high_seqno)
-    fields["uuid_found"] = found
-    fields["upper"] = upper
-    assert set(fields) == set(FIELDS), set(fields) ^ set(FIELDS)
+    for scan in TABLE_SCANS:
+        found = lookup(table, request["uuid"], high_seqno, scan)
+        suffix = "" if scan == OLDEST_FIRST else f"@{scan}"
+        fields["uuid_found"] = found.found
+        fields[f"upper{suffix}"] = found.upper
+        fields[f"entry_seqno{suffix}"] = found.entry_seqno
+    scanned = {f"{name}@{scan}" for name in SCANNED_FIELDS for scan in TABLE_SCANS[1:]}
+    assert set(fields) == set(FIELDS) | scanned, set(fields) ^ (set(FIELDS) | scanned)
     return fields
 
 
@@ -103,6 +117,7 @@ def producer_decision(rules: RuleSet, fields: Mapping[str, Expr]) -> DecisionExp
 @dataclass(frozen=True)
 class DecisionSpace:
     table_entries: int
+    distinct_uuids: bool = False
 
     def __post_init__(self) -> None:
         if self.table_entries < 1:
@@ -150,16 +165,16 @@ class DecisionSpace:
     def range_ok(self) -> Expr:
         return range_ok(self.fields)
 
-    def well_formed(self, distinct_uuids: bool = True) -> Expr:
+    def well_formed(self) -> Expr:
         """Producer states kv_engine can be in (after its table was sanitised).
 
         Entries beyond ``table_len`` are pinned to 0 so that one producer state
-        has one assignment. ``distinct_uuids``: kv_engine draws 48-bit random
-        uuids, so two entries sharing one is not a state worth searching.
+        has one assignment. With ``distinct_uuids`` no two entries share a uuid
+        (kv_engine draws 48-bit random ones); without, they may (a loaded table).
         """
         v = self.v
         return all_of(
-            self.table.well_formed(distinct_uuids),
+            self.table.well_formed(self.distinct_uuids),
             self.table.seq[0] <= v("high_seqno"),
             v("producer_purge_seqno") <= v("high_seqno"),
             implies(~v("has_collection_high"), v("collection_high") == 0),
@@ -167,6 +182,11 @@ class DecisionSpace:
 
     def decision(self, rules: RuleSet) -> DecisionExprs:
         return producer_decision(rules, self.fields)
+
+    def describe(self) -> str:
+        """The space in words, for reports: ``failover tables of at most 3 entries, ...``."""
+        uuids = "distinct uuids" if self.distinct_uuids else "uuids may repeat"
+        return f"failover tables of at most {self.table_entries} entries ({uuids})"
 
     # -- domain values <-> assignments ---------------------------------------------
     def assignment(self, req: StreamRequest, producer: ProducerState) -> dict[str, Value]:
@@ -215,6 +235,21 @@ class DecisionSpace:
             tuple(FailoverEntry(get(self.uuid_var(i)), get(self.seq_var(i))) for i in range(length))
         )
         return req, ProducerState(table, get("high_seqno"), get("producer_purge_seqno"))
+
+
+def answers(
+    rules: RuleSet, space: DecisionSpace, envs: Sequence[Mapping[str, Value]]
+) -> list[tuple[int, int]]:
+    """The producer's answer, ``(outcome code, rollback seqno or 0)``, for each assignment.
+
+    The fast path for many rule sets (mutants) on many inputs (vectors): one
+    compiled program per rule set, run on assignments made once
+    (``space.assignment``; tables shorter than the space are padded as
+    ``well_formed`` pins them, which answers as the unpadded table does).
+    """
+    decision = space.decision(rules)
+    program = Compiled([decision.outcome, decision.seqno])
+    return [(int(o), int(q)) for o, q in (program(env) for env in envs)]
 
 
 class Decider:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, INT, TRUE, Expr, Sort, const, ite, lift, var
+from spec.rules.lookup import OLDEST_FIRST, SCANNED_FIELDS, TABLE_SCANS
 from spec.types import Outcome
 
 __all__ = [
@@ -66,7 +67,12 @@ FIELDS: dict[str, tuple[Sort, str]] = {
     "upper": (
         INT,
         "seqno up to which producer and consumer share history: the seqno of the entry "
-        "newer than the (oldest) match, or high_seqno when the match is the newest",
+        "one newer than the matching entry, or high_seqno when that is the newest (or none "
+        "matches); if the table repeats the uuid, the rule set's table_scan picks the match",
+    ),
+    "entry_seqno": (
+        INT,
+        "seqno of the matching failover-table entry itself (its branch point); 0 if none",
     ),
 }
 
@@ -130,6 +136,18 @@ def rollback(seqno: object) -> ClauseOutcome:
     return ClauseOutcome(Outcome.ROLLBACK, expr)
 
 
+def _settle(step: Clause | Adjust, kind: str, *exprs: str) -> None:
+    """Record where ``step`` was written, lift its ``exprs`` fields, check its guard is boolean."""
+    if not step.where:
+        object.__setattr__(step, "where", caller_location())
+    for name in exprs:
+        if not isinstance(getattr(step, name), Expr):
+            object.__setattr__(step, name, lift(getattr(step, name)))
+    if step.when.sort is not BOOL:
+        message = f"{kind} '{step.name}': guard `{step.when}` is not boolean"
+        raise RuleLanguageError(step.where, message)
+
+
 @dataclass(frozen=True)
 class Clause:
     name: str
@@ -139,14 +157,7 @@ class Clause:
     where: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not self.where:
-            object.__setattr__(self, "where", caller_location())
-        if not isinstance(self.when, Expr):
-            object.__setattr__(self, "when", lift(self.when))
-        if self.when.sort is not BOOL:
-            raise RuleLanguageError(
-                self.where, f"clause '{self.name}': guard `{self.when}` is not boolean"
-            )
+        _settle(self, "clause", "when")
         if not isinstance(self.then, ClauseOutcome):
             raise RuleLanguageError(
                 self.where, f"clause '{self.name}': then= must be accept() or rollback(seqno)"
@@ -168,16 +179,7 @@ class Adjust:
     where: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not self.where:
-            object.__setattr__(self, "where", caller_location())
-        if not isinstance(self.when, Expr):
-            object.__setattr__(self, "when", lift(self.when))
-        if not isinstance(self.to, Expr):
-            object.__setattr__(self, "to", lift(self.to))
-        if self.when.sort is not BOOL:
-            raise RuleLanguageError(
-                self.where, f"adjustment '{self.name}': guard `{self.when}` is not boolean"
-            )
+        _settle(self, "adjustment", "when", "to")
         if self.field not in FIELDS:
             raise RuleLanguageError(
                 self.where, f"adjustment '{self.name}': unknown field '{self.field}'"
@@ -202,11 +204,20 @@ class RuleSet:
     steps: tuple[Step, ...]
     source: str = ""
     where: str = field(default="", compare=False)
+    # Which matching entry decides when the table repeats the consumer's uuid
+    # (spec.rules.lookup): kv_engine walks from the oldest entry.
+    table_scan: str = OLDEST_FIRST
 
     def __post_init__(self) -> None:
         if not self.where:
             object.__setattr__(self, "where", caller_location())
         object.__setattr__(self, "steps", tuple(self.steps))
+        if self.table_scan not in TABLE_SCANS:
+            raise RuleLanguageError(
+                self.where,
+                f"rule set '{self.name}': table_scan={self.table_scan!r}; "
+                f"it is one of {', '.join(TABLE_SCANS)}",
+            )
         if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
             raise RuleLanguageError(
                 self.where, f"rule set name {self.name!r} must be letters, digits, '-', '_' or '.'"
@@ -255,6 +266,8 @@ class RuleSet:
     def describe(self) -> str:
         """The rule set as readable text, one step a line."""
         lines = [f"{self.name}: {self.summary}"]
+        if self.table_scan != OLDEST_FIRST:
+            lines.append(f"  (failover table scanned {self.table_scan})")
         for step in self.steps:
             if isinstance(step, Clause):
                 lines.append(f"  {step.name:<20} when {step.when}  ->  {step.then}")
@@ -279,11 +292,24 @@ class RulesExprs:
     reason_values: dict[str, dict[str, Expr]]  # clause -> placeholder -> value at that step
 
 
+def scanned(fields: dict[str, Expr], table_scan: str) -> dict[str, Expr]:
+    """``fields`` as a rule set scanning its table in ``table_scan`` order reads them.
+
+    ``fields`` (``spec.rules.inputs.decision_fields``) holds the oldest-first
+    lookup under the plain names and every other scan's under ``NAME@SCAN``.
+    """
+    env = dict(fields)
+    if table_scan != OLDEST_FIRST:
+        for name in SCANNED_FIELDS:
+            env[name] = fields[f"{name}@{table_scan}"]
+    return env
+
+
 def compile_rules(rules: RuleSet, fields: dict[str, Expr]) -> RulesExprs:
     """Fold the steps into decision expressions over ``fields`` (one per FIELDS name)."""
     from spec.expr import all_of, not_, substitute
 
-    env = dict(fields)
+    env = scanned(fields, rules.table_scan)
     reached: Expr = TRUE
     arms: list[tuple[Expr, ClauseOutcome, int]] = []
     fired: dict[str, Expr] = {}

@@ -19,6 +19,30 @@ Operators:
 * ``outcome``: a clause accepts instead of rolling back, rolls back to 0
   instead of accepting, or rolls back to another seqno (0, start,
   snap_start, upper).
+
+and, from the neighbourhood of the rule set (``spec.rules.neighbourhood``:
+these mutants are instances of the same symbolic rule set Z3 searches when it
+proves what a vector set exposes):
+
+* ``relation``: a comparison's relation replaced by any other, or by always
+  true / always false (a condition dropped);
+* ``operand``: one operand of a comparison replaced by any other quantity in
+  scope (``QUANTITIES``: the purge seqno tested against snap_start, snap_end,
+  upper...);
+* ``return``: a clause returns any other quantity (or accepts);
+* ``adjust-to``: an adjustment sets its field to any other quantity;
+* ``adjust-field``: an adjustment applied to the other snapshot field;
+* ``move``: a step moved to any other position (a clause across a snapshot
+  adjustment, an adjustment across a clause);
+* ``duplicate``: an adjustment applied once more at a later position;
+* ``early``: a new clause, at any position, that accepts or rolls back to 0
+  on a boundary of the rule set (``left == right`` of one of its
+  comparisons);
+* ``scan``: the failover table scanned in the other order (differs only on
+  tables that repeat a uuid).
+
+A mutant identical to an earlier one (the same steps, whatever their names)
+is listed once, under the earlier operator.
 """
 
 from __future__ import annotations
@@ -27,24 +51,33 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain
 
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, COMPARISONS, Expr, const, rebuild, walk
-from spec.rules.language import (
-    Adjust,
-    Clause,
-    ClauseOutcome,
-    F,
-    RuleSet,
-    Step,
-    accept,
-    rollback,
-)
+from spec.rules.language import Adjust, Clause, ClauseOutcome, F, RuleSet, Step, accept, rollback
+from spec.rules.neighbour_mutants import neighbourhood_candidates, structure
 from spec.types import Outcome
 
 __all__ = ["OPERATORS", "Mutant", "comparisons", "mutants", "replace_node", "with_node"]
 
-OPERATORS = ("flip", "strict", "off-by-one", "drop", "swap", "outcome")
+OPERATORS = (
+    "flip",
+    "strict",
+    "off-by-one",
+    "drop",
+    "swap",
+    "outcome",
+    "relation",
+    "operand",
+    "return",
+    "adjust-to",
+    "adjust-field",
+    "move",
+    "duplicate",
+    "early",
+    "scan",
+)
 
 _NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
 _STRICTNESS = {"lt": "le", "le": "lt", "gt": "ge", "ge": "gt"}
@@ -121,7 +154,7 @@ def with_node(rules: RuleSet, site: Site, target: Expr, new: Expr) -> RuleSet:
 
 
 def _rebuilt(rules: RuleSet, steps: list[Step]) -> RuleSet:
-    return RuleSet(rules.name, rules.summary, tuple(steps), rules.source, rules.where)
+    return dataclasses.replace(rules, steps=tuple(steps))
 
 
 Candidate = tuple[str, str, str, Callable[[], RuleSet]]
@@ -207,11 +240,18 @@ def mutants(rules: RuleSet) -> list[Mutant]:
     """Every mutant of ``rules`` by every operator; ids are stable for the same rule set."""
     result: list[Mutant] = []
     counters: dict[tuple[str, str], int] = {}
-    for operator, where, description, build in _candidates(rules):
+    seen = {structure(rules)}
+    for operator, where, description, build in chain(
+        _candidates(rules), neighbourhood_candidates(rules)
+    ):
         try:
             mutated = build()
         except RuleLanguageError:  # a mutation the rule language refuses is not a mutant
             continue
+        shape = structure(mutated)
+        if shape in seen:
+            continue
+        seen.add(shape)
         key = (operator, where)
         counters[key] = counters.get(key, 0) + 1
         result.append(Mutant(f"{operator}:{where}:{counters[key]}", operator, description, mutated))

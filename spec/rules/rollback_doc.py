@@ -15,9 +15,8 @@ code differ, this rule set follows the document:
 The reason texts are those kv_engine printed when its code matched the document.
 """
 
+from spec.rules.kv_current import AHEAD, UUID_NOT_FOUND
 from spec.rules.language import Adjust, Clause, F, RuleSet, accept, otherwise, rollback
-
-AHEAD = "consumer ahead of producer - producer upper at {upper}"
 
 RULES = RuleSet(
     name="rollback-doc",
@@ -34,13 +33,7 @@ RULES = RuleSet(
             reason="purge seqno ({purge_seqno}) is greater than snapshot start - "
             "could miss purged deletions",
         ),
-        Clause(
-            "uuid-not-found",
-            when=~F.uuid_found,
-            then=rollback(0),
-            reason="vBucket UUID not found in failover table, "
-            "consumer and producer have no common history",
-        ),
+        UUID_NOT_FOUND,
         Clause("lagging", when=F.snap_end <= F.upper, then=accept()),
         Clause("ahead-of-upper", when=F.snap_start > F.upper, then=rollback(F.upper), reason=AHEAD),
         Clause("snapshot-mismatch", when=otherwise, then=rollback(F.snap_start), reason=AHEAD),

@@ -1,10 +1,13 @@
 """A humpty_dumpty-speaking target for the replay tests: TABLE.json HIGH PURGE < requests.
 
-    python humpty_target.py [--bug NAME] [--crash-on-start N] [--hang] [--garbage] TABLE HIGH PURGE
+    python humpty_target.py [--bug NAME] [--variant NAME] [--crash-on-start N] [--hang]
+                            [--garbage] TABLE HIGH PURGE
 
 Prints what kv_engine's humpty_dumpty prints. ``--bug`` switches on a
-deliberate bug (producer_logic.BUGS); ``--crash-on-start N`` exits 3 on a
-request with start N; ``--hang`` never answers; ``--garbage`` prints noise.
+deliberate bug (producer_logic.BUGS); ``--variant`` answers as a hand-written
+producer instead (hand_written.VARIANTS: past kv_engine releases, single-point
+changes); ``--crash-on-start N`` exits 3 on a request with start N; ``--hang``
+never answers; ``--garbage`` prints noise.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import json
 import sys
 import time
 
+from hand_written import VARIANTS
 from producer_logic import BUGS, needs_rollback
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--variant", choices=sorted(VARIANTS))
     parser.add_argument("--crash-on-start", type=int)
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--garbage", action="store_true")
@@ -52,7 +57,10 @@ def main() -> int:
             print("}{ not what humpty prints")
             continue
         req = {"uuid": uuid, "start": start, "snap_start": snap_start, "snap_end": snap_end}
-        rolls_back, seqno = needs_rollback(req, table, args.high, args.purge, set(args.bug))
+        if args.variant:
+            rolls_back, seqno = VARIANTS[args.variant](req, table, args.high, args.purge)
+        else:
+            rolls_back, seqno = needs_rollback(req, table, args.high, args.purge, set(args.bug))
         print(f"Testing UUID:{uuid} snapshot:{{{snap_start},{snap_end}}} start:{start}")
         print(f"  Rollback:{'true' if rolls_back else 'false'}")
         if rolls_back:

@@ -1,6 +1,6 @@
 """A JSON-lines target for the replay tests (protocol: docs/targets.md).
 
-    python jsonl_target.py [--bug NAME] [--crash-on-start N] [--hang] [--garbage]
+    python jsonl_target.py [--bug NAME] [--variant NAME] [--crash-on-start N] [--hang] [--garbage]
 
 Reads one request object per line, answers one object per line, flushing
 after each. The switches are those of humpty_target.py, and ``--error-on-start N``
@@ -14,12 +14,14 @@ import json
 import sys
 import time
 
+from hand_written import VARIANTS
 from producer_logic import BUGS, stream_request
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--variant", choices=sorted(VARIANTS))
     parser.add_argument("--crash-on-start", type=int)
     parser.add_argument("--error-on-start", type=int)
     parser.add_argument("--hang", action="store_true")
@@ -40,7 +42,12 @@ def main() -> int:
             continue
         table = [(e["id"], e["seq"]) for e in producer["table"]]
         decision, seqno = stream_request(
-            req, table, producer["high_seqno"], producer["purge_seqno"], set(args.bug)
+            req,
+            table,
+            producer["high_seqno"],
+            producer["purge_seqno"],
+            set(args.bug),
+            VARIANTS.get(args.variant or ""),
         )
         answer = {"id": message["id"], "decision": decision, "rollback_seqno": seqno}
         print(json.dumps(answer), flush=True)

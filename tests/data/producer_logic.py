@@ -49,12 +49,16 @@ def needs_rollback(req, table, high, purge, bugs=frozenset()):
     return True, snap_start
 
 
-def stream_request(req, table, high, purge, bugs=frozenset()):
-    """('erange'|'ok'|'rollback', seqno) as the producer answers a stream request."""
+def stream_request(req, table, high, purge, bugs=frozenset(), decide=None):
+    """('erange'|'ok'|'rollback', seqno) as the producer answers a stream request;
+    ``decide(req, table, high, purge)`` replaces needs_rollback (hand_written.py)."""
     end = req.get("end", 2**64 - 1)
     if not (req["snap_start"] <= req["start"] <= req["snap_end"] and req["start"] <= end):
         return "erange", None
     if req.get("ignore_purged"):
         purge = 0
-    rolls_back, seqno = needs_rollback(req, table, high, purge, bugs)
+    if decide is not None:
+        rolls_back, seqno = decide(req, table, high, purge)
+    else:
+        rolls_back, seqno = needs_rollback(req, table, high, purge, bugs)
     return ("rollback", seqno) if rolls_back else ("ok", None)

@@ -9,15 +9,8 @@
 
 from spec.expr import ite
 from spec.rules import Clause, F, RuleSet, accept, otherwise, rollback
+from spec.rules.kv_current import AHEAD, collection_stream_done
 
-AHEAD = "consumer ahead of producer - producer upper at {upper}"
-
-collection_stream_done = (
-    F.has_collection_high
-    & (F.start < F.purge_seqno)
-    & (F.start >= F.collection_high)
-    & (F.collection_high <= F.purge_seqno)
-)
 snap_end = ite(F.start == F.snap_start, F.start, F.snap_end)
 snap_start = ite(F.start == snap_end, F.start, F.snap_start)
 

@@ -16,6 +16,14 @@ collection_stream_done = (
     & (F.collection_high <= F.purge_seqno)
 )
 
+# The uuid test and its reason text, as kv_engine (and rollback.md) have it.
+UUID_NOT_FOUND = Clause(
+    "uuid-not-found",
+    when=~F.uuid_found,
+    then=rollback(0),
+    reason="vBucket UUID not found in failover table, consumer and producer have no common history",
+)
+
 RULES = RuleSet(
     name="purge-on-snap-start",
     summary="kv-current, with the purge test on snap_start as rollback.md says",
@@ -35,13 +43,7 @@ RULES = RuleSet(
             reason="purge seqno ({purge_seqno}) is greater than snapshot start - "
             "could miss purged deletions",
         ),
-        Clause(
-            "uuid-not-found",
-            when=~F.uuid_found,
-            then=rollback(0),
-            reason="vBucket UUID not found in failover table, "
-            "consumer and producer have no common history",
-        ),
+        UUID_NOT_FOUND,
         Adjust("no-item-received", when=F.start == F.snap_start, field="snap_end", to=F.start),
         Clause("lagging", when=F.snap_end <= F.upper, then=accept()),
         Adjust("snapshot-complete", when=F.start == F.snap_end, field="snap_start", to=F.start),

@@ -1,0 +1,142 @@
+"""The client catalogue: real DCP clients and their fixes, judged on every safety property.
+
+    dcpcheck clients [--rules NAME|FILE ...] [--consumer NAME|FILE ...] [--property ID ...]
+                     [--json] [--html FILE] [--junit FILE] [--out DIR] [--budget M]
+                     [--timeout S] [--master URL [--conf KEY=VALUE ...] | --no-spark] [bounds]
+
+By default: every catalogued client (java-dcp-client, go-dcp, cbgt,
+kv-replica) and its smallest fix (``<name>-fixed``) x every safety property
+x both built-in rule sets, one Spark task each (embedded ``local[*]`` unless
+``--master`` names a cluster). Each violation is replayed on the reference
+implementation; its counterexample goes to DIR (default out/clients). Each
+verdict is compared with the pinned one (spec/expected_clients.py);
+docs/clients.md tells every violation's story. ``--consumer FILE.py`` judges
+your own client alongside (it has no pinned verdict: a violation is exit 1).
+Exit: 0 when every verdict is as pinned, 1 when one is not (or a violation
+has no pinned verdict), 3 when one is unknown, 4 when a counterexample is not
+confirmed by the reference implementation, 130 when Ctrl-C stopped it (the rest
+are ``unknown (interrupted)``; no JUnit or HTML file is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from checker.atomic import writable_dir, writable_file
+from checker.commands.common import (
+    add_budget_arguments,
+    add_no_spark,
+    add_output_arguments,
+    add_progress_arguments,
+    add_scenario_bounds,
+    add_spark_arguments,
+    budget_from,
+    chosen,
+    run_tasks_here_or_on_spark,
+    scenario_bounds_from,
+    spark_conf_from,
+)
+from checker.probe import probe_consumers
+from checker.report.files import write_counterexample
+from checker.report.html import write_html
+from checker.report.junit import write_junit
+from checker.report.text import exit_code_against_expected, result_json, summary_table
+from checker.result import Result
+from checker.symbolic.budget import CHECK_BUDGET, MILLION
+from checker.tasks import ScenarioGroupTask
+from spec.bounds import Bounds
+from spec.consumers import CATALOGUE, CONSUMERS, ConsumerVariant
+from spec.properties import PROPERTIES, Property
+from spec.rules import RULE_SETS, RuleSet
+
+__all__ = ["CATALOGUE_NAMES", "add_arguments", "client_tasks", "print_clients", "run"]
+
+CATALOGUE_NAMES = [name for pair in CATALOGUE for name in pair]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules", action="append", metavar="NAME|FILE", help="rule set (default: both built-in)"
+    )
+    parser.add_argument(
+        "--consumer",
+        action="append",
+        metavar="NAME|FILE",
+        help="client (repeatable; default: the catalogue and its fixes)",
+    )
+    parser.add_argument(
+        "--property",
+        action="append",
+        metavar="ID",
+        help="property id (repeatable; default: every safety property)",
+    )
+    add_output_arguments(parser, "out/clients")
+    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
+    add_spark_arguments(parser)
+    add_no_spark(parser)
+    add_progress_arguments(parser)
+    add_scenario_bounds(parser)
+
+
+def client_tasks(
+    rules: list[str] | None,
+    consumers: list[str] | None,
+    props: list[str] | None,
+    bounds: Bounds,
+    timeout_s: float | None,
+    budget: int | None = CHECK_BUDGET,
+) -> list[ScenarioGroupTask]:
+    """One task per rule set x client (its properties proved together, searched apart:
+    ``checker.together``), the catalogue's order by default."""
+    chosen_rules = chosen(RULE_SETS, RuleSet, rules)
+    chosen_clients = chosen(CONSUMERS, ConsumerVariant, consumers or CATALOGUE_NAMES)
+    probe_consumers(c.item for c in chosen_clients)
+    safety = [p.id for p in PROPERTIES if p.kind == "safety"]
+    chosen_props = chosen(PROPERTIES, Property, props or safety)
+    ids = tuple(p.spec for p in chosen_props)
+    return [
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=timeout_s, budget=budget)
+        for r in chosen_rules
+        for c in chosen_clients
+    ]
+
+
+def print_clients(results: list[Result], bounds: Bounds, out: str) -> None:
+    """The catalogue's table (the shared summary table) and what its verdicts mean."""
+    print(summary_table(results, expected=True))
+    print(
+        f"\nholds = no violation within {bounds.describe()}; counterexamples in {out}/; "
+        "each violation's story in docs/clients.md"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    budget = budget_from(args)
+    bounds = scenario_bounds_from(args)
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
+    tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout, budget)
+    checks = sum(len(t.properties) for t in tasks)
+    print(
+        f"dcpcheck clients: {checks} checks ({len(tasks)} tasks) within {bounds.describe()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    results = run_tasks_here_or_on_spark(tasks, args, "dcpcheck clients")
+    stopped = any(r.interrupted for r in results)
+    paths = [None if r.interrupted else write_counterexample(r, args.out) for r in results]
+    if args.junit and not stopped:
+        write_junit(results, args.junit, name="dcpcheck clients")
+    if args.html and not stopped:
+        write_html(results, args.html, "dcpcheck clients")
+    if args.json:
+        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
+        print(json.dumps({"results": records}, indent=2))
+    else:
+        print_clients(results, bounds, args.out)
+    return exit_code_against_expected(results)

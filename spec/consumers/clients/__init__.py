@@ -1,0 +1,21 @@
+"""The catalogue: DCP clients people run, modelled from their own source, and their fixes.
+
+Each module models one client as a consumer variant and, next to it, the
+smallest client-side change we found that makes it safe (``<name>-fixed``).
+Every behaviour modelled cites the repository, file and function it was read
+from; docs/clients.md tells what the checker found. What a docstring says
+about a client is *our reading* of its code (read 2026-08 at the revisions
+named in docs/clients.md); what is *verified* is only what dcpcheck checks:
+the verdicts of these models, within the stated bounds.
+"""
+
+from spec.consumers.clients import cbgt, go_dcp, java_dcp_client, kv_replica
+
+__all__ = ["VARIANTS"]
+
+VARIANTS = (
+    *java_dcp_client.VARIANTS,
+    *go_dcp.VARIANTS,
+    *cbgt.VARIANTS,
+    *kv_replica.VARIANTS,
+)

@@ -1,0 +1,69 @@
+"""``java-dcp-client``: couchbase/java-dcp-client with its default rollback listener.
+
+Our reading of its source (src/main/java/com/couchbase/client/dcp/):
+
+* **What it remembers.** ``state/PartitionState.java``: ``setStartSeqno(long)``
+  is called for each data event and promotes a pending snapshot marker
+  (``setPendingSnapshot``, set in ``Client.controlEventHandler`` when a
+  marker arrives) to the current one; ``handleFailoverLogResponse`` in
+  ``Client.java`` replaces the failover log with the one the server sends
+  when a stream opens. So after the stream: start = the last item's seqno,
+  snapshot = that item's marker, log = the producer's log at open
+  (``remembered``, the interface's default).
+* **What it sends.** ``Client.startStreaming`` -> ``PartitionState.getOffset()``:
+  uuid ``getLastUuid()`` (the newest entry of its own log, 0 if empty), the
+  start seqno and the snapshot (``request``). ``conductor/DcpChannel.openStream``
+  sends them with end 2^64-1 and no rollback-relevant flag; its "snapshot
+  marker from the future" correction (snap_start == start + 1) cannot arise
+  here, since a snapshot is remembered only with one of its items.
+* **What it does on ROLLBACK(R).** ``highlevel/DatabaseChangeListener.onRollback``
+  calls ``Rollback.resume()`` by default -> ``Client.rollbackAndRestartStream``
+  -> ``SessionState.rollbackToPosition``: start R, ``SnapshotMarker(R, R)``,
+  and every log entry with seqno > R removed; then ``startStreaming`` again
+  (so the next uuid is the newest own entry <= R, 0 if none is left).
+  Nothing tells the application to drop what it built from the stream:
+  the default listener keeps its data (``on_rollback``).
+
+Not modelled: ``PartitionState.fromOffset`` (a client restarted from a stored
+offset seeds its log with one placeholder entry at seqno 2^64-1, which any
+rollback removes: uuid 0 next; docs/authoring-consumers.md shows it as a
+variant), seqno-advanced and system events (collections).
+
+``java-dcp-client-fixed``: the application's ``onRollback`` drops its data
+above the highest point at or below R where it holds a whole snapshot (0,
+or the end of a snapshot it received completely; the offsets of its
+events carry the markers it needs), and resumes from that point instead of
+R. dcpcheck verifies the fix (docs/clients.md).
+"""
+
+from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, Reaction, ResumeRequest
+from spec.expr import Expr
+
+
+class JavaDcpClient(ConsumerVariant):
+    name = "java-dcp-client"
+    summary = "resumes from (R,R,R) with its own log pruned at R; keeps its data"
+
+    def request(self, view: ConsumerView) -> ResumeRequest:
+        # PartitionState.getOffset(): getLastUuid() of the log as it is now.
+        return view.claim.but(uuid=view.log.latest_uuid)
+
+    def on_rollback(
+        self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
+    ) -> Reaction:
+        # SessionState.rollbackToPosition: start R, SnapshotMarker(R, R), entries > R removed.
+        return Reaction(claim=view.claim.at(rollback_seqno), log=view.log.pruned(rollback_seqno))
+
+
+class JavaDcpClientFixed(JavaDcpClient):
+    name = "java-dcp-client-fixed"
+    summary = "java-dcp-client that drops its data above a whole snapshot <= R and resumes there"
+
+    def on_rollback(
+        self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
+    ) -> Reaction:
+        point = view.consistent_at_or_below(rollback_seqno)
+        return Reaction(keep=point, claim=view.claim.at(point), log=view.log.pruned(point))
+
+
+VARIANTS = (JavaDcpClient(), JavaDcpClientFixed())

@@ -1,0 +1,98 @@
+"""`dcpcheck clients`: the catalogue's table, JSON and HTML, on the shared Spark session.
+
+Small bounds keep these quick; make verify pins the catalogue at its own
+bounds (spec/expected_clients.py), and the checked-in counterexamples of
+counterexamples/clients/ are replayed by tests/test_counterexample_corpus.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from spec.consumers import CATALOGUE
+from spec.expected_clients import CLIENT_EXPECTED
+
+SMALL = ["--seqnos", "3", "--keys", "2", "--entries", "3", "--failovers", "1"]
+
+
+def test_the_catalogue_gets_its_pinned_verdicts_with_replayed_counterexamples(
+    spark, tmp_path: Path, cli
+) -> None:
+    html = tmp_path / "clients.html"
+    args = ["clients", "--rules", "kv-current", "--property", "no-missed-item", "--json"]
+    args += ["--html", html, "--out", tmp_path / "cex", *SMALL]
+    result = cli(*args)
+    assert result.code == 0, result.out + result.err
+    records = json.loads(result.out)["results"]
+    assert [r["consumer"] for r in records] == [name for pair in CATALOGUE for name in pair]
+    for r in records:
+        pinned = CLIENT_EXPECTED[("kv-current", r["consumer"], "no-missed-item")][0]
+        assert r["verdict"] == r["expected"] == pinned, r
+        if r["verdict"] == "violated":
+            assert r["replay"] == "confirmed" and Path(r["counterexample"]).exists()
+    fixed = [r for r in records if r["consumer"].endswith("-fixed")]
+    assert len(fixed) == 4 and all(r["verdict"] == "holds" for r in fixed)
+    page = html.read_text()
+    assert "kv-replica" in page and "<svg" in page
+
+
+def test_the_table_says_whether_each_verdict_is_the_pinned_one(spark, tmp_path: Path, cli) -> None:
+    args = ["clients", "--consumer", "kv-replica", "--consumer", "kv-replica-fixed"]
+    args += ["--rules", "rollback-doc", "--property", "no-missed-item", "--out", tmp_path]
+    result = cli(*args, *SMALL)
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    header = "rules consumer property kind verdict Z3 units seconds cpu s as expected"
+    assert lines[0].split() == header.split()
+    rows = [line.split() for line in lines[2:4]]
+    assert [(r[1], r[4], r[-1]) for r in rows] == [
+        ("kv-replica", "violated", "ok"),
+        ("kv-replica-fixed", "holds", "ok"),
+    ]
+    assert "docs/clients.md" in result.out
+
+
+USER_CLIENT = """
+from spec.consumers import ConsumerVariant, Reaction
+
+
+class ClaimsRollbackPoint(ConsumerVariant):
+    name = "my-client"
+
+    def on_rollback(self, view, rollback_seqno, producer_log):
+        r = rollback_seqno
+        return Reaction(keep=r, claim=view.claim.at(r, uuid=view.log.covering(r)))
+
+
+VARIANT = ClaimsRollbackPoint()
+"""
+
+
+def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(
+    tmp_path: Path, cli
+) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(USER_CLIENT)
+    args = ["clients", "--consumer", path, "--rules", "kv-current"]
+    args += ["--property", "no-missed-item", "--no-spark", "--json", "--out", tmp_path, *SMALL]
+    result = cli(*args)
+    (record,) = json.loads(result.out)["results"]
+    assert (record["consumer"], record["verdict"], record["expected"]) == (
+        "my-client",
+        "violated",
+        None,
+    )
+    assert record["replay"] == "confirmed"
+    assert result.code == 1
+
+
+def test_bad_clients_arguments_are_one_line_exit_2(cli) -> None:
+    for args, expected in (
+        (["--consumer", "no-such-client"], "unknown consumer 'no-such-client'"),
+        (["--timeout", "0"], "argument --timeout: expected seconds above 0"),
+        (["--property", "no-such"], "unknown property 'no-such'"),
+    ):
+        result = cli("clients", "--no-spark", *args)
+        assert result.code == 2, result.err
+        assert result.err.count("\n") == 1 and expected in result.err

@@ -1,0 +1,39 @@
+"""Proving several properties in one query gives each the verdict it gets alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from checker.check import check
+from checker.result import Verdict
+from checker.together import check_together
+from spec.bounds import Bounds
+from spec.consumers import CONSUMERS
+from spec.properties import PROPERTIES
+from spec.rules import RULE_SETS
+
+SMALL = Bounds(seqnos=3, keys=2, entries=2, failovers=1)
+ALL = list(PROPERTIES)
+
+
+@pytest.mark.parametrize("consumer", ["correct", "go-dcp"])
+def test_together_every_property_gets_the_verdict_and_counterexample_of_checking_it_alone(
+    consumer,
+) -> None:
+    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get(consumer)
+    together = check_together(rules, variant, ALL, SMALL)
+    assert [r.property for r in together] == [p.id for p in ALL]
+    for prop, joint in zip(ALL, together, strict=True):
+        alone = check(rules, variant, prop, SMALL)
+        assert (joint.verdict, joint.ident, joint.kind) == (alone.verdict, alone.ident, alone.kind)
+        assert joint.command == alone.command
+        if joint.verdict is Verdict.VIOLATED:
+            assert joint.confirmed and joint.record == alone.record
+
+
+def test_properties_proved_together_share_one_query_and_say_so() -> None:
+    safety = [p for p in ALL if p.kind == "safety"]
+    results = check_together(RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), safety, SMALL)
+    assert all(r.verdict is Verdict.HOLDS for r in results)
+    assert all("one solver query with 3 other properties" in r.note for r in results)
+    assert len({r.stats.cpu_seconds for r in results}) == 1
