@@ -125,7 +125,7 @@ def test_a_sweep_on_the_cluster_equals_the_local_run(
 
 
 def test_a_split_proof_on_the_cluster_decides_what_one_z3_proof_decides(
-    spark_cluster, tmp_path: Path, monkeypatch, capsys
+    spark_cluster, tmp_path: Path, cli
 ) -> None:
     """Executors on the worker rebuild the model from names (a shipped rule file too)
     and solve the cubes of the finer split; the verdicts and counterexamples are those of
@@ -134,7 +134,7 @@ def test_a_split_proof_on_the_cluster_decides_what_one_z3_proof_decides(
     args += ["--property", "no-missed-item", "--property", "no-foreign-snapshot", "--json", *SMALL]
     split = ["--engine", "spark", "--split", "2", "--master", spark_cluster.url]
     there = run_subprocess([*args, *split, "--out", tmp_path / "c"])
-    here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
+    here = cli(*args, "--out", tmp_path / "l")
     assert there.code == here.code, there.err
 
     def decided(out: str) -> list[tuple]:
@@ -144,4 +144,5 @@ def test_a_split_proof_on_the_cluster_decides_what_one_z3_proof_decides(
 
     assert decided(there.out) == decided(here.out)
     assert [verdict for _, verdict, _ in decided(here.out)] == ["violated", "holds"]
-    assert {r["cubes"] for r in json.loads(there.out)["results"]} == {4}
+    # failovers=0, and failovers=1 at each branch point 0..4
+    assert {r["cubes"] for r in json.loads(there.out)["results"]} == {1 + 5}

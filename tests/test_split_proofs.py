@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import Path
 
-from clihelp import SMALL, run_cli
+from clihelp import SMALL
 
 from checker.engines import cubes
 from checker.engines import z3 as z3_engine
@@ -35,13 +35,9 @@ def _decided(out: str) -> list[tuple]:
     ]
 
 
-def test_cubes_on_spark_decide_what_one_z3_proof_decides(
-    spark, tmp_path: Path, monkeypatch, capsys
-) -> None:
-    z3 = run_cli([*CHECKS, "--out", tmp_path / "z3"], "", monkeypatch, capsys)
-    split = run_cli(
-        [*CHECKS, "--engine", "spark", "--out", tmp_path / "spark"], "", monkeypatch, capsys
-    )
+def test_cubes_on_spark_decide_what_one_z3_proof_decides(spark, tmp_path: Path, cli) -> None:
+    z3 = cli(*CHECKS, "--out", tmp_path / "z3")
+    split = cli(*CHECKS, "--engine", "spark", "--out", tmp_path / "spark")
     assert split.code == z3.code == 1, split.err
     assert _decided(split.out) == _decided(z3.out)
     assert [d[1] for d in _decided(split.out)] == ["violated", "holds"]

@@ -114,8 +114,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="D",
         help="how finely a proof cut into cubes (--engine spark, --workers) is cut: 1 by "
-        "failovers (default), 2 also by the first table's length, 3 also by the first "
-        "history's length (more, smaller cubes to spread)",
+        "the number of failovers (default), 2 also by the last failover's branch point, 3 "
+        "also by the one before it (more, smaller cubes to spread, more work in all)",
     )
     parser.add_argument(
         "--examples",
