@@ -39,6 +39,7 @@ def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
         f"dcpcheck check --rules {rules} --consumer {consumer} --property {prop} "
         f"--seqnos {b.seqnos} --keys {b.keys} --entries {b.entries} --failovers {b.failovers}"
         + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
+        + (f" --sessions {b.sessions}" if b.sessions != 1 else "")
     )
 
 

@@ -19,7 +19,7 @@ from spec.properties import Property
 from spec.reference.simulate import simulate
 from spec.run import Run
 from spec.scenario import Scenario
-from spec.trace import Trace, TraceFields, trace_values
+from spec.trace import Trace, TraceFields, resume_values, trace_values
 
 __all__ = ["Replay", "Stored", "replay_scenario", "replay_stored"]
 
@@ -47,7 +47,8 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
     except ValueError as exc:
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
-    violated = not evaluate(prop.holds(TraceFields(model.bounds)), reference)
+    formula = prop.holds(TraceFields(model.bounds))
+    violated = any(not evaluate(formula, v) for v in resume_values(trace, model.bounds))
     predicted = model.predicted(scenario)
     mismatches = [
         f"{name}: model {predicted[name]!r}, reference {reference[name]!r}"

@@ -105,6 +105,26 @@ class VBucket:
             snap_start = snap_end + 1
         return out
 
+    def snapshots_after(self, start: int, disk: bool, ends: Sequence[int]) -> list[Snapshot]:
+        """The snapshots of an accepted stream from ``start``, as far as ``ends`` (those
+        above ``start`` within the history) reach: the first marker starts at ``start``
+        (``disk``: a backfill, always so from below the purge seqno, and then no snapshot
+        ends below the purge seqno) or ``start + 1``, each later one at the previous end + 1.
+        A snapshot sends, per key, its last mutation in the range above ``start``,
+        unless that is a purged tombstone."""
+        out: list[Snapshot] = []
+        # Memory cannot serve seqnos at or below the purge seqno: from a start below it the
+        # stream is a backfill that runs at least to the purge seqno.
+        disk = disk or self.purge_seqno > start
+        snap_start = start if disk else start + 1
+        lowest_end = max(start + 1, self.purge_seqno)
+        for snap_end in (e for e in ends if lowest_end <= e <= self.high_seqno):
+            last = last_per_key(self.items_between(max(snap_start, start + 1), snap_end))
+            items = tuple(sorted(i for i in last.values() if not self.is_purged(i)))
+            out.append(Snapshot(snap_start, snap_end, items))
+            snap_start = snap_end + 1
+        return out
+
     # -- what happens before the resume ----------------------------------------------
 
     def failover(self, branch: int, uuid: int, mutations: Sequence[Mutation], epoch: int) -> None:
