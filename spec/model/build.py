@@ -300,8 +300,10 @@ class ScenarioModel:
                 {x: v[f"s{r + 1}.end.{x}"] for x in v.seqnos},
                 v[f"s{r + 1}.received"],
             )
-            keep, drop_upto, start = accepted
-            data, keep = data.after_cut(keep, drop_upto, start, producer, purge, cut)
+            keep, drop_upto, start, snap_start, snap_end = accepted
+            data, keep = data.after_cut(
+                keep, drop_upto, start, snap_start, snap_end, producer, purge, cut
+            )
             state = ConsumerState(
                 keep=keep,
                 log=table,  # the producer sends its failover log when it accepts a stream
@@ -357,15 +359,15 @@ class ScenarioModel:
         producer_log: TableExprs,
         purge: Expr,
         record: bool,
-    ) -> tuple[dict[str, Expr], tuple[Expr, Expr, Expr]]:
+    ) -> tuple[dict[str, Expr], tuple[Expr, ...]]:
         """The trace fields of one resume's rounds and final versions, and (keep, filter,
-        start) when its request was accepted."""
+        start, snap_start, snap_end) when its request was accepted."""
         out: dict[str, Expr] = {}
         claim = calls.remembered(self.variant, SymbolicView(data, state, producer_log))
         state = replace(state, claim=claim)
         sent: Expr = TRUE
         final: dict[str, Expr] = {}
-        at_accept: tuple[Expr, Expr, Expr] = (const(0), const(0), const(0))
+        at_accept: tuple[Expr, ...] = (const(0),) * 5
         for i in range(self.bounds.rounds):
             view = SymbolicView(data, state, producer_log)
             request = calls.request(self.variant, view)
@@ -416,6 +418,8 @@ class ScenarioModel:
                     ite(accepted, state.keep, at_accept[0]),
                     ite(accepted, state.filter, at_accept[1]),
                     ite(accepted, request.start, at_accept[2]),
+                    ite(accepted, request.snap_start, at_accept[3]),
+                    ite(accepted, request.snap_end, at_accept[4]),
                 )
             reaction = calls.reaction(self.variant, view, decision.seqno, producer_log)
             state = _reacted(state, reaction, rolled_back, decision.seqno)

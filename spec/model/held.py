@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spec.expr import Expr, any_of, const, ite, max_of
+from spec.expr import Expr, any_of, const, ite, max_of, min_of
 from spec.model.history import History, InitialStream
 
 __all__ = ["CutVars", "HeldData"]
@@ -64,21 +64,27 @@ class HeldData:
         keep: Expr,
         drop_upto: Expr,
         start: Expr,
+        snap_start: Expr,
+        snap_end: Expr,
         producer: History,
         purge: Expr,
         cut: CutVars,
     ) -> tuple[HeldData, Expr]:
-        """(data, keep) once the stream from ``start`` (accepted while the consumer kept
-        items <= ``keep`` and filtered re-streamed items <= ``drop_upto``) ran up to the
-        cut. A stored item takes its seqno's place and supersedes the consumer's items of
-        its key above it; markers and whole snapshots above ``start`` are the stream's."""
+        """(data, keep) once the stream of a request (``start``, ``snap_start``,
+        ``snap_end``), accepted while the consumer kept items <= ``keep`` and filtered
+        re-streamed items <= ``drop_upto``, ran up to the cut. A stored item takes its seqno's place and
+        supersedes the consumer's items of its key above it; markers and whole snapshots
+        above ``start`` are the stream's."""
         xs = self.seqnos
         p = producer
         # Memory cannot serve seqnos at or below the purge seqno: from a start below it the
         # stream is a backfill that runs at least to the purge seqno.
         backfill = cut.disk | (purge > start)
+        # The snapshot the request resumes was sent whole to the end it claims: the stream's
+        # first snapshot runs at least that far (within the history).
+        lowest = max_of(purge, min_of(snap_end, p.high))
         ends = {
-            x: cut.ends[x] & (const(x) > start) & (const(x) >= purge) & p.present(x) for x in xs
+            x: cut.ends[x] & (const(x) > start) & (const(x) >= lowest) & p.present(x) for x in xs
         }
         new_end: dict[int, Expr] = {}
         following: Expr = const(0)
@@ -86,7 +92,9 @@ class HeldData:
             following = ite(ends[x], const(x), following)
             new_end[x] = following
         new_start: dict[int, Expr] = {}
-        current = ite(backfill, start, start + 1)
+        # kv_engine's first marker starts no later than the request's snap_start
+        # (ActiveStream::adjustStartIfFirstSnapshot: the stream may resume a snapshot).
+        current = min_of(ite(backfill, start, start + 1), snap_start)
         for x in xs:
             new_start[x] = current
             current = ite(ends[x], const(x + 1), current)

@@ -72,10 +72,12 @@ def simulate(scenario: Scenario, rules: RuleSet, variant: ConsumerVariant, round
     for cut in scenario.later:
         if not traces[-1].accepted:
             break
-        start = traces[-1].rounds[-1].request.start
-        consumer.cut_stream(
-            start, producer.snapshots_after(start, cut.disk, cut.snapshot_ends), cut.received
+        request = traces[-1].rounds[-1].request
+        start = request.start
+        snapshots = producer.snapshots_after(
+            start, request.snap_start, request.snap_end, cut.disk, cut.snapshot_ends
         )
+        consumer.cut_stream(start, snapshots, cut.received)
         consumer.adopt_log(ReferenceLog.of_table(producer.table))  # sent on acceptance
         for failover in cut.failovers:
             epoch += 1
