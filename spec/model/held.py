@@ -72,9 +72,9 @@ class HeldData:
     ) -> tuple[HeldData, Expr]:
         """(data, keep) once the stream of a request (``start``, ``snap_start``,
         ``snap_end``), accepted while the consumer kept items <= ``keep`` and filtered
-        re-streamed items <= ``drop_upto``, ran up to the cut. A stored item takes its seqno's place and
-        supersedes the consumer's items of its key above it; markers and whole snapshots
-        above ``start`` are the stream's."""
+        re-streamed items <= ``drop_upto``, ran up to the cut. A stored item takes its
+        seqno's place and supersedes the consumer's items of its key above it; markers and
+        whole snapshots above ``start`` are the stream's."""
         xs = self.seqnos
         p = producer
         # Memory cannot serve seqnos at or below the purge seqno: from a start below it the
