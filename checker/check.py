@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from checker.confirm import replay_scenario
+from checker.confirm import explain, replay_scenario
 from checker.engines import ENGINES
 from checker.engines.finding import Finding
 from checker.report.counterexample import counterexample_id, scenario_record
@@ -145,7 +145,7 @@ def check(
         replay = replay_scenario(found.scenario, model, prop)
         result = result.but(witness=found.scenario, replay=replay.outcome())
         if replay.trace is not None:
-            explanation = prop.explain(replay.trace, bounds)
+            explanation = explain(replay.trace, prop, bounds)
             ident = (
                 ""
                 if found.interrupted

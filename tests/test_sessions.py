@@ -23,10 +23,11 @@ from spec.consumers import CONSUMERS
 from spec.expr import Compiled, all_of
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
+from spec.model.narrate import run_of
 from spec.properties import PROPERTIES
 from spec.reference.simulate import simulate
 from spec.rules import RULE_SETS
-from spec.scenario import Cut, Mutation, Scenario
+from spec.scenario import Cut, Failover, Mutation, Scenario
 from spec.trace import trace_values
 
 BOUNDS = Bounds(seqnos=4, keys=2, entries=3, failovers=2, sessions=2)
@@ -114,3 +115,34 @@ def test_one_session_scenarios_are_written_as_before() -> None:
     assert "later" not in scenario_to_json(one)
     assert "sessions" not in Bounds().to_json()
     assert Bounds(sessions=2).describe().endswith("sessions 2")
+
+
+def _cut_mid_snapshot() -> Scenario:
+    """A(1) B C A(4) in one snapshot; the consumer got B, resumed, got C, disconnected; the
+    producer then failed over at 3 (A@4 is gone) and the consumer resumed again."""
+    history = (Mutation(0), Mutation(1), Mutation(2), Mutation(0))
+    return Scenario(
+        history=history,
+        table=FailoverTable.of((1111, 0)),
+        first_snapshot_start=1,
+        snapshot_ends=(4,),
+        received=2,
+        later=(Cut(disk=False, snapshot_ends=(4,), received=3, failovers=(Failover(3, 2222),)),),
+    )
+
+
+def test_the_timeline_tells_every_resume_its_cut_and_the_failover_between() -> None:
+    trace = simulate(_cut_mid_snapshot(), RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), 8)
+    run = run_of(trace)
+    told = [step.narration for step in run.steps if step.narration]
+    assert told[1] == "request 0: uuid 1111 snapshot {1,4} start 2 -> OK (lagging)"
+    # kv_engine starts the resumed stream's first marker at the claimed snap_start
+    assert told[2] == "resume 1: memory snapshot [1,4]: 3:SET(C) received of it"
+    assert told[3].startswith("resume 1: consumer disconnected after seqno 3")
+    assert told[4] == "failover 1: history kept up to seqno 3, new entry 2222@3"
+    assert told[5].startswith("resume 2: request 0: uuid 1111 snapshot {1,4} start 3 -> ROLLBACK")
+    both = "1:SET(A) 2:SET(B) 3:SET(C)"
+    assert run.end_lines == (f"producer has:  {both}", f"consumer has:  {both}")
+    lanes = [lane.label for lane in run.picture.lanes]
+    assert "after resume 1's stream, cut at 3: consumer holds" in lanes
+    assert [m.label for m in run.picture.marks] == ["branch 2222@3"]
