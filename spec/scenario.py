@@ -137,15 +137,8 @@ class Scenario:
             out.append("the first table's uuids must be distinct")
         if self.table.latest.seqno > n:
             out.append("the first table's newest entry is above the first history")
-        high = n
         seen = set(self.table.uuids)
-        for i, failover in enumerate(self.failovers, start=1):
-            if not 0 <= failover.branch <= high:
-                out.append(f"failover {i}: branch {failover.branch} is outside 0..{high}")
-            if failover.uuid == 0 or failover.uuid in seen:
-                out.append(f"failover {i}: uuid {failover.uuid} must be non-zero and new")
-            seen.add(failover.uuid)
-            high = failover.high_seqno
+        high = _failover_problems(out, "failover", self.failovers, n, seen)
         if not 0 <= self.purge_seqno <= high:
             out.append(f"purge_seqno must be within 0..{high}")
         purge = self.purge_seqno
@@ -155,13 +148,7 @@ class Scenario:
                 out.append(f"cut {j}: snapshot_ends must be increasing seqnos within 1..{high}")
             if not 0 <= cut.received <= high:
                 out.append(f"cut {j}: received must be within 0..{high}")
-            for i, failover in enumerate(cut.failovers, start=1):
-                if not 0 <= failover.branch <= high:
-                    out.append(f"cut {j} failover {i}: branch {failover.branch} outside 0..{high}")
-                if failover.uuid == 0 or failover.uuid in seen:
-                    out.append(f"cut {j} failover {i}: uuid {failover.uuid} must be new")
-                seen.add(failover.uuid)
-                high = failover.high_seqno
+            high = _failover_problems(out, f"cut {j} failover", cut.failovers, high, seen)
             if not 0 <= cut.purge_seqno <= high:
                 out.append(f"cut {j}: purge_seqno must be within 0..{high}")
             if not cut.failovers and cut.purge_seqno < purge:
@@ -178,3 +165,18 @@ class Scenario:
     def final_high_seqno(self) -> int:
         failovers = self.all_failovers
         return failovers[-1].high_seqno if failovers else len(self.history)
+
+
+def _failover_problems(
+    out: list[str], what: str, failovers: tuple[Failover, ...], high: int, seen: set[int]
+) -> int:
+    """Append what makes ``failovers`` (after a history of ``high`` seqnos, with the uuids
+    ``seen`` taken) impossible; the high seqno after them."""
+    for i, failover in enumerate(failovers, start=1):
+        if not 0 <= failover.branch <= high:
+            out.append(f"{what} {i}: branch {failover.branch} is outside 0..{high}")
+        if failover.uuid == 0 or failover.uuid in seen:
+            out.append(f"{what} {i}: uuid {failover.uuid} must be non-zero and new")
+        seen.add(failover.uuid)
+        high = failover.high_seqno
+    return high

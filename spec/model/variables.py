@@ -223,29 +223,23 @@ class ScenarioVars:
         for end in scenario.snapshot_ends:
             values[f"snap.end.{end}"] = True
         values["received"] = scenario.received
-        for f, failover in enumerate(scenario.failovers, start=1):
-            values[f"f{f}.on"] = True
-            values[f"f{f}.branch"] = failover.branch
-            values[f"f{f}.high"] = failover.high_seqno
-            for x, m in enumerate(failover.mutations, start=failover.branch + 1):
-                values[f"f{f}.key.{x}"] = m.key
-                values[f"f{f}.del.{x}"] = m.deleted
         values["purge"] = scenario.purge_seqno
-        f = len(scenario.failovers)
+        gaps = [0] * len(scenario.failovers)
         for j, cut in enumerate(scenario.later, start=1):
             values |= {f"s{j}.on": True, f"s{j}.disk": cut.disk, f"s{j}.received": cut.received}
             values[f"s{j}.purge"] = cut.purge_seqno
             for end in cut.snapshot_ends:
                 values[f"s{j}.end.{end}"] = True
-            for failover in cut.failovers:
-                f += 1
-                values[f"f{f}.on"] = True
-                values[f"f{f}.gap"] = j
-                values[f"f{f}.branch"] = failover.branch
-                values[f"f{f}.high"] = failover.high_seqno
-                for x, m in enumerate(failover.mutations, start=failover.branch + 1):
-                    values[f"f{f}.key.{x}"] = m.key
-                    values[f"f{f}.del.{x}"] = m.deleted
+            gaps += [j] * len(cut.failovers)
+        for f, (failover, gap) in enumerate(zip(scenario.all_failovers, gaps, strict=True), 1):
+            values[f"f{f}.on"] = True
+            values[f"f{f}.branch"] = failover.branch
+            values[f"f{f}.high"] = failover.high_seqno
+            if gap:
+                values[f"f{f}.gap"] = gap
+            for x, m in enumerate(failover.mutations, start=failover.branch + 1):
+                values[f"f{f}.key.{x}"] = m.key
+                values[f"f{f}.del.{x}"] = m.deleted
         return values
 
     def uuid_labels(self, values: Mapping[str, Value]) -> dict[int, int]:
