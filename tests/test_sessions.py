@@ -20,6 +20,7 @@ from checker.engines.exhaustive import scenarios as every_scenario
 from checker.report.counterexample import scenario_from_json, scenario_to_json
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
+from spec.expected import CHANGED_AT_TWO_SESSIONS, EXPECTED_AT, expected_verdict
 from spec.expr import Compiled, all_of
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
@@ -146,3 +147,12 @@ def test_the_timeline_tells_every_resume_its_cut_and_the_failover_between() -> N
     lanes = [lane.label for lane in run.picture.lanes]
     assert "after resume 1's stream, cut at 3: consumer holds" in lanes
     assert [m.label for m in run.picture.marks] == ["branch 2222@3"]
+
+
+def test_verdicts_are_pinned_for_one_and_two_sessions_only() -> None:
+    assert set(EXPECTED_AT) == {1, 2}
+    assert set(EXPECTED_AT[2]) == set(EXPECTED_AT[1])
+    assert expected_verdict("kv-current", "correct", "no-missed-item", sessions=2) == "holds"
+    assert expected_verdict("kv-current", "correct", "no-missed-item", sessions=3) is None
+    for key, (verdict, _) in CHANGED_AT_TWO_SESSIONS.items():
+        assert EXPECTED_AT[1][key][0] != verdict, key
