@@ -10,14 +10,21 @@ verdict that one resume cannot.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import given as given_scenario
 from strategies import scenarios
 
 from checker.check import Verdict, check
+from checker.confirm import replay_scenario
 from checker.engines.exhaustive import scenarios as every_scenario
-from checker.report.counterexample import scenario_from_json, scenario_to_json
+from checker.report.counterexample import (
+    load_counterexample,
+    scenario_from_json,
+    scenario_to_json,
+)
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expected import CHANGED_AT_TWO_SESSIONS, EXPECTED_AT, expected_verdict
@@ -156,3 +163,25 @@ def test_verdicts_are_pinned_for_one_and_two_sessions_only() -> None:
     assert expected_verdict("kv-current", "correct", "no-missed-item", sessions=3) is None
     for key, (verdict, _) in CHANGED_AT_TWO_SESSIONS.items():
         assert EXPECTED_AT[1][key][0] != verdict, key
+
+
+SESSION_CORPUS = sorted(
+    p
+    for p in (Path(__file__).parent.parent / "counterexamples" / "sessions").glob("*.json")
+    if not p.name.endswith(".itf.json")
+)
+
+
+def test_every_verdict_that_changes_at_two_sessions_has_its_counterexample() -> None:
+    stored = set()
+    for path in SESSION_CORPUS:
+        record = load_counterexample(path)
+        assert record["bounds"].sessions == 2
+        stored.add((record["rules"], record["consumer"], record["property"]))
+        model = ScenarioModel(
+            record["bounds"], RULE_SETS.get(record["rules"]), CONSUMERS.get(record["consumer"])
+        )
+        replay = replay_scenario(record["scenario"], model, PROPERTIES.get(record["property"]))
+        assert replay.confirmed, replay.detail
+        assert replay.trace is not None and replay.trace.later  # it needs the second resume
+    assert stored == set(CHANGED_AT_TWO_SESSIONS)
