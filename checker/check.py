@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from checker.confirm import replay_scenario
+from checker.confirm import explain, replay_scenario
 from checker.engines import ENGINES
 from checker.engines.finding import Finding
 from checker.report.counterexample import counterexample_id, scenario_record
@@ -44,6 +44,7 @@ def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
         f"dcpcheck check --rules {rules} --consumer {consumer} --property {prop} "
         f"--seqnos {b.seqnos} --keys {b.keys} --entries {b.entries} --failovers {b.failovers}"
         + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
+        + (f" --sessions {b.sessions}" if b.sessions != 1 else "")
     )
 
 
@@ -165,7 +166,7 @@ def check(
         replay = replay_scenario(found.scenario, model, prop)
         result = result.but(witness=found.scenario, replay=replay.outcome())
         if replay.trace is not None:
-            explanation = prop.explain(replay.trace, bounds)
+            explanation = explain(replay.trace, prop, bounds)
             ident = (
                 ""
                 if found.interrupted

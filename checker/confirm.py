@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker.result import Replayed
+from spec.bounds import Bounds
 from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.reference.simulate import simulate
 from spec.run import Run
 from spec.scenario import Scenario
-from spec.trace import Trace, TraceFields, trace_values
+from spec.trace import Trace, TraceFields, resume_values, trace_values
 
-__all__ = ["Replay", "Stored", "replay_scenario", "replay_stored"]
+__all__ = ["Replay", "Stored", "explain", "replay_scenario", "replay_stored"]
 
 
 @dataclass
@@ -47,7 +48,8 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
     except ValueError as exc:
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
-    violated = not evaluate(prop.holds(TraceFields(model.bounds)), reference)
+    formula = prop.holds(TraceFields(model.bounds))
+    violated = any(not evaluate(formula, v) for v in resume_values(trace, model.bounds))
     predicted = model.predicted(scenario)
     mismatches = [
         f"{name}: model {predicted[name]!r}, reference {reference[name]!r}"
@@ -60,6 +62,18 @@ def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) ->
     elif mismatches:
         detail = "the model and the reference implementation disagree on the trace"
     return Replay(violated and not mismatches, violated, trace, mismatches, detail)
+
+
+def explain(trace: Trace, prop: Property, bounds: Bounds) -> str:
+    """``prop``'s explanation of its violation, on the first resume that violates it (with
+    ``--sessions K`` a trace has several; the first one if none does)."""
+    formula = prop.holds(TraceFields(bounds))
+    resumes = zip(trace.resumes, resume_values(trace, bounds), strict=True)
+    culprit = next((t for t, v in resumes if not evaluate(formula, v)), trace)
+    text = prop.explain(culprit, bounds)
+    if culprit is not trace:
+        text = f"at resume {trace.resumes.index(culprit) + 1}: {text}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -102,7 +116,7 @@ def replay_stored(path: str | Path) -> Stored:
         replay = replay_scenario(stored["scenario"], model, prop)
         if replay.trace is None:
             return Stored("scenario", replay.outcome())
-        explanation = prop.explain(replay.trace, stored["bounds"])
+        explanation = explain(replay.trace, prop, stored["bounds"])
         return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
     from checker.durability import FORMAT as CLUSTER_FORMAT
     from checker.report.stored_cluster import load_counterexample as load_cluster

@@ -83,7 +83,10 @@ class ScenarioTask:
         from spec.expected import expected_verdict
 
         return expected_verdict(
-            result.subject["rules"], result.subject["consumer"], result.property
+            result.subject["rules"],
+            result.subject["consumer"],
+            result.property,
+            getattr(result.bounds, "sessions", 1),
         )
 
 

@@ -30,7 +30,7 @@ from spec.properties import Property
 from spec.reference.simulate import simulate
 from spec.rules.language import RuleSet
 from spec.scenario import Scenario
-from spec.trace import TraceFields, trace_values
+from spec.trace import TraceFields, resume_values
 
 __all__ = ["check_together"]
 
@@ -98,9 +98,9 @@ def _violated_by(
     bounds: Bounds,
 ) -> list[Property]:
     """The properties the reference implementation's trace of ``scenario`` violates."""
-    values = trace_values(simulate(scenario, rules, variant, bounds.rounds), bounds)
+    resumes = resume_values(simulate(scenario, rules, variant, bounds.rounds), bounds)
     fields = TraceFields(bounds)
-    return [p for p in props if not evaluate(p.holds(fields), values)]
+    return [p for p in props if any(not evaluate(p.holds(fields), v) for v in resumes)]
 
 
 def _proved_together(

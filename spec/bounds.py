@@ -17,6 +17,7 @@ LIMITS = {
     "failovers": 32,
     "rounds": 128,
     "max_entries": 10_000,
+    "sessions": 4,
 }
 
 
@@ -32,7 +33,11 @@ class Bounds:
       consumer's disconnect and its resume;
     * ``rounds``: request/rollback rounds unrolled; ``entries + 3`` by default,
       one more than ``bounded-rollback`` allows, so a loop that runs too long
-      is seen.
+      is seen;
+    * ``sessions``: resumes (K): the stream of every resume but the last may be
+      cut after any prefix, failovers and compactions may happen before the next
+      resume (docs/model.md, "Several sessions"). 1: one resume, whose stream
+      runs to completion.
     """
 
     seqnos: int = 6
@@ -41,9 +46,10 @@ class Bounds:
     failovers: int = 2
     rounds: int = 0  # 0: entries + 3
     max_entries: int = DEFAULT_MAX_ENTRIES  # kv_engine's cap on table length
+    sessions: int = 1  # resumes (K); each but the last may be cut short
 
     def __post_init__(self) -> None:
-        for name in ("seqnos", "keys", "entries"):
+        for name in ("seqnos", "keys", "entries", "sessions"):
             if getattr(self, name) < 1:
                 raise ValueError(f"bound {name} must be at least 1")
         for name, most in LIMITS.items():
@@ -68,7 +74,7 @@ class Bounds:
     def describe(self) -> str:
         text = (
             f"seqnos<={self.seqnos}, keys<={self.keys}, table entries<={self.entries}, "
-            f"failovers<={self.failovers}, rounds<={self.rounds}"
+            f"failovers<={self.failovers}, rounds<={self.rounds}, sessions {self.sessions}"
         )
         if self.max_entries < self.entries:
             text += f", tables capped at {self.max_entries}"
@@ -82,4 +88,5 @@ class Bounds:
             "failovers": self.failovers,
             "rounds": self.rounds,
             "max_entries": self.max_entries,
+            **({"sessions": self.sessions} if self.sessions != 1 else {}),
         }

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from spec.failover_table import DEFAULT_MAX_ENTRIES, FailoverTable
 
-__all__ = ["Failover", "Item", "Mutation", "Scenario", "key_name"]
+__all__ = ["Cut", "Failover", "Item", "Mutation", "Scenario", "key_name"]
 
 
 def key_name(key: int) -> str:
@@ -87,6 +87,25 @@ class Failover:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """A resume's accepted stream cut short, and what happens before the next resume.
+
+    The producer that accepted the request streams snapshots from the request's
+    start s: the first marker starts at s (``disk``: a backfill) or s + 1 (memory),
+    each later one at the previous end + 1; the ends are the ``snapshot_ends``
+    above s. Each snapshot sends, per key, its last mutation in the range, less
+    purged tombstones. The consumer receives every item sent at or below
+    ``received``, then disconnects; then ``failovers`` happen and the producer
+    compacts up to ``purge_seqno``, and the consumer resumes again."""
+
+    disk: bool
+    snapshot_ends: tuple[int, ...]
+    received: int
+    failovers: tuple[Failover, ...] = ()
+    purge_seqno: int = 0
+
+
+@dataclass(frozen=True)
 class Scenario:
     history: tuple[Mutation, ...]
     table: FailoverTable
@@ -96,6 +115,7 @@ class Scenario:
     failovers: tuple[Failover, ...] = ()
     purge_seqno: int = 0
     max_entries: int = DEFAULT_MAX_ENTRIES
+    later: tuple[Cut, ...] = ()  # one per resume after the first (--sessions K: K - 1)
 
     def problems(self) -> list[str]:
         """What makes this scenario impossible (empty when it is well formed)."""
@@ -117,19 +137,46 @@ class Scenario:
             out.append("the first table's uuids must be distinct")
         if self.table.latest.seqno > n:
             out.append("the first table's newest entry is above the first history")
-        high = n
         seen = set(self.table.uuids)
-        for i, failover in enumerate(self.failovers, start=1):
-            if not 0 <= failover.branch <= high:
-                out.append(f"failover {i}: branch {failover.branch} is outside 0..{high}")
-            if failover.uuid == 0 or failover.uuid in seen:
-                out.append(f"failover {i}: uuid {failover.uuid} must be non-zero and new")
-            seen.add(failover.uuid)
-            high = failover.high_seqno
+        high = _failover_problems(out, "failover", self.failovers, n, seen)
         if not 0 <= self.purge_seqno <= high:
             out.append(f"purge_seqno must be within 0..{high}")
+        purge = self.purge_seqno
+        for j, cut in enumerate(self.later, start=1):
+            ends = cut.snapshot_ends
+            if list(ends) != sorted(set(ends)) or any(not 1 <= e <= high for e in ends):
+                out.append(f"cut {j}: snapshot_ends must be increasing seqnos within 1..{high}")
+            if not 0 <= cut.received <= high:
+                out.append(f"cut {j}: received must be within 0..{high}")
+            high = _failover_problems(out, f"cut {j} failover", cut.failovers, high, seen)
+            if not 0 <= cut.purge_seqno <= high:
+                out.append(f"cut {j}: purge_seqno must be within 0..{high}")
+            if not cut.failovers and cut.purge_seqno < purge:
+                out.append(f"cut {j}: purge_seqno cannot go down without a failover")
+            purge = cut.purge_seqno
         return out
 
     @property
+    def all_failovers(self) -> tuple[Failover, ...]:
+        """Every failover, in order: before the first resume, then between resumes."""
+        return self.failovers + tuple(f for cut in self.later for f in cut.failovers)
+
+    @property
     def final_high_seqno(self) -> int:
-        return self.failovers[-1].high_seqno if self.failovers else len(self.history)
+        failovers = self.all_failovers
+        return failovers[-1].high_seqno if failovers else len(self.history)
+
+
+def _failover_problems(
+    out: list[str], what: str, failovers: tuple[Failover, ...], high: int, seen: set[int]
+) -> int:
+    """Append what makes ``failovers`` (after a history of ``high`` seqnos, with the uuids
+    ``seen`` taken) impossible; the high seqno after them."""
+    for i, failover in enumerate(failovers, start=1):
+        if not 0 <= failover.branch <= high:
+            out.append(f"{what} {i}: branch {failover.branch} is outside 0..{high}")
+        if failover.uuid == 0 or failover.uuid in seen:
+            out.append(f"{what} {i}: uuid {failover.uuid} must be non-zero and new")
+        seen.add(failover.uuid)
+        high = failover.high_seqno
+    return high

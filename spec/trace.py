@@ -48,7 +48,13 @@ from spec.rules.language import ACCEPT_CODE, ERANGE_CODE, ROLLBACK_CODE
 from spec.scenario import Item, Scenario
 from spec.types import Decision, Outcome, StreamRequest
 
-__all__ = ["Round", "Trace", "TraceFields", "trace_values"]
+__all__ = ["Round", "Trace", "TraceFields", "resume_values", "session_name", "trace_values"]
+
+
+def session_name(resume: int, name: str) -> str:
+    """The name of trace field ``name`` of resume ``resume`` (from 0) among all resumes'."""
+    return name if resume == 0 else f"s{resume}:{name}"
+
 
 OUTCOME_CODE = {
     Outcome.ACCEPT: ACCEPT_CODE,
@@ -75,6 +81,14 @@ class Trace:
     boundaries: tuple[int, ...]  # ends of the snapshots it received whole
     rounds: tuple[Round, ...]
     final: dict[int, Item]  # key -> the version the consumer ends with ({} unless accepted)
+    # With --sessions K: the traces of the resumes after this one that happened (each
+    # after this one's stream was cut; docs/model.md, "Several sessions").
+    later: tuple[Trace, ...] = ()
+
+    @property
+    def resumes(self) -> tuple[Trace, ...]:
+        """Every resume that happened, in order, this one first."""
+        return (self, *self.later)
 
     @property
     def accepted(self) -> bool:
@@ -119,7 +133,28 @@ class TraceFields:
 
 
 def trace_values(trace: Trace, bounds: Bounds) -> dict[str, Value]:
-    """Flatten a concrete trace into trace-field values (see the module docstring)."""
+    """Flatten a concrete trace into trace-field values (see the module docstring): the
+    first resume's by their names, resume j + 1's prefixed ``sj:`` (all 0/false for a
+    resume that did not happen), up to ``bounds.sessions`` resumes."""
+    if len(trace.resumes) > bounds.sessions:
+        raise ValueError(f"trace does not fit bounds {bounds.describe()}")
+    out: dict[str, Value] = {}
+    for r in range(bounds.sessions):
+        values = (
+            _resume_values(trace.resumes[r], bounds)
+            if r < len(trace.resumes)
+            else {n: (False if s is BOOL else 0) for n, s in TraceFields(bounds).sorts.items()}
+        )
+        out |= {session_name(r, name): value for name, value in values.items()}
+    return out
+
+
+def resume_values(trace: Trace, bounds: Bounds) -> list[dict[str, Value]]:
+    """Each resume's trace-field values (unprefixed), for evaluating a property on each."""
+    return [_resume_values(t, bounds) for t in trace.resumes]
+
+
+def _resume_values(trace: Trace, bounds: Bounds) -> dict[str, Value]:
     fields = TraceFields(bounds)
     if trace.high_seqno > bounds.seqnos or len(trace.rounds) > bounds.rounds:
         raise ValueError(f"trace does not fit bounds {bounds.describe()}")

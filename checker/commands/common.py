@@ -81,9 +81,19 @@ def chosen(registry: Registry[T], kind: type[T], texts: Sequence[str] | None) ->
 # -- the single-node model's bounds ------------------------------------------------------------
 
 
-def add_scenario_bounds(parser: argparse.ArgumentParser) -> None:
+def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> None:
     group = parser.add_argument_group("bounds (a verdict holds within these)")
     defaults = Bounds()
+    group.add_argument(
+        "--sessions",
+        type=int,
+        default=sessions,
+        metavar="K",
+        help=(
+            f"resumes per trace (default {sessions}): each but the last may be cut after any "
+            "prefix of its stream, with failovers and compactions before the next"
+        ),
+    )
     group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
     group.add_argument("--keys", type=int, default=defaults.keys, metavar="N")
     group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
@@ -107,6 +117,7 @@ def scenario_bounds_from(args: argparse.Namespace) -> Bounds:
             failovers=args.failovers,
             rounds=args.rounds,
             max_entries=args.max_entries,
+            sessions=getattr(args, "sessions", 1),
         )
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None

@@ -24,7 +24,7 @@ from spec.expr import Compiled, all_of
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
 from spec.properties import Property
-from spec.scenario import Failover, Mutation, Scenario
+from spec.scenario import Cut, Failover, Mutation, Scenario
 
 __all__ = [
     "Violates",
@@ -127,20 +127,56 @@ def _with_failovers(
     first_uuid = 1111 * (len(table) + 1)
     for count in range(bounds.failovers + 1):
         for chain in _failover_chains(bounds, len(history), count, first_uuid):
-            final = list(history)
-            for f in chain:
-                final = final[: f.branch] + list(f.mutations)
-            for purge in (0, *(x for x, m in enumerate(final, start=1) if m.deleted)):
-                yield Scenario(
-                    history=history,
-                    table=table,
-                    first_snapshot_start=0 if disk else 1,
-                    snapshot_ends=ends,
-                    received=received,
-                    failovers=chain,
-                    purge_seqno=purge,
-                    max_entries=bounds.max_entries,
-                )
+            for before in range(len(chain) + 1) if bounds.sessions > 1 else (len(chain),):
+                final = _after(list(history), chain[:before])
+                for purge in _purges(final, 0, True):
+                    for later in _cuts(final, chain[before:], purge, bounds.sessions - 1):
+                        yield Scenario(
+                            history=history,
+                            table=table,
+                            first_snapshot_start=0 if disk else 1,
+                            snapshot_ends=ends,
+                            received=received,
+                            failovers=chain[:before],
+                            purge_seqno=purge,
+                            max_entries=bounds.max_entries,
+                            later=later,
+                        )
+
+
+def _after(history: list[Mutation], failovers: tuple[Failover, ...]) -> list[Mutation]:
+    for f in failovers:
+        history = history[: f.branch] + list(f.mutations)
+    return history
+
+
+def _purges(history: list[Mutation], lowest: int, failed_over: bool) -> Iterator[int]:
+    """Purge seqnos of ``history``: 0 or a tombstone's; not below ``lowest`` unless a
+    failover came between."""
+    for purge in (0, *(x for x, m in enumerate(history, start=1) if m.deleted)):
+        if failed_over or purge >= lowest:
+            yield purge
+
+
+def _cuts(
+    streamed: list[Mutation], rest: tuple[Failover, ...], purge: int, cuts: int
+) -> Iterator[tuple[Cut, ...]]:
+    """The cuts that can follow a resume whose producer has history ``streamed``, the
+    failovers ``rest`` all coming between later resumes."""
+    if not rest:
+        yield ()
+    if cuts == 0:
+        return
+    n = len(streamed)
+    for taken in range(len(rest) + 1):
+        following = _after(streamed, rest[:taken])
+        for disk in (True, False):
+            for ends in _subsets(n):
+                for received in range(n + 1):
+                    for next_purge in _purges(following, purge, taken > 0):
+                        for tail in _cuts(following, rest[taken:], next_purge, cuts - 1):
+                            cut = Cut(disk, ends, received, rest[:taken], next_purge)
+                            yield (cut, *tail)
 
 
 def _subsets(n: int) -> Iterator[tuple[int, ...]]:

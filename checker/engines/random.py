@@ -10,6 +10,7 @@ until it finds a violation or runs out of examples. Used by the benchmark
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -21,7 +22,7 @@ from spec.bounds import Bounds
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
 from spec.properties import Property
-from spec.scenario import Failover, Mutation, Scenario
+from spec.scenario import Cut, Failover, Mutation, Scenario
 
 __all__ = ["scenario_strategy", "search"]
 
@@ -50,20 +51,59 @@ def scenario_strategy(draw: st.DrawFn, bounds: Bounds) -> Scenario:
         uuid = 1111 * (entries + f + 1)
         failovers.append(Failover(branch, uuid, draw(mutations(bounds.keys, new_high - branch))))
         high = new_high
-    final = list(history)
-    for failover in failovers:
-        final = final[: failover.branch] + list(failover.mutations)
+    before = len(failovers)
+    if bounds.sessions > 1:
+        before = draw(st.integers(0, len(failovers)))
+    final = _after(list(history), failovers[:before])
     tombstones = [x for x, m in enumerate(final, start=1) if m.deleted]
+    purge = draw(st.sampled_from([0, *tombstones]))
+    later = draw(_cuts(bounds, final, tuple(failovers[before:]), purge))
     return Scenario(
         history=history,
         table=table,
         first_snapshot_start=draw(st.sampled_from([0, 1])),
         snapshot_ends=ends,
         received=received,
-        failovers=tuple(failovers),
-        purge_seqno=draw(st.sampled_from([0, *tombstones])),
+        failovers=tuple(failovers[:before]),
+        purge_seqno=purge,
         max_entries=bounds.max_entries,
+        later=later,
     )
+
+
+def _after(history: list[Mutation], failovers: Sequence[Failover]) -> list[Mutation]:
+    for failover in failovers:
+        history = history[: failover.branch] + list(failover.mutations)
+    return history
+
+
+@st.composite
+def _cuts(
+    draw: st.DrawFn,
+    bounds: Bounds,
+    streamed: list[Mutation],
+    rest: tuple[Failover, ...],
+    purge: int,
+) -> tuple[Cut, ...]:
+    """Cuts after the first resume (``bounds.sessions`` - 1 at most), the failovers
+    ``rest`` shared out between them."""
+    if bounds.sessions == 1:
+        return ()
+    count = draw(st.integers(1 if rest else 0, bounds.sessions - 1))
+    cuts: list[Cut] = []
+    for j in range(count):
+        taken = len(rest) if j == count - 1 else draw(st.integers(0, len(rest)))
+        n = len(streamed)
+        ends = tuple(sorted(draw(st.sets(st.integers(1, n), max_size=n)))) if n else ()
+        received = draw(st.integers(0, n))
+        streamed = _after(streamed, rest[:taken])
+        tombstones = [x for x, m in enumerate(streamed, start=1) if m.deleted]
+        if not taken:
+            tombstones = [x for x in tombstones if x >= purge]
+        purge = draw(st.sampled_from([0, *tombstones] if taken or purge == 0 else tombstones))
+        cuts.append(Cut(draw(st.booleans()), ends, received, rest[:taken], purge))
+        rest = rest[taken:]
+    return tuple(cuts)
 
 
 class _Found(Exception):

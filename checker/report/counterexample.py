@@ -20,7 +20,7 @@ from checker.result import Result
 from spec.bounds import Bounds
 from spec.errors import InvalidInput
 from spec.failover_table import FailoverEntry, FailoverTable
-from spec.scenario import Failover, Item, Mutation, Scenario, key_name
+from spec.scenario import Cut, Failover, Item, Mutation, Scenario, key_name
 from spec.trace import Trace
 from spec.types import Decision
 
@@ -53,26 +53,42 @@ def item_json(item: Item) -> dict[str, Any]:
     return item.to_json()
 
 
+def _failovers_json(failovers: tuple[Failover, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "branch": f.branch,
+            "uuid": f.uuid,
+            "mutations": [
+                mutation_json(x, m) for x, m in enumerate(f.mutations, start=f.branch + 1)
+            ],
+        }
+        for f in failovers
+    ]
+
+
 def scenario_to_json(s: Scenario) -> dict[str, Any]:
-    return {
+    out = {
         "history": [mutation_json(x, m) for x, m in enumerate(s.history, start=1)],
         "table": s.table.to_json(),
         "first_snapshot_start": s.first_snapshot_start,
         "snapshot_ends": list(s.snapshot_ends),
         "received": s.received,
-        "failovers": [
-            {
-                "branch": f.branch,
-                "uuid": f.uuid,
-                "mutations": [
-                    mutation_json(x, m) for x, m in enumerate(f.mutations, start=f.branch + 1)
-                ],
-            }
-            for f in s.failovers
-        ],
+        "failovers": _failovers_json(s.failovers),
         "purge_seqno": s.purge_seqno,
         "max_entries": s.max_entries,
     }
+    if s.later:  # absent for one session, so earlier files and ids stay as they were
+        out["later"] = [
+            {
+                "disk": cut.disk,
+                "snapshot_ends": list(cut.snapshot_ends),
+                "received": cut.received,
+                "failovers": _failovers_json(cut.failovers),
+                "purge_seqno": cut.purge_seqno,
+            }
+            for cut in s.later
+        ]
+    return out
 
 
 def trace_to_json(t: Trace) -> dict[str, Any]:
@@ -175,6 +191,16 @@ def _mutations(items: Any, first_seqno: int, where: str) -> tuple[Mutation, ...]
     return tuple(out)
 
 
+def _failovers_from_json(raw: list[Any], where: str) -> tuple[Failover, ...]:
+    failovers = []
+    for i, f in enumerate(raw):
+        at = f"{where}[{i}]"
+        branch = uint64_field(f, "branch", at)
+        mutations = _mutations(_field(f, "mutations", list, at), branch + 1, f"{at}: mutations")
+        failovers.append(Failover(branch, uint64_field(f, "uuid", at), mutations))
+    return tuple(failovers)
+
+
 def scenario_from_json(data: Any, where: str) -> Scenario:
     history = _mutations(_field(data, "history", list, where), 1, f"{where}: history")
     table_raw = _field(data, "table", list, where)
@@ -188,13 +214,25 @@ def scenario_from_json(data: Any, where: str) -> Scenario:
         for i, e in enumerate(table_raw)
     )
     max_entries = uint64_field(data, "max_entries", where) if "max_entries" in data else 25
-    failovers = []
-    for i, f in enumerate(_field(data, "failovers", list, where)):
-        at = f"{where}: failovers[{i}]"
-        branch = uint64_field(f, "branch", at)
-        mutations = _mutations(_field(f, "mutations", list, at), branch + 1, f"{at}: mutations")
-        failovers.append(Failover(branch, uint64_field(f, "uuid", at), mutations))
+    failovers = _failovers_from_json(_field(data, "failovers", list, where), f"{where}: failovers")
     ends = _field(data, "snapshot_ends", list, where)
+    later = []
+    for j, cut in enumerate(data.get("later", [])):
+        at = f"{where}: later[{j}]"
+        later.append(
+            Cut(
+                disk=_field(cut, "disk", bool, at),
+                snapshot_ends=tuple(
+                    uint64_field({"end": e}, "end", f"{at}: snapshot_ends")
+                    for e in _field(cut, "snapshot_ends", list, at)
+                ),
+                received=uint64_field(cut, "received", at),
+                failovers=_failovers_from_json(
+                    _field(cut, "failovers", list, at), f"{at}: failovers"
+                ),
+                purge_seqno=uint64_field(cut, "purge_seqno", at),
+            )
+        )
     scenario = Scenario(
         history=history,
         table=FailoverTable(entries, max_entries),
@@ -206,6 +244,7 @@ def scenario_from_json(data: Any, where: str) -> Scenario:
         failovers=tuple(failovers),
         purge_seqno=uint64_field(data, "purge_seqno", where),
         max_entries=max_entries,
+        later=tuple(later),
     )
     problems = scenario.problems()
     if problems:

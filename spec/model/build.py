@@ -35,20 +35,22 @@ from spec.expr import (
     any_of,
     const,
     evaluate,
+    implies,
     ite,
     max_of,
     min_of,
     substitute,
 )
-from spec.model.history import InitialStream, producer_after_failovers
-from spec.model.table import count
+from spec.model.held import CutVars, HeldData
+from spec.model.history import History, InitialStream, producer_after_failovers
+from spec.model.table import TableExprs, count
 from spec.model.variables import ScenarioVars
 from spec.model.view import ConsumerState, SymbolicView
 from spec.properties import Property
 from spec.rules.inputs import DecisionExprs, decision_fields, producer_decision
 from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
 from spec.scenario import Scenario
-from spec.trace import TraceFields
+from spec.trace import TraceFields, session_name
 
 __all__ = ["SPLIT_DEPTHS", "ScenarioModel"]
 
@@ -96,18 +98,33 @@ class ScenarioModel:
         canonical form ``symmetry``."""
         if prop.per_key is None:
             return ~self.holds(prop), self.symmetry
-        (at_first_key,) = substitute([~prop.per_key(self.fields, 0)], self.trace)
-        return at_first_key, TRUE
+        per_key = prop.per_key
+        goals = [
+            happens & substitute([~per_key(self.fields, 0)], trace)[0]
+            for happens, trace in self.sessions
+        ]
+        return (goals[0] if len(goals) == 1 else any_of(*goals)), TRUE
 
     def holds(self, prop: Property) -> Expr:
-        """``prop`` as a formula over the scenario variables."""
-        (formula,) = substitute([prop.holds(self.fields)], self.trace)
-        return formula
+        """``prop`` as a formula over the scenario variables: on every resume that happens."""
+        return self.holds_all([prop])[prop.id]
 
     def holds_all(self, props: list[Property]) -> dict[str, Expr]:
         """Several properties as formulas over the scenario variables, by id."""
-        formulas = substitute([p.holds(self.fields) for p in props], self.trace)
-        return {p.id: f for p, f in zip(props, formulas, strict=True)}
+        per_session = [
+            substitute([p.holds(self.fields) for p in props], trace) for _, trace in self.sessions
+        ]
+        if len(per_session) == 1:
+            return {p.id: f for p, f in zip(props, per_session[0], strict=True)}
+        return {
+            p.id: all_of(
+                *(
+                    implies(happens, formulas[n])
+                    for (happens, _), formulas in zip(self.sessions, per_session, strict=True)
+                )
+            )
+            for n, p in enumerate(props)
+        }
 
     def decode(self, values: Mapping[str, Value]) -> Scenario:
         """The scenario an assignment of ``variables`` denotes."""
@@ -122,8 +139,10 @@ class ScenarioModel:
         key_vars = [v[name] for name in v.sorts if ".key." in name]
         rounds = [self.trace[f"r{i}.sent"] for i in range(self.bounds.rounds)]
         deletions = [v[name] for name in v.sorts if ".del." in name]
+        sessions = [("sessions", count([v[f"s{j}.on"] for j in v.cut_ids]))] if v.cut_ids else []
         return [
             ("seqnos", self._seqnos),
+            *sessions,
             ("keys", max_of(*key_vars) + 1),
             ("failovers", count([v[f"f{f}.on"] for f in v.failover_ids])),
             ("entries", v["t0.len"]),
@@ -195,20 +214,26 @@ class ScenarioModel:
         return self if smaller == b else ScenarioModel(smaller, self.rules, self.variant)
 
     def predicted(self, scenario: Scenario) -> dict[str, Value]:
-        """The trace fields this model predicts for ``scenario``, in the scenario's uuids."""
+        """The trace fields this model predicts for ``scenario``, in the scenario's uuids;
+        resume j + 1's (j >= 1) named with the prefix ``sj:`` (``spec.trace.session_name``)."""
         names, compiled = self._compiled_trace
         values = dict(zip(names, compiled(self.vars.encode(scenario)), strict=True))
         uuids = self.vars.uuid_map(scenario)
-        for i in range(self.bounds.rounds):
-            values[f"r{i}.uuid"] = uuids.get(int(values[f"r{i}.uuid"]), values[f"r{i}.uuid"])
+        for r in range(self.bounds.sessions):
+            for i in range(self.bounds.rounds):
+                name = session_name(r, f"r{i}.uuid")
+                values[name] = uuids.get(int(values[name]), values[name])
         return values
 
     @cached_property
     def _compiled_trace(self) -> tuple[list[str], Compiled]:
-        """Every trace field as one compiled function (``spec.expr.Compiled``): replay
-        and the drift tests evaluate it once per scenario."""
-        names = list(self.trace)
-        return names, Compiled([self.trace[n] for n in names])
+        """Every trace field of every resume as one compiled function
+        (``spec.expr.Compiled``): replay and the drift tests evaluate it once per scenario."""
+        names, exprs = [], []
+        for r, (_, trace) in enumerate(self.sessions):
+            names += [session_name(r, n) for n in trace]
+            exprs += list(trace.values())
+        return names, Compiled(exprs)
 
     # -- constraints ------------------------------------------------------------------------
     @cached_property
@@ -221,25 +246,111 @@ class ScenarioModel:
             self.stream.well_formed(),
             # The purge seqno is the seqno of a purged tombstone (or 0).
             any_of(purge == 0, *at_purge),
+            *self._cuts_within_histories(),
         )
+
+    def _cuts_within_histories(self) -> list[Expr]:
+        """A cut's snapshot ends and ``received`` lie within the history of the producer
+        that streamed; its purge seqno is a tombstone's of the next producer (or 0), and
+        does not go down unless a failover came between."""
+        v, parts = self.vars, []
+        previous_purge = v["purge"]
+        for j in v.cut_ids:
+            streamed, _ = self._producers[j - 1]
+            following, _ = self._producers[j]
+            on, purge = v[f"s{j}.on"], v[f"s{j}.purge"]
+            parts.append(v[f"s{j}.received"] <= streamed.high)
+            parts += [implies(v[f"s{j}.end.{x}"], streamed.present(x)) for x in v.seqnos]
+            tombstones = [
+                (purge == x) & following.present(x) & following.deleted[x] for x in v.seqnos
+            ]
+            parts.append(any_of(purge == 0, *tombstones))
+            failover_between = any_of(*(v[f"f{f}.on"] & (v.gap(f) == j) for f in v.failover_ids))
+            parts.append(implies(on & ~failover_between, previous_purge <= purge))
+            previous_purge = ite(on, purge, previous_purge)
+        return parts
+
+    @cached_property
+    def _producers(self) -> list[tuple[History, TableExprs]]:
+        """The producer each resume talks to (history, table): after the failovers before it."""
+        if self.bounds.sessions == 1:
+            return [(self.producer, self.producer_table)]
+        return [producer_after_failovers(self.vars, r) for r in range(self.bounds.sessions)]
 
     # -- the trace ----------------------------------------------------------------------------
     @cached_property
     def trace(self) -> dict[str, Expr]:
-        trace: dict[str, Expr] = {}
-        trace.update(self._producer_fields())
-        trace.update(self._consumer_fields())
-        trace.update(self._rounds())
-        missing = set(self.fields.sorts) - set(trace)
-        assert not missing, missing
-        return trace
+        """The trace of the first resume (the only one with ``sessions`` 1)."""
+        return self.sessions[0][1]
 
-    def _producer_fields(self) -> dict[str, Expr]:
-        p = self.producer
+    @cached_property
+    def sessions(self) -> list[tuple[Expr, dict[str, Expr]]]:
+        """Per resume: (whether it happens, its trace). Resume j + 1 happens when resume j
+        was accepted and its stream was cut (``sj.on``); a property holds when it holds on
+        the trace of every resume that happens (each trace's ``f.*`` fields are the
+        consumer's versions had that resume's stream run to completion: the scenario in
+        which that resume is the last)."""
+        v = self.vars
+        data = HeldData.initial(self.stream)
+        state = ConsumerState(
+            keep=v["received"],
+            log=v.first_table,
+            claim=None,
+            filter=const(0),
+            rolled_back=FALSE,
+            rollback_seqno=const(0),
+        )
+        purges = [v["purge"], *(v[f"s{j}.purge"] for j in v.cut_ids)]
+        happens: Expr = TRUE
+        out: list[tuple[Expr, dict[str, Expr]]] = []
+        for r in range(self.bounds.sessions):
+            producer, table = self._producers[r]
+            purge = purges[r]
+            trace: dict[str, Expr] = {}
+            trace.update(self._producer_fields(producer, table, purge))
+            trace.update(self._consumer_fields(data))
+            rounds, accepted = self._rounds(data, state, producer, table, purge, record=r == 0)
+            trace.update(rounds)
+            missing = set(self.fields.sorts) - set(trace)
+            assert not missing, missing
+            if r > 0:
+                trace = {name: ite(happens, e, _zero_like(e)) for name, e in trace.items()}
+            out.append((happens, trace))
+            if r + 1 == self.bounds.sessions:
+                break
+            cut = CutVars(
+                v[f"s{r + 1}.disk"],
+                {x: v[f"s{r + 1}.end.{x}"] for x in v.seqnos},
+                v[f"s{r + 1}.received"],
+            )
+            keep, drop_upto, start, snap_start, snap_end = accepted
+            data, keep = data.after_cut(
+                keep, drop_upto, start, snap_start, snap_end, producer, purge, cut
+            )
+            state = ConsumerState(
+                keep=keep,
+                log=table,  # the producer sends its failover log when it accepts a stream
+                claim=None,
+                filter=drop_upto,
+                rolled_back=FALSE,
+                rollback_seqno=const(0),
+            )
+            happens = happens & self._accepted(trace) & v[f"s{r + 1}.on"]
+        return out
+
+    def _accepted(self, trace: dict[str, Expr]) -> Expr:
+        return any_of(
+            *(
+                trace[f"r{i}.sent"] & (trace[f"r{i}.outcome"] == ACCEPT_CODE)
+                for i in range(self.bounds.rounds)
+            )
+        )
+
+    def _producer_fields(self, p: History, table: TableExprs, purge: Expr) -> dict[str, Expr]:
         out = {
             "p.high": p.high,
-            "p.purge": self.vars["purge"],
-            "p.table_len": self.producer_table.length,
+            "p.purge": purge,
+            "p.table_len": table.length,
         }
         for x in p.seqnos:
             present = p.present(x)
@@ -248,35 +359,40 @@ class ScenarioModel:
             out[f"p.epoch.{x}"] = ite(present, p.epoch[x], const(0))
         return out
 
-    def _consumer_fields(self) -> dict[str, Expr]:
-        s = self.stream
+    def _consumer_fields(self, s: HeldData) -> dict[str, Expr]:
         out: dict[str, Expr] = {}
         for x in s.seqnos:
             held = s.held[x]
             out[f"c.held.{x}"] = held
-            out[f"c.key.{x}"] = ite(held, s.history.key[x], const(0))
-            out[f"c.del.{x}"] = held & s.history.deleted[x]
-            out[f"c.epoch.{x}"] = const(0)
+            out[f"c.key.{x}"] = ite(held, s.key[x], const(0))
+            out[f"c.del.{x}"] = held & s.deleted[x]
+            out[f"c.epoch.{x}"] = ite(held, s.epoch[x], const(0)) if self._epochs(s) else const(0)
             out[f"c.boundary.{x}"] = s.boundary[x]
         return out
 
-    def _rounds(self) -> dict[str, Expr]:
+    def _epochs(self, s: HeldData) -> bool:
+        """The consumer may hold items of a later epoch (only after a cut)."""
+        return not all(e.is_const and e.value == 0 for e in s.epoch.values())
+
+    def _rounds(
+        self,
+        data: HeldData,
+        state: ConsumerState,
+        producer: History,
+        producer_log: TableExprs,
+        purge: Expr,
+        record: bool,
+    ) -> tuple[dict[str, Expr], tuple[Expr, ...]]:
+        """The trace fields of one resume's rounds and final versions, and (keep, filter,
+        start, snap_start, snap_end) when its request was accepted."""
         out: dict[str, Expr] = {}
-        producer_log = self.producer_table
-        state = ConsumerState(
-            keep=self.vars["received"],
-            log=self.vars.first_table,
-            claim=None,
-            filter=const(0),
-            rolled_back=FALSE,
-            rollback_seqno=const(0),
-        )
-        claim = calls.remembered(self.variant, SymbolicView(self.stream, state, producer_log))
+        claim = calls.remembered(self.variant, SymbolicView(data, state, producer_log))
         state = replace(state, claim=claim)
         sent: Expr = TRUE
         final: dict[str, Expr] = {}
+        at_accept: tuple[Expr, ...] = (const(0),) * 5
         for i in range(self.bounds.rounds):
-            view = SymbolicView(self.stream, state, producer_log)
+            view = SymbolicView(data, state, producer_log)
             request = calls.request(self.variant, view)
             fields = decision_fields(
                 {
@@ -291,13 +407,14 @@ class ScenarioModel:
                     "has_collection_high": FALSE,
                     "collection_high": const(0),
                 },
-                self.producer_table,
-                self.producer.high,
-                self.vars["purge"],
+                producer_log,
+                producer.high,
+                purge,
             )
             decision = producer_decision(self.rules, fields)
-            self.round_inputs.append(fields)
-            self.round_decisions.append(decision)
+            if record:
+                self.round_inputs.append(fields)
+                self.round_decisions.append(decision)
             accepted = sent & (decision.outcome == ACCEPT_CODE)
             rolled_back = sent & (decision.outcome == ROLLBACK_CODE)
             out[f"r{i}.sent"] = sent
@@ -314,32 +431,53 @@ class ScenarioModel:
                 ("filter", state.filter),
             ):
                 out[f"r{i}.{name}"] = ite(sent, value, _zero_like(value))
-            for name, value in self._after_stream(request.start, state.keep, state.filter).items():
+            after = self._after_stream(
+                data, producer, purge, request.start, state.keep, state.filter
+            )
+            for name, value in after.items():
                 final[name] = ite(accepted, value, final.get(name, _zero_like(value)))
+            if self.bounds.sessions > 1:
+                at_accept = (
+                    ite(accepted, state.keep, at_accept[0]),
+                    ite(accepted, state.filter, at_accept[1]),
+                    ite(accepted, request.start, at_accept[2]),
+                    ite(accepted, request.snap_start, at_accept[3]),
+                    ite(accepted, request.snap_end, at_accept[4]),
+                )
             reaction = calls.reaction(self.variant, view, decision.seqno, producer_log)
             state = _reacted(state, reaction, rolled_back, decision.seqno)
             sent = rolled_back
         out.update(final)
-        return out
+        return out, at_accept
 
-    def _after_stream(self, start: Expr, keep: Expr, drop_upto: Expr) -> dict[str, Expr]:
+    def _after_stream(
+        self,
+        s: HeldData,
+        p: History,
+        purge: Expr,
+        start: Expr,
+        keep: Expr,
+        drop_upto: Expr,
+    ) -> dict[str, Expr]:
         """The consumer's version of each key after the stream from ``start`` completes,
         re-streamed items at or below ``drop_upto`` dropped (the catch-up filter)."""
-        s, p, purge = self.stream, self.producer, self.vars["purge"]
         filtering = not (drop_upto.is_const and drop_upto.value == 0)
+        epochs = self._epochs(s)
         out: dict[str, Expr] = {}
         for k in range(self.bounds.keys):
             has: Expr = FALSE
             seq: Expr = const(0)
             deleted: Expr = FALSE
+            epoch: Expr = const(0)  # the initial stream's items all come from the first producer
             for x in s.seqnos:
-                mine = s.held[x] & (const(x) <= keep) & (s.history.key[x] == k)
+                mine = s.held[x] & (const(x) <= keep) & (s.key[x] == k)
                 has, seq, deleted = (
                     has | mine,
                     ite(mine, const(x), seq),
-                    ite(mine, s.history.deleted[x], deleted),
+                    ite(mine, s.deleted[x], deleted),
                 )
-            epoch: Expr = const(0)  # the consumer's items all come from the first producer
+                if epochs:
+                    epoch = ite(mine, s.epoch[x], epoch)
             exists, y = p.last_of_key(const(k), start, p.high)
             _, y_deleted, y_epoch = p.at(y)
             sendable = exists & ~(y_deleted & (y <= purge))

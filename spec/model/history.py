@@ -66,13 +66,16 @@ def first_history(v: ScenarioVars) -> History:
     )
 
 
-def producer_after_failovers(v: ScenarioVars) -> tuple[History, TableExprs]:
-    """The final producer's history and failover table."""
+def producer_after_failovers(v: ScenarioVars, resume: int = 0) -> tuple[History, TableExprs]:
+    """The producer's history and failover table when the consumer resumes for the
+    ``resume``-th time (from 0): after every failover before it."""
     history = first_history(v)
     slots = v.bounds.entries
     table = v.first_table.padded(slots)
     for f in v.failover_ids:
         on, branch = v[f"f{f}.on"], v[f"f{f}.branch"]
+        if v.bounds.sessions > 1:
+            on = on & (v.gap(f) <= resume)
         written = {x: on & (const(x) > branch) for x in history.seqnos}
         history = History(
             ite(on, v[f"f{f}.high"], history.high),

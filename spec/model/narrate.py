@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from spec.failover_table import FailoverTable
+from spec.reference.vbucket import Snapshot, VBucket
 from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
-from spec.scenario import Item, Mutation, Scenario, key_name
+from spec.scenario import Cut, Item, Mutation, Scenario, key_name
 from spec.trace import Round, Trace
 from spec.types import Decision, Outcome
 
@@ -193,9 +194,40 @@ def run_of(trace: Trace) -> Run:
         start = end + 1
     rec.consumer["connected"] = False
     rec.step("Disconnect", "Disconnect", _disconnect_text(trace), received=s.received)
-    items = list(rec.producer["items"])
-    table = s.table
-    for n, f in enumerate(s.failovers, start=1):
+    items, table, _ = _failover_steps(rec, list(rec.producer["items"]), s.table, s.failovers, 0)
+    if s.purge_seqno:
+        rec.producer |= {"purge_seqno": s.purge_seqno}
+        text = f"compaction: tombstones at or below seqno {s.purge_seqno} purged"
+        rec.step("Compact", "Compact", text, purge_seqno=s.purge_seqno)
+    epoch = len(s.failovers)
+    for r, resume in enumerate(trace.resumes):
+        if r > 0:
+            cut = s.later[r - 1]
+            _cut_steps(rec, trace.resumes[r - 1], resume, cut, r)
+            items, table, epoch = _failover_steps(rec, items, table, cut.failovers, epoch)
+            if cut.purge_seqno != rec.producer["purge_seqno"]:
+                rec.producer |= {"purge_seqno": cut.purge_seqno}
+                text = f"compaction: tombstones at or below seqno {cut.purge_seqno} purged"
+                rec.step("Compact", "Compact", text, purge_seqno=cut.purge_seqno)
+        _resume_steps(rec, resume, last=r == len(trace.resumes) - 1, number=r)
+    last = trace.resumes[-1]
+    return Run(
+        start=START,
+        init=init,
+        steps=tuple(rec.steps),
+        init_lines=_init_lines(s),
+        end_lines=_end_lines(last),
+        picture=picture_of(trace),
+    )
+
+
+def _failover_steps(
+    rec: _Recorder, items: list[Item], table: FailoverTable, failovers: tuple, epoch: int
+) -> tuple[list[Item], FailoverTable, int]:
+    """Record ``failovers`` (the first numbered ``epoch + 1``): the producer's new state."""
+    for f in failovers:
+        epoch += 1
+        n = epoch
         new = [Item(x, n, m.key, m.deleted) for x, m in enumerate(f.mutations, start=f.branch + 1)]
         items = [i for i in items if i.seqno <= f.branch] + new
         table = table.create_entry(f.branch, f.uuid)
@@ -204,15 +236,17 @@ def run_of(trace: Trace) -> Run:
         if new:
             text += ", then " + " ".join(map(str, new))
         rec.step("Failover", f"Failover({n})", text, number=n, branch=f.branch, uuid=f.uuid)
-    if s.purge_seqno:
-        rec.producer |= {"purge_seqno": s.purge_seqno}
-        text = f"compaction: tombstones at or below seqno {s.purge_seqno} purged"
-        rec.step("Compact", "Compact", text, purge_seqno=s.purge_seqno)
+    return items, table, epoch
+
+
+def _resume_steps(rec: _Recorder, trace: Trace, last: bool, number: int) -> None:
+    """One resume's rounds; the stream after OK when it is the last resume."""
+    prefix = f"resume {number + 1}: " if number else ""
     for n, r in enumerate(trace.rounds):
         rec.step(
             "StreamRequest",
             f"StreamRequest({n})",
-            _request_text(n, trace),
+            prefix + _request_text(n, trace),
             round=n,
             request=r.request.to_json(),
             answer=r.decision.to_json(),
@@ -229,7 +263,7 @@ def run_of(trace: Trace) -> Run:
                 keep=after.keep,
                 filter=after.filter,
             )
-    if trace.accepted:
+    if trace.accepted and last:
         start_seqno = trace.rounds[-1].request.start
         streamed = sorted(
             {i for i in trace.final.values() if i.seqno > start_seqno and i in trace.producer_items}
@@ -242,13 +276,45 @@ def run_of(trace: Trace) -> Run:
             "stream after OK: " + (" ".join(map(str, streamed)) or "nothing"),
             final={key_name(k): i.to_json() for k, i in sorted(trace.final.items())},
         )
-    return Run(
-        start=START,
-        init=init,
-        steps=tuple(rec.steps),
-        init_lines=_init_lines(s),
-        end_lines=_end_lines(trace),
-        picture=picture_of(trace),
+
+
+def cut_snapshots(before: Trace, cut: Cut) -> list[Snapshot]:
+    """The snapshots the stream of ``before``'s accepted request sent, up to the cut's."""
+    request = before.rounds[-1].request
+    producer = VBucket(before.producer_items, before.producer_table, before.purge_seqno)
+    return producer.snapshots_after(
+        request.start, request.snap_start, request.snap_end, cut.disk, cut.snapshot_ends
+    )
+
+
+def _cut_steps(rec: _Recorder, before: Trace, after: Trace, cut: Cut, number: int) -> None:
+    """The stream of resume ``number`` (from 1) up to the cut, then the disconnect."""
+    rec.consumer["connected"] = True
+    snapshots = cut_snapshots(before, cut)
+    for snapshot in snapshots:
+        got = [i for i in snapshot.items if i.seqno <= cut.received]
+        backfill = cut.disk or before.purge_seqno > before.rounds[-1].request.start
+        kind = "disk" if backfill and snapshot is snapshots[0] else "memory"
+        rec.consumer["items"] = sorted(after.held)
+        rec.step(
+            "ReceiveSnapshot",
+            f"ReceiveSnapshot({snapshot.snap_start},{snapshot.snap_end})",
+            f"resume {number}: {kind} snapshot [{snapshot.snap_start},{snapshot.snap_end}]: "
+            + (" ".join(map(str, got)) or "nothing")
+            + ("" if snapshot.snap_end <= cut.received else " received of it"),
+            snap_start=snapshot.snap_start,
+            snap_end=snapshot.snap_end,
+            whole=snapshot.snap_end <= cut.received,
+            items=[i.to_json() for i in got],
+        )
+    rec.consumer["connected"] = False
+    rec.consumer["log"] = _table(before.producer_table)
+    held = " ".join(str(i) for i in after.held) or "nothing"
+    rec.step(
+        "Disconnect",
+        "Disconnect",
+        f"resume {number}: consumer disconnected after seqno {cut.received}, holding {held}",
+        received=cut.received,
     )
 
 
@@ -269,10 +335,25 @@ LEGEND = (
 )
 
 
+def _item_cell(i: Item, kind: str) -> Cell:
+    return Cell(i.seqno, f"{Mutation(i.key, i.deleted)}" + "'" * i.epoch, kind)
+
+
+def _failover_lanes(lanes: list[Lane], marks: list[Mark], failovers: tuple, epoch: int) -> None:
+    for n, f in enumerate(failovers, start=epoch + 1):
+        cells = tuple(
+            Cell(x, f"{m}" + "'" * n, _kind(m.deleted))
+            for x, m in enumerate(f.mutations, start=f.branch + 1)
+        )
+        lanes.append(Lane(f"failover {n}: {f.uuid}@{f.branch}", cells))
+        marks.append(Mark(f.branch, f"branch {f.uuid}@{f.branch}", "branch"))
+
+
 def picture_of(trace: Trace) -> Picture:
     """Both producers' histories (the first, the final one after the failovers), what the
     consumer holds and ends with, each failover's new items, the branch points and the
-    purge seqno."""
+    purge seqno; with several resumes, what the consumer holds after each cut stream
+    (with that stream's snapshots) and the failovers between resumes."""
     s = trace.scenario
     spans = []
     start = s.first_snapshot_start
@@ -294,33 +375,36 @@ def picture_of(trace: Trace) -> Picture:
         ),
     )
     lanes = [first, consumer]
-    marks = []
-    for n, f in enumerate(s.failovers, start=1):
-        cells = tuple(
-            Cell(x, f"{m}" + "'" * n, _kind(m.deleted))
-            for x, m in enumerate(f.mutations, start=f.branch + 1)
-        )
-        lanes.append(Lane(f"failover {n}: {f.uuid}@{f.branch}", cells))
-        marks.append(Mark(f.branch, f"branch {f.uuid}@{f.branch}", "branch"))
-    lanes.append(
-        Lane(
-            "final producer",
-            tuple(
-                Cell(i.seqno, f"{Mutation(i.key, i.deleted)}" + "'" * i.epoch, _kind(i.deleted))
-                for i in trace.producer_items
-            ),
-        )
-    )
-    if trace.accepted:
+    marks: list[Mark] = []
+    _failover_lanes(lanes, marks, s.failovers, 0)
+    epoch = len(s.failovers)
+    for j, (cut, resume) in enumerate(zip(s.later, trace.later, strict=False), start=1):
         lanes.append(
             Lane(
-                "consumer ends with",
+                f"after resume {j}'s stream, cut at {cut.received}: consumer holds",
+                tuple(_item_cell(i, "held") for i in resume.held),
                 tuple(
-                    Cell(i.seqno, f"{Mutation(i.key, i.deleted)}" + "'" * i.epoch, "held")
-                    for i in sorted(trace.final.values())
+                    Span(max(sn.snap_start, 1), sn.snap_end, f"[{sn.snap_start},{sn.snap_end}]")
+                    for sn in cut_snapshots(trace.resumes[j - 1], cut)
                 ),
             )
         )
-    if s.purge_seqno:
-        marks.append(Mark(s.purge_seqno, f"purge {s.purge_seqno}", "purge"))
+        _failover_lanes(lanes, marks, cut.failovers, epoch)
+        epoch += len(cut.failovers)
+    last = trace.resumes[-1]
+    lanes.append(
+        Lane(
+            "final producer",
+            tuple(_item_cell(i, _kind(i.deleted)) for i in last.producer_items),
+        )
+    )
+    if last.accepted:
+        lanes.append(
+            Lane(
+                "consumer ends with",
+                tuple(_item_cell(i, "held") for i in sorted(last.final.values())),
+            )
+        )
+    if last.purge_seqno:
+        marks.append(Mark(last.purge_seqno, f"purge {last.purge_seqno}", "purge"))
     return Picture(tuple(lanes), tuple(marks), LEGEND)

@@ -14,7 +14,19 @@ received                    the consumer received every sent item <= this
 fN.on                       failover N happens (failovers happen in order)
 fN.branch, fN.high          its branch point and the new high seqno
 fN.key.x, fN.del.x          the mutation failover N writes at seqno x
-purge                       the final producer's purge seqno
+purge                       the purge seqno when the consumer (first) resumes
+==========================  ==================================================
+
+With ``sessions`` K >= 2, for each cut j in 1..K-1 (the stream of resume j cut
+short, then resume j + 1; docs/model.md, "Several sessions"):
+
+==========================  ==================================================
+sj.on                       resume j's stream is cut and resume j + 1 happens
+sj.disk, sj.end.x           that stream's first marker is a backfill's; a
+                            snapshot of it ends at x
+sj.received                 the consumer received its items <= this
+sj.purge                    the purge seqno when resume j + 1 starts
+fN.gap                      failover N happens before resume gap + 1
 ==========================  ==================================================
 
 Unused positions are pinned to 0/false, so a scenario has one assignment.
@@ -31,7 +43,7 @@ from spec.bounds import Bounds
 from spec.expr import BOOL, INT, Expr, Sort, Value, all_of, const, implies, ite, var
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.model.table import TableExprs
-from spec.scenario import Failover, Mutation, Scenario
+from spec.scenario import Cut, Failover, Mutation, Scenario
 
 __all__ = ["ScenarioVars", "failover_uuid", "first_table_uuid"]
 
@@ -63,6 +75,12 @@ class ScenarioVars:
             sorts |= {f"f{f}.on": BOOL, f"f{f}.branch": INT, f"f{f}.high": INT}
             for x in self.seqnos:
                 sorts |= {f"f{f}.key.{x}": INT, f"f{f}.del.{x}": BOOL}
+            if b.sessions > 1:
+                sorts[f"f{f}.gap"] = INT
+        for j in self.cut_ids:
+            sorts |= {f"s{j}.on": BOOL, f"s{j}.disk": BOOL, f"s{j}.received": INT}
+            sorts[f"s{j}.purge"] = INT
+            sorts |= {f"s{j}.end.{x}": BOOL for x in self.seqnos}
         return sorts
 
     @cached_property
@@ -75,6 +93,8 @@ class ScenarioVars:
             if sort is INT and name not in ranges:
                 key = ".key." in name
                 ranges[name] = (0, b.keys - 1) if key else (0, b.seqnos)
+                if name.endswith(".gap"):
+                    ranges[name] = (0, b.sessions - 1)
         return ranges
 
     @property
@@ -84,6 +104,15 @@ class ScenarioVars:
     @property
     def failover_ids(self) -> range:
         return range(1, self.bounds.failovers + 1)
+
+    @property
+    def cut_ids(self) -> range:
+        """The cuts: resume j's stream cut short before resume j + 1 (1 .. K - 1)."""
+        return range(1, self.bounds.sessions)
+
+    def gap(self, f: int) -> Expr:
+        """The cut failover ``f`` follows (0: it comes before the first resume)."""
+        return self[f"f{f}.gap"] if self.bounds.sessions > 1 else const(0)
 
     def __getitem__(self, name: str) -> Expr:
         return var(name, self.sorts[name])
@@ -122,7 +151,32 @@ class ScenarioVars:
                 parts.append(implies(~written, (v(f"f{f}.key.{x}") == 0) & ~v(f"f{f}.del.{x}")))
             previous_high = high
             previous_on = on
+        parts += self._cuts_well_formed()
         return all_of(*parts)
+
+    def _cuts_well_formed(self) -> list[Expr]:
+        """Cuts happen in order; a failover between resumes follows a cut that happened
+        and comes after the failovers before it; an absent cut is all 0/false. (The ends,
+        ``received`` and purge seqnos are bounded by the histories in ``spec.model.build``.)"""
+        v, parts = self.__getitem__, []
+        previous_gap: Expr = const(0)
+        for f in self.failover_ids:
+            if self.bounds.sessions == 1:
+                break
+            gap, on = v(f"f{f}.gap"), v(f"f{f}.on")
+            parts.append(implies(~on, gap == 0))
+            parts.append(implies(on, previous_gap <= gap))
+            for j in self.cut_ids:
+                parts.append(implies(on & (gap == j), v(f"s{j}.on")))
+            previous_gap = ite(on, gap, previous_gap)
+        for j in self.cut_ids:
+            on = v(f"s{j}.on")
+            if j > 1:
+                parts.append(implies(on, v(f"s{j - 1}.on")))
+            quiet = [~v(f"s{j}.disk"), v(f"s{j}.received") == 0, v(f"s{j}.purge") == 0]
+            quiet += [~v(f"s{j}.end.{x}") for x in self.seqnos]
+            parts.append(implies(~on, all_of(*quiet)))
+        return parts
 
     def keys_in_first_use_order(self) -> Expr:
         """Keys are numbered in order of first use (history, then each failover's writes).
@@ -153,7 +207,9 @@ class ScenarioVars:
         problems = scenario.problems()
         if problems:
             raise ValueError("; ".join(problems))
-        if len(scenario.failovers) > b.failovers or len(scenario.table) > b.first_table_entries:
+        if len(scenario.later) >= b.sessions:
+            raise ValueError(f"scenario does not fit bounds {b.describe()}")
+        if len(scenario.all_failovers) > b.failovers or len(scenario.table) > b.first_table_entries:
             raise ValueError(f"scenario does not fit bounds {b.describe()}")
         values: dict[str, Value] = {n: (False if s is BOOL else 0) for n, s in self.sorts.items()}
         values["h0.high"] = len(scenario.history)
@@ -167,14 +223,23 @@ class ScenarioVars:
         for end in scenario.snapshot_ends:
             values[f"snap.end.{end}"] = True
         values["received"] = scenario.received
-        for f, failover in enumerate(scenario.failovers, start=1):
+        values["purge"] = scenario.purge_seqno
+        gaps = [0] * len(scenario.failovers)
+        for j, cut in enumerate(scenario.later, start=1):
+            values |= {f"s{j}.on": True, f"s{j}.disk": cut.disk, f"s{j}.received": cut.received}
+            values[f"s{j}.purge"] = cut.purge_seqno
+            for end in cut.snapshot_ends:
+                values[f"s{j}.end.{end}"] = True
+            gaps += [j] * len(cut.failovers)
+        for f, (failover, gap) in enumerate(zip(scenario.all_failovers, gaps, strict=True), 1):
             values[f"f{f}.on"] = True
             values[f"f{f}.branch"] = failover.branch
             values[f"f{f}.high"] = failover.high_seqno
+            if gap:
+                values[f"f{f}.gap"] = gap
             for x, m in enumerate(failover.mutations, start=failover.branch + 1):
                 values[f"f{f}.key.{x}"] = m.key
                 values[f"f{f}.del.{x}"] = m.deleted
-        values["purge"] = scenario.purge_seqno
         return values
 
     def uuid_labels(self, values: Mapping[str, Value]) -> dict[int, int]:
@@ -190,12 +255,13 @@ class ScenarioVars:
         mapping = {0: 0}
         for i, entry in enumerate(scenario.table):
             mapping[first_table_uuid(i)] = entry.uuid
-        for f, failover in enumerate(scenario.failovers, start=1):
+        for f, failover in enumerate(scenario.all_failovers, start=1):
             mapping[failover_uuid(f)] = failover.uuid
         return mapping
 
     def decode(self, values: Mapping[str, Value]) -> Scenario:
         """The scenario an assignment denotes, with readable uuids."""
+        b = self.bounds
         high = int(values["h0.high"])
         history = tuple(
             Mutation(int(values[f"h0.key.{x}"]), bool(values[f"h0.del.{x}"]))
@@ -221,6 +287,21 @@ class ScenarioVars:
             )
             failovers.append(Failover(branch, labels[failover_uuid(f)], mutations))
         history, failovers = _keys_by_first_use(history, failovers)
+        gaps = [
+            int(values[f"f{f}.gap"]) if b.sessions > 1 else 0 for f in range(1, len(failovers) + 1)
+        ]
+        later = tuple(
+            Cut(
+                disk=bool(values[f"s{j}.disk"]),
+                snapshot_ends=tuple(x for x in self.seqnos if values[f"s{j}.end.{x}"]),
+                received=int(values[f"s{j}.received"]),
+                failovers=tuple(fo for fo, g in zip(failovers, gaps, strict=True) if g == j),
+                purge_seqno=int(values[f"s{j}.purge"]),
+            )
+            for j in self.cut_ids
+            if values[f"s{j}.on"]
+        )
+        failovers = [fo for fo, g in zip(failovers, gaps, strict=True) if g == 0]
         return Scenario(
             history=history,
             table=table,
@@ -230,6 +311,7 @@ class ScenarioVars:
             failovers=tuple(failovers),
             purge_seqno=int(values["purge"]),
             max_entries=self.bounds.max_entries,
+            later=later,
         )
 
 

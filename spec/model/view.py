@@ -14,7 +14,7 @@ from functools import cached_property
 
 from spec.consumers.api import ResumeRequest
 from spec.expr import Expr, const, ite, lift
-from spec.model.history import InitialStream
+from spec.model.held import HeldData
 from spec.model.table import TableExprs
 
 __all__ = ["ConsumerState", "SymbolicView"]
@@ -34,7 +34,7 @@ class ConsumerState:
 
 @dataclass(frozen=True)
 class SymbolicView:
-    stream: InitialStream
+    stream: HeldData  # what the consumer holds (the initial stream's, or after a cut)
     state: ConsumerState
     producer_log: TableExprs
 

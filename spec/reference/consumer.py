@@ -24,12 +24,13 @@ resume other than what the variant decides.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from spec.consumers.api import Reaction, ResumeRequest
 from spec.expr import INT, Expr, const, evaluate, lift
 from spec.failover_table import FailoverEntry, FailoverTable
+from spec.reference.vbucket import Snapshot
 from spec.scenario import Item
 
 __all__ = ["Marker", "Memory", "ReferenceConsumer", "ReferenceLog", "ReferenceView", "int_value"]
@@ -47,14 +48,25 @@ def int_value(value: Expr | int, what: str = "value") -> int:
 
 @dataclass(frozen=True)
 class Marker:
-    """A snapshot marker: the snapshot ``[snap_start, snap_end]``."""
+    """A snapshot marker: the snapshot ``[snap_start, snap_end]``, known for the seqnos
+    in ``(above, upto]`` (a later stream from ``s`` replaces what the consumer knew above
+    ``s``; a stream from ``s`` covers only seqnos above ``s``)."""
 
     snap_start: int
     snap_end: int
+    above: int = -1
+    upto: int | None = None
 
     def contains(self, seqno: int) -> bool:
         """True if an item at ``seqno`` belongs to this snapshot (seqno 0 is no item's)."""
+        if seqno <= self.above or (self.upto is not None and seqno > self.upto):
+            return False
         return seqno >= 1 and self.snap_start <= seqno <= self.snap_end
+
+    def below(self, seqno: int) -> Marker:
+        """This marker, known only at or below ``seqno``."""
+        upto = seqno if self.upto is None else min(self.upto, seqno)
+        return Marker(self.snap_start, self.snap_end, self.above, upto)
 
 
 class ReferenceLog:
@@ -282,8 +294,39 @@ class ReferenceConsumer:
     # -- the resume -----------------------------------------------------------------------
 
     def remember(self, claim: ResumeRequest) -> None:
-        """The stream ended: the client remembers ``claim`` (its variant's ``remembered``)."""
-        self.memory = Memory(claim)
+        """The stream ended: the client remembers ``claim`` (its variant's ``remembered``);
+        its catch-up filter stays as it was (0 after the initial stream)."""
+        self.memory = Memory(claim, filter=self.filter)
+
+    def cut_stream(self, start: int, snapshots: Sequence[Snapshot], received: int) -> None:
+        """An accepted stream from ``start`` ran until the consumer had every item sent at
+        or below ``received``; then it disconnected (docs/model.md, "Several sessions").
+
+        Markers and whole snapshots above ``start`` are the stream's (the consumer's older
+        ones there are forgotten, and items above ``keep`` were already dropped); a stored
+        item (one the catch-up filter lets through) takes its seqno's place and supersedes
+        the consumer's items of its key above it."""
+        self.markers = [m.below(start) for m in self.markers if m.snap_start <= start]
+        self.whole_snapshot_ends = [
+            e for e in self.whole_snapshot_ends if e <= min(start, self.keep)
+        ]
+        last_got = 0
+        for snapshot in snapshots:
+            self.markers.append(Marker(snapshot.snap_start, snapshot.snap_end, above=start))
+            for item in snapshot.items:
+                if item.seqno > received:
+                    break
+                last_got = item.seqno
+                if item.seqno > self.filter:
+                    self._held = {
+                        x: held
+                        for x, held in self._held.items()
+                        if not (x > item.seqno and held.key == item.key)
+                    }
+                    self._held[item.seqno] = item
+            if snapshot.snap_end <= received:
+                self.whole_snapshot_ends.append(snapshot.snap_end)
+        self.keep = max(self.keep, last_got)
 
     def react(self, reaction: Reaction, rollback_seqno: int) -> None:
         """Apply a variant's reaction to ``ROLLBACK(rollback_seqno)``: every field it sets."""

@@ -13,15 +13,22 @@ as a ``spec.trace.Trace``:
    it claims next, its log, its catch-up filter), ERANGE ends the resume, OK
    runs the stream (less what the filter drops) and ends it.
 
+5. with ``--sessions K``, for each of the scenario's ``later`` cuts, once the
+   previous resume was accepted: its stream runs until the cut
+   (``ReferenceConsumer.cut_stream``), the consumer takes the producer's
+   failover log, the cut's failovers and compaction happen, and the consumer
+   resumes again (each resume recorded as a ``Trace``; ``Trace.later``).
+
 It replays counterexamples of the symbolic model and is cross-checked against
-it, so it is written from docs/model.md alone. It does not model several
-disconnects, in-stream backfills, collections or SyncWrites (see docs/model.md,
-"What is not modelled").
+it, so it is written from docs/model.md alone. It does not model in-stream
+backfills, collections or SyncWrites (see docs/model.md, "What is not
+modelled").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from spec.consumers import calls
 from spec.consumers.api import ConsumerVariant, ResumeRequest
@@ -58,9 +65,39 @@ def simulate(scenario: Scenario, rules: RuleSet, variant: ConsumerVariant, round
         raise ValueError(f"rounds must be at least 0, got {rounds}")
     producer = first_producer(scenario)
     consumer = initial_stream(scenario, producer)
-    held, boundaries = consumer.held(), tuple(consumer.whole_snapshot_ends)
     final_producer(scenario, producer)
-    played, final = resume(consumer, producer, variant, producer_decision(rules), rounds)
+    decide = producer_decision(rules)
+    traces = [_resumed(scenario, consumer, producer, variant, decide, rounds)]
+    epoch = len(scenario.failovers)
+    for cut in scenario.later:
+        if not traces[-1].accepted:
+            break
+        request = traces[-1].rounds[-1].request
+        start = request.start
+        snapshots = producer.snapshots_after(
+            start, request.snap_start, request.snap_end, cut.disk, cut.snapshot_ends
+        )
+        consumer.cut_stream(start, snapshots, cut.received)
+        consumer.adopt_log(ReferenceLog.of_table(producer.table))  # sent on acceptance
+        for failover in cut.failovers:
+            epoch += 1
+            producer.failover(failover.branch, failover.uuid, failover.mutations, epoch)
+        producer.compact(cut.purge_seqno)
+        traces.append(_resumed(scenario, consumer, producer, variant, decide, rounds))
+    return replace(traces[0], later=tuple(traces[1:]))
+
+
+def _resumed(
+    scenario: Scenario,
+    consumer: ReferenceConsumer,
+    producer: VBucket,
+    variant: ConsumerVariant,
+    decide: Decide,
+    rounds: int,
+) -> Trace:
+    """One resume, recorded: what the consumer held, the rounds, its final versions."""
+    held, boundaries = consumer.held(), tuple(sorted(consumer.whole_snapshot_ends))
+    played, final = resume(consumer, producer, variant, decide, rounds)
     return Trace(
         scenario=scenario,
         producer_items=producer.items,

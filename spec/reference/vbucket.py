@@ -105,6 +105,32 @@ class VBucket:
             snap_start = snap_end + 1
         return out
 
+    def snapshots_after(
+        self, start: int, snap_start: int, snap_end: int, disk: bool, ends: Sequence[int]
+    ) -> list[Snapshot]:
+        """The snapshots of an accepted stream from ``start``, as far as ``ends`` (those
+        above ``start`` within the history) reach: the first marker starts at ``start``
+        (``disk``: a backfill, always so from below the purge seqno, and then no snapshot
+        ends below the purge seqno) or ``start + 1``, or at the request's ``snap_start`` if
+        that is lower (kv_engine's ``ActiveStream::adjustStartIfFirstSnapshot``: the stream
+        may resume a snapshot); each later one at the previous end + 1. The first ends no
+        earlier than the request's ``snap_end`` (within the history): the snapshot the
+        request resumes was sent whole to that end, so its rest comes in one snapshot.
+        A snapshot sends, per key, its last mutation in the range above ``start``,
+        unless that is a purged tombstone."""
+        out: list[Snapshot] = []
+        # Memory cannot serve seqnos at or below the purge seqno: from a start below it the
+        # stream is a backfill that runs at least to the purge seqno.
+        disk = disk or self.purge_seqno > start
+        snap_start = min(start if disk else start + 1, snap_start)
+        lowest_end = max(start + 1, self.purge_seqno, min(snap_end, self.high_seqno))
+        for snap_end in (e for e in ends if lowest_end <= e <= self.high_seqno):
+            last = last_per_key(self.items_between(max(snap_start, start + 1), snap_end))
+            items = tuple(sorted(i for i in last.values() if not self.is_purged(i)))
+            out.append(Snapshot(snap_start, snap_end, items))
+            snap_start = snap_end + 1
+        return out
+
     # -- what happens before the resume ----------------------------------------------
 
     def failover(self, branch: int, uuid: int, mutations: Sequence[Mutation], epoch: int) -> None:
