@@ -97,8 +97,10 @@ def spark_child(master: str, entries: int, seqnos: int) -> None:
     from checker.spark.session import spark_session
     from checker.spark.sweep import sweep_on_spark
 
-    spark, _ = spark_session(master, f"dcpcheck sweep benchmark {master}")
-    with tempfile.TemporaryDirectory() as out:
+    with (
+        spark_session(master, f"dcpcheck sweep benchmark {master}") as spark,
+        tempfile.TemporaryDirectory() as out,
+    ):
         warm = Path(out) / "warm"
         warm.mkdir()
         sweep_on_spark(spark, SweepJob(SweepSpace(1, 1), RULES), warm, timeout_s=3600)
@@ -109,7 +111,6 @@ def spark_child(master: str, entries: int, seqnos: int) -> None:
             spark, SweepJob(SweepSpace(entries, seqnos), RULES), dataset, timeout_s=3600
         )
         wall, cpu = time.perf_counter() - wall, tree_cpu_seconds(os.getpid()) - cpu
-    spark.stop()
     print(json.dumps({"wall": wall, "cpu": cpu, "parts": parts}))
 
 
