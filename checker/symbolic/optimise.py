@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 
 import z3
 
-from checker.symbolic.budget import Budget
 from checker.symbolic.call import held_interrupts, run_check
 from checker.symbolic.session import Answer, Outcome, Solving, answer_of
 from spec.expr import Expr
@@ -23,15 +22,11 @@ __all__ = ["Minimiser"]
 
 
 class Minimiser(Solving):
-    def __init__(
-        self,
-        timeout_s: float | None = None,
-        seed: int = 0,
-        budget: Budget | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        super().__init__(z3.Optimize, timeout_s, seed, budget, deadline)
-        self.optimize = self.engine
+    make = z3.Optimize
+
+    @property
+    def optimize(self) -> z3.Optimize:
+        return self.engine
 
     def add(self, *exprs: Expr) -> None:
         with held_interrupts():

@@ -55,11 +55,13 @@ def answer_of(result: z3.CheckSatResult) -> Answer:
 class Solving:
     """What a Session and a Minimiser hold: a Z3 context of its own (the models Z3
     returns then do not depend on what else ran in this process, so the same question
-    gets the same answer), a solver made in it, a ``Budget`` and a deadline."""
+    gets the same answer), a solver of kind ``make`` made in it, a ``Budget`` and a
+    deadline."""
+
+    make = z3.Solver
 
     def __init__(
         self,
-        make,  # type: ignore[no-untyped-def]
         timeout_s: float | None = None,
         seed: int = 0,
         budget: Budget | None = None,
@@ -67,7 +69,7 @@ class Solving:
     ) -> None:
         with held_interrupts():
             self.translator = Translator(z3.Context())
-            self.engine = make(ctx=self.translator.ctx)
+            self.engine = self.make(ctx=self.translator.ctx)
             self.engine.set("random_seed", seed)
         self.seed = seed
         self.budget = budget if budget is not None else Budget()
@@ -82,7 +84,7 @@ class Session(Solving):
         budget: Budget | None = None,
         deadline: float | None = None,
     ) -> None:
-        super().__init__(z3.Solver, timeout_s, seed, budget, deadline)
+        super().__init__(timeout_s, seed, budget, deadline)
         self.solver = self.engine
         self._domain_added = 0
         self._scopes: list[int] = []
