@@ -103,6 +103,25 @@ def test_bounds_flags_override_the_preset_and_the_table_compares_expectations(
     assert all(r["bounds"]["restarts"] == 0 for r in records)
 
 
+def test_checks_on_two_processes_give_the_same_results_in_the_same_order(tmp_path: Path) -> None:
+    def run(*extra: str) -> tuple[int, list[dict[str, Any]]]:
+        out = tmp_path / f"out{len(extra)}"
+        result = run_subprocess(
+            ["durability", "--preset", "mb-51805", "--json", "--out", out, *extra]
+        )
+        timeless = [
+            {k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds")}
+            | {"counterexample": r["counterexample"] and Path(r["counterexample"]).name}
+            for r in json.loads(result.out)["results"]
+        ]
+        return result.code, timeless
+
+    alone, together = run(), run("--workers", "2")
+    assert together == alone
+    assert alone[0] == 1 and len(alone[1]) == 12
+    assert {r["verdict"] for r in alone[1]} == {"holds", "violated"}
+
+
 def test_unknown_names_and_bad_bounds_are_one_line_exit_2(cli) -> None:
     for args, fragment in [
         (["--ack-rule", "ack-never"], "unknown ack-rule 'ack-never'; known: ack-at-snapshot-end"),
@@ -112,6 +131,7 @@ def test_unknown_names_and_bad_bounds_are_one_line_exit_2(cli) -> None:
         (["--nodes", "4", "--replicas", "2"], "bad bounds: replicas must be nodes - 1 = 3"),
         (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
         (["--max-states", "0"], "argument --max-states: expected 1.."),
+        (["--workers", "2", "--engine", "spark"], "--workers is for --engine explore"),
     ]:
         result = cli("durability", *args)
         assert result.code == 2, args

@@ -155,3 +155,30 @@ def test_ctrl_c_stops_verify_on_spark_keeping_the_decided_checks(tmp_path: Path)
     assert rows == {"collapse-snapshot": "violated", "correct": "unknown"}, out
     assert not (tmp_path / "j.xml").exists()
     assert "Traceback" not in err
+
+
+def test_ctrl_c_stops_durability_worker_processes_and_keeps_the_decided_checks(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    args = ["durability", "--preset", "mb-34150-wide", "--ack-rule", "ack-on-prepare"]
+    proc = _start([*args, "--workers", "2", "--out", str(out)])
+    code, stdout, err = _interrupt_after(proc, "no-lost-syncwrite: violated")
+    assert code == EXIT_INTERRUPTED, err
+    assert "persisted-snapshot: no-lost-syncwrite: violated (confirmed)" in stdout
+    assert "persisted-snapshot: prepare-ack-progress: unknown (interrupted" in stdout
+    assert "Traceback" not in err
+    assert len(list(out.glob("*.itf.json"))) == 1  # the decided violation's run, only
+    # Forked workers carry the parent's command line: none may outlive it.
+    assert not _processes_naming(str(out))
+
+
+def _processes_naming(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text in (entry / "cmdline").read_bytes().decode():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

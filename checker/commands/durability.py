@@ -2,7 +2,7 @@
 
     dcpcheck durability [--ack-rule ID ...] [--branch-rule ID ...] [--property ID ...]
                         [--rules NAME|FILE] [--preset NAME] [bounds]
-                        [--engine explore|spark] [--strategy bfs|dfs]
+                        [--engine explore|spark] [--strategy bfs|dfs] [--workers N]
                         [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
                         [--max-states N] [--timeout S] [--json] [--out DIR]
 
@@ -16,9 +16,11 @@ SyncWrite is ever acknowledged in them), or ``unknown`` when --max-states or
 the preset (default mb-34150) and any bounds flag overrides it.
 
 ``--engine explore`` (default) searches in this process, breadth- or
-depth-first (``--strategy``); ``--engine spark`` searches breadth-first on
-Spark, level by level, every check of the command in one distributed search
-(docs/spark.md), with the same verdicts, state counts and runs.
+depth-first (``--strategy``), or with ``--workers N`` runs the checks on N
+processes side by side (each the same search as alone, reported in the same
+order); ``--engine spark`` searches breadth-first on Spark, level by level,
+every check of the command in one distributed search (docs/spark.md), with
+the same verdicts, state counts and runs.
 Exit: 0 all hold, 1 a violation, 3 an unknown.
 """
 
@@ -26,7 +28,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
@@ -44,6 +47,7 @@ from checker.commands.common import (
 )
 from checker.durability import check_durability, planned
 from checker.engines import STRATEGIES
+from checker.engines.processes import in_order
 from checker.inputs import count
 from checker.loading import resolve
 from checker.report.html import write_html
@@ -104,6 +108,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="search order of --engine explore (default bfs; spark is breadth-first)",
     )
     parser.add_argument(
+        "--workers",
+        type=count(1, 256),
+        default=1,
+        metavar="N",
+        help="--engine explore: run the checks on N processes side by side, each check a "
+        "search of its own (default 1: one after another in this process)",
+    )
+    parser.add_argument(
         "--max-states",
         type=count(1, 1_000_000_000),
         default=20_000_000,
@@ -132,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.engine != "spark" and args.checkpoint:
         raise UsageError("--checkpoint is for --engine spark")
+    if args.engine == "spark" and args.workers > 1:
+        raise UsageError(
+            "--workers is for --engine explore; on Spark, --master local[N] gives N cores"
+        )
     bounds, preset_name = cluster_bounds_from(args)
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
@@ -166,15 +182,20 @@ def run(args: argparse.Namespace) -> int:
         partial(planned, a.item, b.item, p.item, rules, bounds, preset_name, args.strategy)
         for a, b, p in combos
     ]
-    if args.engine == "spark":
-        found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
-        runs = [partial(_found, found, n) for n in range(len(labels))]
-    else:
-        runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
-    checks = [Planned(*check) for check in zip(labels, runs, plans, strict=True)]
-    results = print_results(
-        checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
-    )
+    with ExitStack() as stack:
+        if args.engine == "spark":
+            found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
+            runs = [partial(_found, found, n) for n in range(len(labels))]
+        elif args.workers > 1:
+            work = [partial(one, a.item, b.item, p.item, _silent) for a, b, p in combos]
+            taken = stack.enter_context(in_order(work, args.workers))
+            runs = [partial(_next, taken) for _ in combos]
+        else:
+            runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
+        checks = [Planned(*check) for check in zip(labels, runs, plans, strict=True)]
+        results = print_results(
+            checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
+        )
     if args.html and not any(r.interrupted for r in results):
         write_html(results, args.html, "dcpcheck durability")
     return exit_code(results)
@@ -182,6 +203,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Result:
     return results[n]
+
+
+def _next(taken: Iterator[Result], update: Callable[[str], None]) -> Result:
+    """The next check's result from the worker processes (they finish in any order;
+    results are taken in the checks' order)."""
+    return next(taken)
+
+
+def _silent(text: str) -> None:
+    """A worker's progress goes nowhere: the parent reports each check as it is taken."""
 
 
 def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]

@@ -21,12 +21,12 @@ and the units reported are the sum over the cubes solved.
 from __future__ import annotations
 
 import multiprocessing
-import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from checker.engines import z3 as z3_engine
 from checker.engines.finding import Finding
+from checker.engines.processes import ignore_interrupts
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
 from spec.errors import HarnessBug
@@ -109,11 +109,6 @@ def combine(findings: Mapping[int, Finding], labels: list[str]) -> Finding:
 _WORK: Split | None = None
 
 
-def _quiet() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _solve_nth(n: int) -> tuple[int, Finding]:
     assert _WORK is not None
     return n, _WORK.solve(n)
@@ -138,7 +133,7 @@ def in_processes(workers: int = 1) -> SolveCubes:
         _WORK = split
         try:
             context = multiprocessing.get_context("fork")
-            with context.Pool(workers, initializer=_quiet) as pool:
+            with context.Pool(workers, initializer=ignore_interrupts) as pool:
                 for n, found in pool.imap_unordered(_solve_nth, reversed(range(count))):
                     done[n] = found
                     if found.verdict is Verdict.VIOLATED:
