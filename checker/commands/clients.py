@@ -30,6 +30,7 @@ from checker.commands.common import (
     add_no_spark,
     add_output_arguments,
     add_progress_arguments,
+    add_repeatable,
     add_scenario_bounds,
     add_spark_arguments,
     budget_from,
@@ -57,20 +58,15 @@ CATALOGUE_NAMES = [name for pair in CATALOGUE for name in pair]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules", action="append", metavar="NAME|FILE", help="rule set (default: both built-in)"
-    )
-    parser.add_argument(
+    add_repeatable(parser, "--rules", "NAME|FILE", "rule set (default: both built-in)")
+    add_repeatable(
+        parser,
         "--consumer",
-        action="append",
-        metavar="NAME|FILE",
-        help="client (repeatable; default: the catalogue and its fixes)",
+        "NAME|FILE",
+        "client (repeatable; default: the catalogue and its fixes)",
     )
-    parser.add_argument(
-        "--property",
-        action="append",
-        metavar="ID",
-        help="property id (repeatable; default: every safety property)",
+    add_repeatable(
+        parser, "--property", "ID", "property id (repeatable; default: every safety property)"
     )
     add_output_arguments(parser, "out/clients")
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")

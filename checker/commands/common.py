@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from checker.inputs import seconds
+from checker.inputs import count, seconds
 from checker.loading import resolve_many
 from checker.progress import Progress
 from checker.report.files import write_counterexample
@@ -35,9 +35,11 @@ __all__ = [
     "Planned",
     "add_budget_arguments",
     "add_cluster_bounds",
+    "add_count",
     "add_no_spark",
     "add_output_arguments",
     "add_progress_arguments",
+    "add_repeatable",
     "add_scenario_bounds",
     "add_spark_arguments",
     "add_timeout",
@@ -52,6 +54,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+ArgumentGroup = argparse.ArgumentParser | argparse._ArgumentGroup
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,29 @@ def chosen(registry: Registry[T], kind: type[T], texts: Sequence[str] | None) ->
             spec = text if len(items) == 1 or ".py:" in text else f"{text}:{name}"
             out.append(Chosen(item, spec))
     return out
+
+
+# -- options of one kind ---------------------------------------------------------------------
+
+
+def add_repeatable(parser: ArgumentGroup, flag: str, metavar: str, help: str) -> None:
+    """An option naming definitions, given once per definition (``--rules A --rules B``);
+    absent it is None, and the command picks its default set."""
+    parser.add_argument(flag, action="append", metavar=metavar, help=help)
+
+
+def add_count(
+    parser: ArgumentGroup,
+    flag: str,
+    most: int,
+    default: int,
+    help: str,
+    *,
+    least: int = 1,
+    metavar: str = "N",
+) -> None:
+    """A whole-number option from ``least`` to ``most``; outside them a usage error."""
+    parser.add_argument(flag, type=count(least, most), default=default, metavar=metavar, help=help)
 
 
 # -- the single-node model's bounds ------------------------------------------------------------
