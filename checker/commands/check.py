@@ -54,17 +54,24 @@ from spec.model.build import SPLIT_DEPTHS
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
+SELECTION_HELP = {
+    "--rules": "rule set (repeatable; default all built-in)",
+    "--consumer": "consumer variant (repeatable; default correct and collapse-snapshot; the "
+    "client catalogue: dcpcheck clients)",
+    "--property": "property id (repeatable; default all)",
+}
 
-def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
-    add_repeatable(parser, "--rules", "NAME|FILE", "rule set (repeatable; default all built-in)")
-    add_repeatable(
-        parser,
-        "--consumer",
-        "NAME|FILE",
-        "consumer variant (repeatable; default correct and collapse-snapshot; the client "
-        "catalogue: dcpcheck clients)",
-    )
-    add_repeatable(parser, "--property", "ID", "property id (repeatable; default all)")
+
+def add_selection_arguments(
+    parser: argparse.ArgumentParser, helps: dict[str, str] = SELECTION_HELP
+) -> None:
+    """``--rules``, ``--consumer``, ``--property``: what to check, each by name or file."""
+    for flag, metavar in (
+        ("--rules", "NAME|FILE"),
+        ("--consumer", "NAME|FILE"),
+        ("--property", "ID"),
+    ):
+        add_repeatable(parser, flag, metavar, helps[flag])
 
 
 def selection(

@@ -24,20 +24,17 @@ import argparse
 import json
 import sys
 
-from checker.atomic import writable_dir, writable_file
+from checker.commands.check import add_selection_arguments
 from checker.commands.common import (
     add_budget_arguments,
     add_no_spark,
     add_output_arguments,
     add_progress_arguments,
-    add_repeatable,
     add_scenario_bounds,
     add_spark_arguments,
-    budget_from,
     chosen,
     run_tasks_here_or_on_spark,
-    scenario_bounds_from,
-    spark_conf_from,
+    task_run_inputs,
 )
 from checker.probe import probe_consumers
 from checker.report.files import write_counterexample
@@ -55,19 +52,15 @@ from spec.rules import RULE_SETS, RuleSet
 __all__ = ["CATALOGUE_NAMES", "add_arguments", "client_tasks", "print_clients", "run"]
 
 CATALOGUE_NAMES = [name for pair in CATALOGUE for name in pair]
+CLIENTS_SELECTION_HELP = {
+    "--rules": "rule set (default: both built-in)",
+    "--consumer": "client (repeatable; default: the catalogue and its fixes)",
+    "--property": "property id (repeatable; default: every safety property)",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_repeatable(parser, "--rules", "NAME|FILE", "rule set (default: both built-in)")
-    add_repeatable(
-        parser,
-        "--consumer",
-        "NAME|FILE",
-        "client (repeatable; default: the catalogue and its fixes)",
-    )
-    add_repeatable(
-        parser, "--property", "ID", "property id (repeatable; default: every safety property)"
-    )
+    add_selection_arguments(parser, CLIENTS_SELECTION_HELP)
     add_output_arguments(parser, "out/clients")
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     add_budget_arguments(parser, CHECK_BUDGET / MILLION)
@@ -110,12 +103,7 @@ def print_clients(results: list[Result], bounds: Bounds, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    budget = budget_from(args)
-    bounds = scenario_bounds_from(args)
-    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
-    writable_dir(args.out, "--out")
-    writable_file(args.html, "--html")
-    writable_file(args.junit, "--junit")
+    budget, bounds = task_run_inputs(args)
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout, budget)
     checks = sum(len(t.properties) for t in tasks)
     print(

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from checker.atomic import writable_dir, writable_file
 from checker.inputs import count, seconds
 from checker.loading import resolve_many
 from checker.progress import Progress
@@ -51,6 +52,7 @@ __all__ = [
     "run_tasks_here_or_on_spark",
     "scenario_bounds_from",
     "spark_conf_from",
+    "task_run_inputs",
 ]
 
 T = TypeVar("T")
@@ -107,6 +109,9 @@ def add_count(
 # -- the single-node model's bounds ------------------------------------------------------------
 
 
+SCENARIO_BOUNDS = ("seqnos", "keys", "entries", "failovers", "rounds", "max_entries")
+
+
 def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> None:
     group = parser.add_argument_group("bounds (a verdict holds within these)")
     defaults = Bounds()
@@ -136,15 +141,8 @@ def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> N
 
 def scenario_bounds_from(args: argparse.Namespace) -> Bounds:
     try:
-        return Bounds(
-            seqnos=args.seqnos,
-            keys=args.keys,
-            entries=args.entries,
-            failovers=args.failovers,
-            rounds=args.rounds,
-            max_entries=args.max_entries,
-            sessions=getattr(args, "sessions", 1),
-        )
+        given = {name: getattr(args, name) for name in SCENARIO_BOUNDS}
+        return Bounds(**given, sessions=getattr(args, "sessions", 1))
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None
 
@@ -383,6 +381,18 @@ def print_results(
 
 
 # -- Spark ---------------------------------------------------------------------------------------
+
+
+def task_run_inputs(args: argparse.Namespace) -> tuple[int | None, Bounds]:
+    """The budget and bounds of a run of tasks (``clients``, ``verify``), with ``--conf``
+    and every output path checked before anything runs."""
+    budget = budget_from(args)
+    bounds = scenario_bounds_from(args)
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
+    return budget, bounds
 
 
 def add_no_spark(parser: argparse.ArgumentParser) -> None:

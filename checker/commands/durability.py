@@ -62,6 +62,7 @@ from spec.cluster import (
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
+# The durability properties a command checks unless told otherwise (durability, verify).
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 ENGINES = ("explore", "spark")
 

@@ -34,7 +34,6 @@ import json
 import sys
 import time
 
-from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.clients import client_tasks, print_clients
 from checker.commands.common import (
@@ -44,11 +43,10 @@ from checker.commands.common import (
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
-    budget_from,
     run_tasks_here_or_on_spark,
-    scenario_bounds_from,
-    spark_conf_from,
+    task_run_inputs,
 )
+from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -63,7 +61,6 @@ from spec.errors import UsageError
 from spec.properties import PROPERTIES
 
 DURABILITY_PRESETS = ("mb-34150", "mb-51805")
-DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,17 +108,12 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
         for name in presets
         for ack in ACK_RULES.names()
         for branch in BRANCH_RULES.names()
-        for prop in DURABILITY_PROPERTIES
+        for prop in DEFAULT_PROPERTIES
     ]
 
 
 def run(args: argparse.Namespace) -> int:
-    budget = budget_from(args)
-    bounds = scenario_bounds_from(args)
-    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
-    writable_dir(args.out, "--out")
-    writable_file(args.html, "--html")
-    writable_file(args.junit, "--junit")
+    budget, bounds = task_run_inputs(args)
     rules, consumers, props = selection(args)
     ids = tuple(p.spec for p in props)
     tasks = [
