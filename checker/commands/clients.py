@@ -26,12 +26,11 @@ import sys
 
 from checker.commands.check import add_selection_arguments
 from checker.commands.common import (
-    add_budget_arguments,
     add_no_spark,
-    add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
+    add_task_run_arguments,
     chosen,
     run_tasks_here_or_on_spark,
     task_run_inputs,
@@ -42,7 +41,7 @@ from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.symbolic.budget import CHECK_BUDGET, MILLION
+from checker.symbolic.budget import CHECK_BUDGET
 from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.consumers import CATALOGUE, CONSUMERS, ConsumerVariant
@@ -61,9 +60,7 @@ CLIENTS_SELECTION_HELP = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser, CLIENTS_SELECTION_HELP)
-    add_output_arguments(parser, "out/clients")
-    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
+    add_task_run_arguments(parser, "out/clients")
     add_spark_arguments(parser)
     add_no_spark(parser)
     add_progress_arguments(parser)

@@ -23,7 +23,7 @@ from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result, Stats, interrupted
-from checker.symbolic.budget import MILLION
+from checker.symbolic.budget import CHECK_BUDGET, MILLION
 from checker.tasks import AnyTask, planned_any, run_any
 from checker.timing import Stopwatch
 from spec.bounds import Bounds
@@ -43,6 +43,7 @@ __all__ = [
     "add_repeatable",
     "add_scenario_bounds",
     "add_spark_arguments",
+    "add_task_run_arguments",
     "add_timeout",
     "budget_from",
     "chosen",
@@ -393,6 +394,15 @@ def task_run_inputs(args: argparse.Namespace) -> tuple[int | None, Bounds]:
     writable_file(args.html, "--html")
     writable_file(args.junit, "--junit")
     return budget, bounds
+
+
+def add_task_run_arguments(parser: argparse.ArgumentParser, out: str, json_help: str = "") -> None:
+    """What a run of tasks (``clients``, ``verify``) writes, ``--json``, ``--out DIR``,
+    ``--html FILE``, ``--junit FILE``, and the Z3 budget of each check (``--budget``,
+    ``--timeout``); ``task_run_inputs`` reads them."""
+    add_output_arguments(parser, out, json_help=json_help)
+    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
 
 
 def add_no_spark(parser: argparse.ArgumentParser) -> None:

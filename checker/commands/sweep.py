@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_atomic
 from checker.commands.common import (
     add_count,
-    add_output_arguments,
     add_progress_arguments,
     add_repeatable,
     add_spark_arguments,
@@ -70,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"refuse a space of more than K inputs (default {MAX_INPUTS:.0e})",
         metavar="K",
     )
-    add_output_arguments(parser, "", json_help="print the summary as JSON", html=False)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument(
         "--out",
         default="out/sweep",

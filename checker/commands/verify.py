@@ -37,12 +37,11 @@ import time
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.clients import client_tasks, print_clients
 from checker.commands.common import (
-    add_budget_arguments,
     add_no_spark,
-    add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
+    add_task_run_arguments,
     run_tasks_here_or_on_spark,
     task_run_inputs,
 )
@@ -52,7 +51,7 @@ from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
+from checker.symbolic.budget import Budget
 from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
 from checker.unbounded import decision_results
 from spec.bounds import Bounds
@@ -66,11 +65,9 @@ DURABILITY_PRESETS = ("mb-34150", "mb-51805")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     add_no_spark(parser)
-    add_output_arguments(
+    add_task_run_arguments(
         parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
-    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--durability-preset",
         action="append",
