@@ -16,6 +16,7 @@ import time
 
 from tabulate import tabulate
 
+from benchmarks._table import print_table
 from checker.check import check
 from checker.engines import exhaustive
 from checker.engines import random as random_search
@@ -62,13 +63,11 @@ def first_counterexample(bounds: Bounds) -> None:
         _row("exhaustive (BFS)", exh, exh_wall, exh_cpu, z3_cpu),
     ]
     print(f"seed 001's situation, first counterexample within {bounds.describe()}")
-    print(
+    caps = (
         f"(caps: random {RANDOM_CAP:,} examples, exhaustive {EXHAUSTIVE_CAP:,} scenarios; "
         "'>' marks a ratio whose row hit its cap)"
     )
-    headers = ["engine", "outcome", "seconds", "cpu s", "examined", "x z3 (cpu)"]
-    print(tabulate(rows, headers=headers))
-    print()
+    print_table(caps, ["engine", "outcome", "seconds", "cpu s", "examined", "x z3 (cpu)"], rows)
 
 
 def matrix(bounds: Bounds) -> None:

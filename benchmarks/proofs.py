@@ -25,8 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tabulate import tabulate
-
+from benchmarks._table import print_table
 from checker.engines import z3 as z3_engine
 from checker.symbolic.budget import MILLION, Budget
 from checker.symbolic.session import Answer, Session
@@ -105,13 +104,12 @@ def table(prop_id: str, seqnos: list[int], keys: int, entries: int, failovers: i
                 _cell(lambda b, m=model, g=canonical: _growing(m, g, b)),
             ]
         )
-    print(
+    caption = (
         f"kv-current x correct, {prop_id} (holds), keys {keys}, {entries} entries, "
         f"{failovers} failovers: Z3 units and CPU seconds per proof (cap {CAP / MILLION:g}M)"
     )
     headers = ["seqnos", "before", "+ bit-vectors", "+ symmetry", "cubes", "growing"]
-    print(tabulate(rows, headers=headers))
-    print()
+    print_table(caption, headers, rows)
 
 
 def run(quick: bool = False) -> None:

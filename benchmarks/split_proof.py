@@ -26,9 +26,8 @@ proof's.
 
 from __future__ import annotations
 
-from tabulate import tabulate
-
 from benchmarks._process import measured_run
+from benchmarks._table import print_table
 from checker.engines import cubes
 from checker.engines import z3 as z3_engine
 from checker.result import Verdict
@@ -69,13 +68,12 @@ def depths(seqnos: int) -> None:
                 f"{max(units) / whole:.2f}",
             ]
         )
-    print(
+    caption = (
         f"the same proof at {seqnos} seqnos cut finer: Z3 units in all and in the costliest "
         "cube (every cube holds)"
     )
     headers = ["cut", "cubes", "units", "x one proof", "costliest cube", "x one proof"]
-    print(tabulate(rows, headers=headers))
-    print()
+    print_table(caption, headers, rows)
 
 
 def ways(seqnos: int) -> None:
@@ -105,10 +103,10 @@ def ways(seqnos: int) -> None:
         ]
         for name, m in measured.items()
     ]
-    print(
+    caption = (
         f"kv-current x correct, no-missed-item: {verdicts['z3 (one proof)']} within "
         f"{seqnos} seqnos, 4 keys, 8 entries, 5 failovers (the same verdict every way)"
     )
-    headers = ["way", "wall s", "CPU s (tree)", "Z3 units", "cubes", "x z3 (wall)"]
-    print(tabulate(rows, headers=headers))
-    print()
+    print_table(
+        caption, ["way", "wall s", "CPU s (tree)", "Z3 units", "cubes", "x z3 (wall)"], rows
+    )

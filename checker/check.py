@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from checker.confirm import explain, replay_scenario
 from checker.engines import ENGINES
 from checker.engines.finding import Finding
 from checker.report.counterexample import counterexample_id, scenario_record
-from checker.result import Result, Stats, Verdict
+from checker.result import Result, Stats, Verdict, not_run
 from checker.symbolic.budget import CHECK_BUDGET, Budget
 from checker.timing import Stopwatch, deadline_after
 from spec.bounds import Bounds
@@ -48,14 +48,20 @@ def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
     )
 
 
+class Limits(TypedDict):
+    """What a Z3 search (one proof, or cut into cubes) may spend, and whether it minimises."""
+
+    budget: Budget
+    deadline: float | None
+    minimised: bool
+
+
 def _search(
     model: ScenarioModel,
     prop: Property,
     engine: str,
+    limits: Limits,
     *,
-    budget: Budget,
-    deadline: float | None,
-    minimise: bool,
     spark: SearchOnSpark | None,
     random_examples: int,
     workers: int = 1,
@@ -67,20 +73,11 @@ def _search(
 
         if engine == "spark" and cubes_on is None:
             raise ValueError("--engine spark needs the cubes' Spark solver (cubes_on)")
-        return cubes.search(
-            model,
-            prop,
-            budget=budget,
-            deadline=deadline,
-            minimised=minimise,
-            depth=split,
-            workers=workers,
-            solver=cubes_on,
-        )
+        return cubes.search(model, prop, **limits, depth=split, workers=workers, solver=cubes_on)
     if engine == "z3":
         from checker.engines import z3
 
-        return z3.search(model, prop, budget=budget, deadline=deadline, minimised=minimise)
+        return z3.search(model, prop, **limits)
     if engine == "exhaustive":
         if spark is not None:
             return spark(model, prop)
@@ -99,17 +96,9 @@ def planned(
 ) -> Result:
     """The check's result before anything is decided: ``unknown``, named and bounded,
     with the command that reproduces it (what an interrupted run reports for it)."""
-    return Result(
-        model="scenario",
-        subject={"rules": rules.name, "consumer": variant.name},
-        property=prop.id,
-        kind=prop.kind,
-        verdict=Verdict.UNKNOWN,
-        bounds=bounds,
-        engine=engine,
-        reason="not run",
-        command=reproduce_command(rules.name, variant.name, prop.id, bounds),
-    )
+    subject = {"rules": rules.name, "consumer": variant.name}
+    command = reproduce_command(rules.name, variant.name, prop.id, bounds)
+    return not_run("scenario", subject, prop, bounds, engine, command)
 
 
 def check(
@@ -141,14 +130,12 @@ def check(
     ``spark``: the same cubes solved by ``cubes_on`` (``checker.spark.cubes``)."""
     clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
-    spending = Budget(budget)
+    limits = Limits(budget=Budget(budget), deadline=deadline_after(timeout_s), minimised=minimise)
     found = _search(
         model,
         prop,
         engine,
-        budget=spending,
-        deadline=deadline_after(timeout_s),
-        minimise=minimise,
+        limits,
         spark=spark,
         random_examples=random_examples,
         workers=workers,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from checker.engines.explore import Exploration, explore, replay
-from checker.result import Replayed, Result, Stats, Verdict
+from checker.result import Replayed, Result, Stats, Verdict, not_run
 from checker.timing import Stopwatch
 from spec.cluster import (
     PRESETS,
@@ -139,19 +139,18 @@ def planned(
 ) -> Result:
     """The check's result before anything is decided: ``unknown``, named and bounded,
     with the command that reproduces it (what an interrupted run reports for it)."""
-    return Result(
-        model="cluster",
-        subject={"ack_rule": ack_rule.id, "branch_rule": branch_rule.id},
+    subject = {"ack_rule": ack_rule.id, "branch_rule": branch_rule.id}
+    command = reproduce_command(ack_rule.id, branch_rule.id, prop.id, rules.name, bounds, preset)
+    return not_run(
+        "cluster",
+        subject,
+        prop,
+        bounds,
+        strategy,
+        command,
         context={"rules": rules.name},
-        property=prop.id,
-        kind=prop.kind,
         expectation=prop.expectation,
-        verdict=Verdict.UNKNOWN,
-        bounds=bounds,
-        engine=strategy,
-        reason="not run",
         preset=preset,
-        command=reproduce_command(ack_rule.id, branch_rule.id, prop.id, rules.name, bounds, preset),
     )
 
 

@@ -32,7 +32,16 @@ from typing import Any, Protocol
 
 from spec.run import Run
 
-__all__ = ["BoundsLike", "Replayed", "Result", "Stats", "Verdict", "interrupted"]
+__all__ = [
+    "BoundsLike",
+    "PropertyLike",
+    "Replayed",
+    "Result",
+    "Stats",
+    "Verdict",
+    "interrupted",
+    "not_run",
+]
 
 
 class Verdict(StrEnum):
@@ -45,6 +54,15 @@ class BoundsLike(Protocol):
     def describe(self) -> str: ...
 
     def to_json(self) -> dict[str, int]: ...
+
+
+@dataclass(frozen=True)
+class PropertyLike(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -155,3 +173,19 @@ class Result:
 def interrupted(r: Result) -> Result:
     """``r`` as a check Ctrl-C stopped before it decided anything."""
     return r.but(verdict=Verdict.UNKNOWN, reason="interrupted", interrupted=True)
+
+
+def not_run(
+    model: str,
+    subject: Mapping[str, str],
+    prop: PropertyLike,
+    bounds: BoundsLike,
+    engine: str,
+    command: str,
+    **more: Any,
+) -> Result:
+    """A check's result before anything is decided: ``unknown`` (not run), named and
+    bounded, with the ``command`` that reproduces it; ``more``: the model's other fields."""
+    unknown = Verdict.UNKNOWN
+    named = (model, subject, prop.id, prop.kind, unknown, bounds, engine)  # Result's order
+    return Result(*named, reason="not run", command=command, **more)

@@ -155,20 +155,13 @@ class ClusterTask:
 
     def _named(self):  # type: ignore[no-untyped-def]
         from checker.loading import resolve
-        from spec.cluster import (
-            ACK_RULES,
-            BRANCH_RULES,
-            CLUSTER_PROPERTIES,
-            AckRule,
-            BranchRule,
-            ClusterProperty,
-        )
+        from spec import cluster
         from spec.rules import RULE_SETS, RuleSet
 
         return (
-            resolve(ACK_RULES, AckRule, self.ack_rule),
-            resolve(BRANCH_RULES, BranchRule, self.branch_rule),
-            resolve(CLUSTER_PROPERTIES, ClusterProperty, self.property),
+            resolve(cluster.ACK_RULES, cluster.AckRule, self.ack_rule),
+            resolve(cluster.BRANCH_RULES, cluster.BranchRule, self.branch_rule),
+            resolve(cluster.CLUSTER_PROPERTIES, cluster.ClusterProperty, self.property),
             resolve(RULE_SETS, RuleSet, self.rules),
         )
 

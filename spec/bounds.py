@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from spec.failover_table import DEFAULT_MAX_ENTRIES
 
@@ -53,9 +53,10 @@ class Bounds:
             if getattr(self, name) < 1:
                 raise ValueError(f"bound {name} must be at least 1")
         for name, most in LIMITS.items():
-            if getattr(self, name) > most:
+            value = getattr(self, name)
+            if value > most:
                 raise ValueError(
-                    f"bound {name} must be at most {most} (got {getattr(self, name)}); "
+                    f"bound {name} must be at most {most} (got {value}); "
                     "proofs already take minutes at 16 seqnos"
                 )
         if self.max_entries < 1:
@@ -81,12 +82,8 @@ class Bounds:
         return text
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "seqnos": self.seqnos,
-            "keys": self.keys,
-            "entries": self.entries,
-            "failovers": self.failovers,
-            "rounds": self.rounds,
-            "max_entries": self.max_entries,
-            **({"sessions": self.sessions} if self.sessions != 1 else {}),
-        }
+        """Every bound, in order; ``sessions`` only when it is not 1."""
+        bounds = asdict(self)
+        if self.sessions == 1:
+            del bounds["sessions"]
+        return bounds

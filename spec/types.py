@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
 from spec.failover_table import UINT64_MAX, FailoverTable
@@ -38,18 +38,8 @@ class StreamRequest:
         return self.snap_start <= self.start <= self.snap_end and self.start <= self.end
 
     def to_json(self) -> dict[str, object]:
-        """Every field, as counterexample and vector files write a request."""
-        return {
-            "uuid": self.uuid,
-            "start": self.start,
-            "snap_start": self.snap_start,
-            "snap_end": self.snap_end,
-            "end": self.end,
-            "strict": self.strict,
-            "ignore_purged": self.ignore_purged,
-            "remote_purge": self.remote_purge,
-            "collection_high": self.collection_high,
-        }
+        """Every field, in order, as counterexample and vector files write a request."""
+        return asdict(self)
 
     @property
     def humpty_expressible(self) -> bool:

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from spec.consumers import ConsumerVariant, ConsumerView, LogView, ResumeRequest, Truncation
+from spec.consumers import ConsumerView, LogView, ResumeRequest, Truncation
 from spec.consumers.correct import Correct
 from spec.expr import Expr, ite
 
 
-class NeverTruncates(ConsumerVariant):
-    """Ignores ROLLBACK: keeps everything and asks again (bounded-rollback breaks)."""
+class NeverTruncates(Correct):
+    """Asks as ``correct`` does but ignores ROLLBACK: keeps everything and asks again
+    (bounded-rollback breaks)."""
 
     name = "never-truncates"
     summary = "asks again without truncating"
-
-    def request(self, view: ConsumerView) -> ResumeRequest:
-        start, end = view.snapshot_of(view.last)
-        return ResumeRequest(view.log.latest_uuid, view.last, start, end)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView

@@ -30,6 +30,13 @@ MB51805_STALL = [
 SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
 
+def check_args(rules: object, consumer: object, *props: object, out: object) -> list[object]:
+    """``dcpcheck check`` of one rule set and consumer (names or files) on ``props``, within
+    SMALL bounds, counterexamples to ``out``; append ``--json``, ``--html`` as needed."""
+    chosen = [arg for prop in props for arg in ("--property", prop)]
+    return ["check", "--rules", rules, "--consumer", consumer, *chosen, "--out", out, *SMALL]
+
+
 @dataclass
 class Result:
     code: int

@@ -6,26 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import run_subprocess
-
-FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+from clihelp import check_args, run_subprocess
 
 
 def test_collapse_snapshot_exits_1_with_a_confirmed_counterexample(tmp_path: Path) -> None:
     result = run_subprocess(
-        [
-            "check",
-            "--rules",
-            "kv-current",
-            "--consumer",
-            "collapse-snapshot",
-            "--property",
-            "no-missed-item",
-            "--json",
-            "--out",
-            tmp_path,
-            *FAST,
-        ]
+        [*check_args("kv-current", "collapse-snapshot", "no-missed-item", out=tmp_path), "--json"]
     )
     assert result.code == 1, result.err
     (record,) = json.loads(result.out)["results"]
@@ -40,19 +26,7 @@ def test_collapse_snapshot_exits_1_with_a_confirmed_counterexample(tmp_path: Pat
 
 
 def test_correct_consumer_exits_0(tmp_path: Path, cli) -> None:
-    result = cli(
-        "check",
-        "--rules",
-        "kv-current",
-        "--consumer",
-        "correct",
-        "--property",
-        "no-missed-item",
-        "--json",
-        "--out",
-        tmp_path,
-        *FAST,
-    )
+    result = cli(*check_args("kv-current", "correct", "no-missed-item", out=tmp_path), "--json")
     assert result.code == 0
     (record,) = json.loads(result.out)["results"]
     assert record["verdict"] == "holds" and record["counterexample"] is None
@@ -61,18 +35,7 @@ def test_correct_consumer_exits_0(tmp_path: Path, cli) -> None:
 
 
 def test_text_output_shows_a_timeline_and_the_reproducing_command(tmp_path, cli) -> None:
-    result = cli(
-        "check",
-        "--rules",
-        "kv-current",
-        "--consumer",
-        "collapse-snapshot",
-        "--property",
-        "no-missed-item",
-        "--out",
-        tmp_path,
-        *FAST,
-    )
+    result = cli(*check_args("kv-current", "collapse-snapshot", "no-missed-item", out=tmp_path))
     assert "violated (confirmed): key A" in result.out
     assert "deduplicated away" in result.out
     assert "reproduce: dcpcheck check --rules kv-current --consumer collapse-snapshot" in result.out
@@ -102,19 +65,8 @@ VARIANT = Forgetful()
 def test_a_user_variant_file_is_checked_without_package_edits(tmp_path: Path, cli) -> None:
     variant = tmp_path / "forgetful.py"
     variant.write_text(USER_VARIANT)
-    result = cli(
-        "check",
-        "--consumer",
-        variant,
-        "--rules",
-        "kv-current",
-        "--property",
-        "no-foreign-snapshot",
-        "--json",
-        "--out",
-        tmp_path / "out",
-        *FAST,
-    )
+    out = tmp_path / "out"
+    result = cli(*check_args("kv-current", variant, "no-foreign-snapshot", out=out), "--json")
     (record,) = json.loads(result.out)["results"]
     assert record["consumer"] == "forgetful"
     assert record["verdict"] == "violated" and record["replay"] == "confirmed"
@@ -189,19 +141,7 @@ PROPERTY = Property("at-most-one-rollback", "cost", "never rolled back twice", a
 def test_a_user_property_file_is_searched_and_replayed(tmp_path: Path, cli) -> None:
     prop = tmp_path / "once.py"
     prop.write_text(USER_PROPERTY)
-    result = cli(
-        "check",
-        "--property",
-        prop,
-        "--rules",
-        "kv-current",
-        "--consumer",
-        "correct",
-        "--json",
-        "--out",
-        tmp_path / "out",
-        *FAST,
-    )
+    result = cli(*check_args("kv-current", "correct", prop, out=tmp_path / "out"), "--json")
     (record,) = json.loads(result.out)["results"]
     assert record["property"] == "at-most-one-rollback"
     # kv-current can roll a correct consumer back twice (ahead of upper, then purge).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from strategies import decision_inputs
@@ -13,9 +15,14 @@ NAMES = ["kv-current", "rollback-doc"]
 DECIDERS = {name: Decider(RULE_SETS.get(name)) for name in NAMES}
 
 
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=1000)
-@given(inputs=decision_inputs())
+def on_random_requests(test: Callable[..., None]) -> Callable[..., None]:
+    """``test(name, inputs)`` for each built-in rule set, on 1,000 random (request,
+    producer) inputs."""
+    examples = given(inputs=decision_inputs())(test)
+    return pytest.mark.parametrize("name", NAMES)(settings(max_examples=1000)(examples))
+
+
+@on_random_requests
 def test_rollback_seqno_is_never_above_start(name, inputs) -> None:
     req, producer = inputs
     decision = DECIDERS[name].decide(req, producer)
@@ -24,9 +31,7 @@ def test_rollback_seqno_is_never_above_start(name, inputs) -> None:
         assert decision.rollback_seqno <= req.start
 
 
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=1000)
-@given(inputs=decision_inputs())
+@on_random_requests
 def test_no_rollback_when_the_snapshot_ends_at_or_below_upper(name, inputs) -> None:
     req, producer = inputs
     upper = producer.table.upper(req.uuid, producer.high_seqno)
@@ -37,9 +42,7 @@ def test_no_rollback_when_the_snapshot_ends_at_or_below_upper(name, inputs) -> N
     assert decision.outcome is Outcome.ACCEPT, decision
 
 
-@pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=1000)
-@given(inputs=decision_inputs())
+@on_random_requests
 def test_erange_exactly_when_the_request_invariant_fails(name, inputs) -> None:
     req, producer = inputs
     decision = DECIDERS[name].decide(req, producer)

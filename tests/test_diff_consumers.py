@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from checker.diff.classify import Classification
-from checker.diff.engine import diff_consumers
+from checker.diff.engine import DiffReport, diff_consumers
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.errors import EXIT_OK, EXIT_VIOLATION
@@ -12,13 +12,15 @@ from spec.rules import RULE_SETS
 SMALL = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
 
 
-def test_collapse_snapshot_is_seed_001s_safety_regression_relative_to_correct() -> None:
-    report = diff_consumers(
-        RULE_SETS.get("kv-current"),
-        CONSUMERS.get("correct"),
-        CONSUMERS.get("collapse-snapshot"),
-        SMALL,
+def diff(base: str, candidate: str, rules: str = "kv-current") -> DiffReport:
+    """``diff --consumers BASE CANDIDATE --rules RULES`` within SMALL bounds."""
+    return diff_consumers(
+        RULE_SETS.get(rules), CONSUMERS.get(base), CONSUMERS.get(candidate), SMALL
     )
+
+
+def test_collapse_snapshot_is_seed_001s_safety_regression_relative_to_correct() -> None:
+    report = diff("correct", "collapse-snapshot")
     assert report.complete
     regressions = [
         r for r in report.regions if r.classification is Classification.SAFETY_REGRESSION
@@ -37,12 +39,7 @@ def test_collapse_snapshot_is_seed_001s_safety_regression_relative_to_correct() 
 
 
 def test_going_back_to_correct_is_the_matching_safety_fix() -> None:
-    report = diff_consumers(
-        RULE_SETS.get("kv-current"),
-        CONSUMERS.get("collapse-snapshot"),
-        CONSUMERS.get("correct"),
-        SMALL,
-    )
+    report = diff("collapse-snapshot", "correct")
     fixes = [
         r.region.label for r in report.regions if r.classification is Classification.SAFETY_FIX
     ]
@@ -51,6 +48,5 @@ def test_going_back_to_correct_is_the_matching_safety_fix() -> None:
 
 
 def test_a_variant_compared_with_itself_is_equivalent_within_the_bounds() -> None:
-    correct = CONSUMERS.get("correct")
-    report = diff_consumers(RULE_SETS.get("rollback-doc"), correct, correct, SMALL)
+    report = diff("correct", "correct", rules="rollback-doc")
     assert report.equivalent and report.exit_code == EXIT_OK

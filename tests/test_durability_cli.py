@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from clihelp import MB51805_STALL, run_subprocess
 
 from checker.report.stored_cluster import load_counterexample
@@ -122,25 +123,33 @@ def test_checks_on_two_processes_give_the_same_results_in_the_same_order(tmp_pat
     assert {r["verdict"] for r in alone[1]} == {"holds", "violated"}
 
 
-def test_unknown_names_and_bad_bounds_are_one_line_exit_2(cli) -> None:
-    for args, fragment in [
-        (["--ack-rule", "ack-never"], "unknown ack-rule 'ack-never'; known: ack-at-snapshot-end"),
-        (["--branch-rule", "lowest"], "unknown branch-rule 'lowest'"),
-        (["--property", "no-missed-item"], "unknown property 'no-missed-item'"),
-        (["--preset", "mb-1"], "--preset: unknown preset 'mb-1'; known: mb-34150"),
-        (["--nodes", "4", "--replicas", "2"], "bad bounds: replicas must be nodes - 1 = 3"),
-        (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
-        (["--max-states", "0"], "argument --max-states: expected 1.."),
-        (["--workers", "2", "--engine", "spark"], "--workers is for --engine explore"),
-    ]:
-        result = cli("durability", *args)
-        assert result.code == 2, args
-        assert result.err.count("\n") == 1 and fragment in result.err, result.err
+BAD_ARGUMENTS = {
+    "ack-rule": (
+        ["--ack-rule", "ack-never"],
+        "unknown ack-rule 'ack-never'; known: ack-at-snapshot-end",
+    ),
+    "branch-rule": (["--branch-rule", "lowest"], "unknown branch-rule 'lowest'"),
+    "single-node-property": (["--property", "no-missed-item"], "unknown property 'no-missed-item'"),
+    "preset": (["--preset", "mb-1"], "--preset: unknown preset 'mb-1'; known: mb-34150"),
+    "replicas": (["--nodes", "4", "--replicas", "2"], "bad bounds: replicas must be nodes - 1 = 3"),
+    "majority": (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
+    "max-states": (["--max-states", "0"], "argument --max-states: expected 1.."),
+    "workers-on-spark": (
+        ["--workers", "2", "--engine", "spark"],
+        "--workers is for --engine explore",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_ARGUMENTS)
+def test_unknown_names_and_bad_bounds_are_one_line_exit_2(case: str, cli) -> None:
+    args, fragment = BAD_ARGUMENTS[case]
+    result = cli("durability", *args)
+    assert result.code == 2, args
+    assert result.err.count("\n") == 1 and fragment in result.err, result.err
 
 
 def test_help_lists_the_command(capsys, cli) -> None:
-    import pytest
-
     with pytest.raises(SystemExit):
         cli("--help")
     assert "durability" in capsys.readouterr().out

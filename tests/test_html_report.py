@@ -5,7 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+from clihelp import check_args
 
 
 class _Tags(HTMLParser):
@@ -21,21 +21,9 @@ class _Tags(HTMLParser):
 
 def test_check_writes_a_report_with_a_timeline_for_each_violation(tmp_path: Path, cli) -> None:
     report = tmp_path / "report.html"
+    chosen = ("no-missed-item", "valid-request")
     result = cli(
-        "check",
-        "--rules",
-        "kv-current",
-        "--consumer",
-        "collapse-snapshot",
-        "--property",
-        "no-missed-item",
-        "--property",
-        "valid-request",
-        "--html",
-        report,
-        "--out",
-        tmp_path,
-        *FAST,
+        *check_args("kv-current", "collapse-snapshot", *chosen, out=tmp_path), "--html", report
     )
     assert result.code == 1
     text = report.read_text()

@@ -31,13 +31,19 @@ MODELS = {
 }
 
 
+def both_traces(rules: str, consumer: str, scenario: Scenario) -> tuple[dict, dict]:
+    """The trace fields the model predicts for ``scenario``, and those the reference
+    implementation produces running it step by step."""
+    model = MODELS[(rules, consumer)]
+    reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
+    return model.predicted(scenario), reference
+
+
 @pytest.mark.parametrize(("rules", "consumer"), sorted(MODELS))
 @settings(max_examples=300)
 @given(scenario=scenarios(BOUNDS))
 def test_model_trace_equals_reference_trace(rules, consumer, scenario: Scenario) -> None:
-    model = MODELS[(rules, consumer)]
-    reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
-    predicted = model.predicted(scenario)
+    predicted, reference = both_traces(rules, consumer, scenario)
     differ = {k: (predicted[k], reference[k]) for k in reference if predicted[k] != reference[k]}
     assert not differ, differ
 
@@ -51,9 +57,7 @@ FORMULAS = Compiled([prop.holds(TraceFields(BOUNDS)) for prop in PROPERTIES])
 @settings(max_examples=100)
 @given(scenario=scenarios(BOUNDS))
 def test_properties_agree_on_model_and_reference(rules, consumer, scenario: Scenario) -> None:
-    model = MODELS[(rules, consumer)]
-    reference = trace_values(simulate(scenario, model.rules, model.variant, BOUNDS.rounds), BOUNDS)
-    predicted = model.predicted(scenario)
+    predicted, reference = both_traces(rules, consumer, scenario)
     verdicts = zip(FORMULAS(predicted), FORMULAS(reference), strict=True)
     for prop, (by_model, by_reference) in zip(PROPERTIES, verdicts, strict=True):
         assert by_model == by_reference, prop.id

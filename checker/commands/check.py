@@ -32,8 +32,10 @@ from checker.commands.common import (
     Chosen,
     Planned,
     add_budget_arguments,
+    add_count,
     add_output_arguments,
     add_progress_arguments,
+    add_repeatable,
     add_scenario_bounds,
     add_spark_arguments,
     budget_from,
@@ -42,7 +44,6 @@ from checker.commands.common import (
     scenario_bounds_from,
     spark_conf_from,
 )
-from checker.inputs import count
 from checker.probe import probe_consumers
 from checker.report.html import write_html
 from checker.report.text import exit_code
@@ -53,24 +54,24 @@ from spec.model.build import SPLIT_DEPTHS
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
+SELECTION_HELP = {
+    "--rules": "rule set (repeatable; default all built-in)",
+    "--consumer": "consumer variant (repeatable; default correct and collapse-snapshot; the "
+    "client catalogue: dcpcheck clients)",
+    "--property": "property id (repeatable; default all)",
+}
 
-def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules",
-        action="append",
-        metavar="NAME|FILE",
-        help="rule set (repeatable; default all built-in)",
-    )
-    parser.add_argument(
-        "--consumer",
-        action="append",
-        metavar="NAME|FILE",
-        help="consumer variant (repeatable; default correct and collapse-snapshot; the client "
-        "catalogue: dcpcheck clients)",
-    )
-    parser.add_argument(
-        "--property", action="append", metavar="ID", help="property id (repeatable; default all)"
-    )
+
+def add_selection_arguments(
+    parser: argparse.ArgumentParser, helps: dict[str, str] = SELECTION_HELP
+) -> None:
+    """``--rules``, ``--consumer``, ``--property``: what to check, each by name or file."""
+    for flag, metavar in (
+        ("--rules", "NAME|FILE"),
+        ("--consumer", "NAME|FILE"),
+        ("--property", "ID"),
+    ):
+        add_repeatable(parser, flag, metavar, helps[flag])
 
 
 def selection(
@@ -100,30 +101,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "scenario, on Spark); random (hypothesis; never claims 'holds'); spark (the z3 proof "
         "cut into cubes solved on Spark executors: the same verdicts and counterexamples)",
     )
-    parser.add_argument(
+    add_count(
+        parser,
         "--workers",
-        type=count(1, 256),
-        default=1,
-        metavar="N",
-        help="z3: cut each proof into cubes (one per number of failovers) solved on N "
+        256,
+        1,
+        "z3: cut each proof into cubes (one per number of failovers) solved on N "
         "processes side by side, each cube with the whole budget (default 1: one proof)",
     )
-    parser.add_argument(
+    add_count(
+        parser,
         "--split",
-        type=count(1, SPLIT_DEPTHS),
-        default=1,
-        metavar="D",
-        help="how finely a proof cut into cubes (--engine spark, --workers) is cut: 1 by "
+        SPLIT_DEPTHS,
+        1,
+        "how finely a proof cut into cubes (--engine spark, --workers) is cut: 1 by "
         "the number of failovers (default), 2 also by the last failover's branch point, 3 "
         "also by the one before it (more, smaller cubes to spread, more work in all)",
+        metavar="D",
     )
-    parser.add_argument(
-        "--examples",
-        type=count(1, 100_000_000),
-        default=10_000,
-        metavar="N",
-        help="for --engine random",
-    )
+    add_count(parser, "--examples", 100_000_000, 10_000, "for --engine random")
     parser.add_argument(
         "--fail-on",
         choices=("safety", "cost"),

@@ -24,19 +24,16 @@ import argparse
 import json
 import sys
 
-from checker.atomic import writable_dir, writable_file
+from checker.commands.check import add_selection_arguments
 from checker.commands.common import (
-    add_budget_arguments,
     add_no_spark,
-    add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
-    budget_from,
+    add_task_run_arguments,
     chosen,
     run_tasks_here_or_on_spark,
-    scenario_bounds_from,
-    spark_conf_from,
+    task_run_inputs,
 )
 from checker.probe import probe_consumers
 from checker.report.files import write_counterexample
@@ -44,7 +41,7 @@ from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.symbolic.budget import CHECK_BUDGET, MILLION
+from checker.symbolic.budget import CHECK_BUDGET
 from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.consumers import CATALOGUE, CONSUMERS, ConsumerVariant
@@ -54,27 +51,16 @@ from spec.rules import RULE_SETS, RuleSet
 __all__ = ["CATALOGUE_NAMES", "add_arguments", "client_tasks", "print_clients", "run"]
 
 CATALOGUE_NAMES = [name for pair in CATALOGUE for name in pair]
+CLIENTS_SELECTION_HELP = {
+    "--rules": "rule set (default: both built-in)",
+    "--consumer": "client (repeatable; default: the catalogue and its fixes)",
+    "--property": "property id (repeatable; default: every safety property)",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules", action="append", metavar="NAME|FILE", help="rule set (default: both built-in)"
-    )
-    parser.add_argument(
-        "--consumer",
-        action="append",
-        metavar="NAME|FILE",
-        help="client (repeatable; default: the catalogue and its fixes)",
-    )
-    parser.add_argument(
-        "--property",
-        action="append",
-        metavar="ID",
-        help="property id (repeatable; default: every safety property)",
-    )
-    add_output_arguments(parser, "out/clients")
-    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
+    add_selection_arguments(parser, CLIENTS_SELECTION_HELP)
+    add_task_run_arguments(parser, "out/clients")
     add_spark_arguments(parser)
     add_no_spark(parser)
     add_progress_arguments(parser)
@@ -114,12 +100,7 @@ def print_clients(results: list[Result], bounds: Bounds, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    budget = budget_from(args)
-    bounds = scenario_bounds_from(args)
-    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
-    writable_dir(args.out, "--out")
-    writable_file(args.html, "--html")
-    writable_file(args.junit, "--junit")
+    budget, bounds = task_run_inputs(args)
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout, budget)
     checks = sum(len(t.properties) for t in tasks)
     print(

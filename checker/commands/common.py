@@ -16,13 +16,14 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from checker.inputs import seconds
+from checker.atomic import writable_dir, writable_file
+from checker.inputs import count, seconds
 from checker.loading import resolve_many
 from checker.progress import Progress
 from checker.report.files import write_counterexample
 from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
 from checker.result import Result, Stats, interrupted
-from checker.symbolic.budget import MILLION
+from checker.symbolic.budget import CHECK_BUDGET, MILLION
 from checker.tasks import AnyTask, planned_any, run_any
 from checker.timing import Stopwatch
 from spec.bounds import Bounds
@@ -35,11 +36,14 @@ __all__ = [
     "Planned",
     "add_budget_arguments",
     "add_cluster_bounds",
+    "add_count",
     "add_no_spark",
     "add_output_arguments",
     "add_progress_arguments",
+    "add_repeatable",
     "add_scenario_bounds",
     "add_spark_arguments",
+    "add_task_run_arguments",
     "add_timeout",
     "budget_from",
     "chosen",
@@ -49,9 +53,11 @@ __all__ = [
     "run_tasks_here_or_on_spark",
     "scenario_bounds_from",
     "spark_conf_from",
+    "task_run_inputs",
 ]
 
 T = TypeVar("T")
+ArgumentGroup = argparse.ArgumentParser | argparse._ArgumentGroup
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,33 @@ def chosen(registry: Registry[T], kind: type[T], texts: Sequence[str] | None) ->
     return out
 
 
+# -- options of one kind ---------------------------------------------------------------------
+
+
+def add_repeatable(parser: ArgumentGroup, flag: str, metavar: str, help: str) -> None:
+    """An option naming definitions, given once per definition (``--rules A --rules B``);
+    absent it is None, and the command picks its default set."""
+    parser.add_argument(flag, action="append", metavar=metavar, help=help)
+
+
+def add_count(
+    parser: ArgumentGroup,
+    flag: str,
+    most: int,
+    default: int,
+    help: str,
+    *,
+    least: int = 1,
+    metavar: str = "N",
+) -> None:
+    """A whole-number option from ``least`` to ``most``; outside them a usage error."""
+    parser.add_argument(flag, type=count(least, most), default=default, metavar=metavar, help=help)
+
+
 # -- the single-node model's bounds ------------------------------------------------------------
+
+
+SCENARIO_BOUNDS = ("seqnos", "keys", "entries", "failovers", "rounds", "max_entries")
 
 
 def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> None:
@@ -110,15 +142,8 @@ def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> N
 
 def scenario_bounds_from(args: argparse.Namespace) -> Bounds:
     try:
-        return Bounds(
-            seqnos=args.seqnos,
-            keys=args.keys,
-            entries=args.entries,
-            failovers=args.failovers,
-            rounds=args.rounds,
-            max_entries=args.max_entries,
-            sessions=getattr(args, "sessions", 1),
-        )
+        given = {name: getattr(args, name) for name in SCENARIO_BOUNDS}
+        return Bounds(**given, sessions=getattr(args, "sessions", 1))
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None
 
@@ -357,6 +382,27 @@ def print_results(
 
 
 # -- Spark ---------------------------------------------------------------------------------------
+
+
+def task_run_inputs(args: argparse.Namespace) -> tuple[int | None, Bounds]:
+    """The budget and bounds of a run of tasks (``clients``, ``verify``), with ``--conf``
+    and every output path checked before anything runs."""
+    budget = budget_from(args)
+    bounds = scenario_bounds_from(args)
+    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    writable_file(args.junit, "--junit")
+    return budget, bounds
+
+
+def add_task_run_arguments(parser: argparse.ArgumentParser, out: str, json_help: str = "") -> None:
+    """What a run of tasks (``clients``, ``verify``) writes, ``--json``, ``--out DIR``,
+    ``--html FILE``, ``--junit FILE``, and the Z3 budget of each check (``--budget``,
+    ``--timeout``); ``task_run_inputs`` reads them."""
+    add_output_arguments(parser, out, json_help=json_help)
+    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
 
 
 def add_no_spark(parser: argparse.ArgumentParser) -> None:

@@ -169,9 +169,6 @@ def _read_requests(flags: dict[str, Any]) -> list[tuple[int, StreamRequest | Non
 
 
 def _request_json(req: StreamRequest) -> dict[str, object]:
-    return {
-        "uuid": req.uuid,
-        "snap_start": req.snap_start,
-        "snap_end": req.snap_end,
-        "start": req.start,
-    }
+    """The four fields a humpty_dumpty stdin line gives, in its order."""
+    fields = req.to_json()
+    return {name: fields[name] for name in ("uuid", "snap_start", "snap_end", "start")}

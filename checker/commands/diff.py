@@ -33,14 +33,15 @@ import sys
 
 from checker.commands.common import (
     add_budget_arguments,
+    add_count,
     add_output_arguments,
+    add_repeatable,
     add_scenario_bounds,
     budget_from,
     scenario_bounds_from,
 )
 from checker.diff.engine import DIFF_BUDGET, diff_consumers, diff_rules
 from checker.diff.report import report_json, text
-from checker.inputs import count
 from checker.loading import resolve, resolve_many
 from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
@@ -56,11 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the rule set you have and the change under review (NAME or FILE.py[:NAME]); "
         "exit 1 when CANDIDATE regresses safety",
     )
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--consumer",
-        action="append",
-        metavar="NAME|FILE",
-        help="consumer variant to classify with (repeatable; default correct, collapse-snapshot)",
+        "NAME|FILE",
+        "consumer variant to classify with (repeatable; default correct, collapse-snapshot)",
     )
     parser.add_argument(
         "--consumers",
@@ -74,13 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the rule set for --consumers (default kv-current)",
     )
     add_output_arguments(parser, "", json_help="print the diff as one JSON object", html=False)
-    parser.add_argument(
-        "--max",
-        type=count(1, 10_000),
-        default=50,
-        metavar="N",
-        help="stop after N regions (default 50)",
-    )
+    add_count(parser, "--max", 10_000, 50, "stop after N regions (default 50)")
     add_budget_arguments(parser, DIFF_BUDGET / MILLION, what="for the whole diff")
     parser.add_argument(
         "--no-minimise", action="store_true", help="keep the first witness scenario found"

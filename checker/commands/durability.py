@@ -36,8 +36,10 @@ from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
     Planned,
     add_cluster_bounds,
+    add_count,
     add_output_arguments,
     add_progress_arguments,
+    add_repeatable,
     add_spark_arguments,
     add_timeout,
     chosen,
@@ -48,7 +50,6 @@ from checker.commands.common import (
 from checker.durability import check_durability, planned
 from checker.engines import STRATEGIES
 from checker.engines.processes import in_order
-from checker.inputs import count
 from checker.loading import resolve
 from checker.report.html import write_html
 from checker.report.text import exit_code
@@ -65,28 +66,29 @@ from spec.cluster import (
 from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
+# The durability properties a command checks unless told otherwise (durability, verify).
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 ENGINES = ("explore", "spark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--ack-rule",
-        action="append",
-        metavar="ID|FILE",
-        help=f"replica ack rule (repeatable; default all: {', '.join(ACK_RULES.names())})",
+        "ID|FILE",
+        f"replica ack rule (repeatable; default all: {', '.join(ACK_RULES.names())})",
     )
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--branch-rule",
-        action="append",
-        metavar="ID|FILE",
-        help=f"promotion branch rule (repeatable; default all: {', '.join(BRANCH_RULES.names())})",
+        "ID|FILE",
+        f"promotion branch rule (repeatable; default all: {', '.join(BRANCH_RULES.names())})",
     )
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--property",
-        action="append",
-        metavar="ID|FILE",
-        help=f"property (repeatable; default {', '.join(DEFAULT_PROPERTIES)}; "
+        "ID|FILE",
+        f"property (repeatable; default {', '.join(DEFAULT_PROPERTIES)}; "
         f"also: syncwrite-acknowledged)",
     )
     parser.add_argument(
@@ -107,20 +109,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="bfs",
         help="search order of --engine explore (default bfs; spark is breadth-first)",
     )
-    parser.add_argument(
+    add_count(
+        parser,
         "--workers",
-        type=count(1, 256),
-        default=1,
-        metavar="N",
-        help="--engine explore: run the checks on N processes side by side, each check a "
+        256,
+        1,
+        "--engine explore: run the checks on N processes side by side, each check a "
         "search of its own (default 1: one after another in this process)",
     )
-    parser.add_argument(
+    add_count(
+        parser,
         "--max-states",
-        type=count(1, 1_000_000_000),
-        default=20_000_000,
-        metavar="N",
-        help="stop (verdict unknown) after N states of a model (default 20,000,000)",
+        1_000_000_000,
+        20_000_000,
+        "stop (verdict unknown) after N states of a model (default 20,000,000)",
     )
     add_timeout(parser, 1800.0, "per check; --engine spark: S x checks for the whole search")
     add_output_arguments(parser, "out/durability")

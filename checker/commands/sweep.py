@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING
 
 from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_atomic
 from checker.commands.common import (
-    add_output_arguments,
+    add_count,
     add_progress_arguments,
+    add_repeatable,
     add_spark_arguments,
     add_timeout,
     chosen,
     spark_conf_from,
 )
 from checker.commands.decision_space import add_distinct_uuids
-from checker.inputs import count
 from checker.progress import Progress
 from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
 from spec.rules import RULE_SETS, RuleSet
@@ -51,32 +51,25 @@ MAX_INPUTS = 10**9
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    add_repeatable(
+        parser,
         "--rules",
-        action="append",
-        metavar="NAME|FILE",
-        help="rule set to decide with (repeatable; default every built-in one)",
+        "NAME|FILE",
+        "rule set to decide with (repeatable; default every built-in one)",
     )
     group = parser.add_argument_group("bounds (the space swept)")
-    group.add_argument(
-        "--entries",
-        type=count(1, 8),
-        default=3,
-        metavar="E",
-        help="failover tables of 1..E entries (default 3)",
-    )
-    group.add_argument(
-        "--seqnos", type=count(0, 64), default=3, metavar="N", help="seqnos 0..N (default 3)"
-    )
+    add_count(group, "--entries", 8, 3, "failover tables of 1..E entries (default 3)", metavar="E")
+    add_count(group, "--seqnos", 64, 3, "seqnos 0..N (default 3)", least=0)
     add_distinct_uuids(group, "inputs swept")
-    group.add_argument(
+    add_count(
+        group,
         "--max-inputs",
-        type=count(1, 10**15),
-        default=MAX_INPUTS,
+        10**15,
+        MAX_INPUTS,
+        f"refuse a space of more than K inputs (default {MAX_INPUTS:.0e})",
         metavar="K",
-        help=f"refuse a space of more than K inputs (default {MAX_INPUTS:.0e})",
     )
-    add_output_arguments(parser, "", json_help="print the summary as JSON", html=False)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument(
         "--out",
         default="out/sweep",

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.commands.common import add_repeatable
 from checker.commands.decision_space import add_space_arguments, space_from
 from checker.inputs import parse_seconds
 from checker.loading import resolve
@@ -63,11 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions.required = True
 
     gen = actions.add_parser("generate", help="generate the vector set", **_help(parser))
-    gen.add_argument(
-        "--rules",
-        action="append",
-        metavar="NAME|FILE",
-        help="rule set to cover (repeat; default: every built-in one)",
+    add_repeatable(
+        gen, "--rules", "NAME|FILE", "rule set to cover (repeat; default: every built-in one)"
     )
     gen.add_argument("--out", required=True, metavar="DIR", help="directory to (re)write")
     add_space_arguments(gen, "inputs covered")

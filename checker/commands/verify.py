@@ -34,27 +34,24 @@ import json
 import sys
 import time
 
-from checker.atomic import writable_dir, writable_file
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.clients import client_tasks, print_clients
 from checker.commands.common import (
-    add_budget_arguments,
     add_no_spark,
-    add_output_arguments,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
-    budget_from,
+    add_task_run_arguments,
     run_tasks_here_or_on_spark,
-    scenario_bounds_from,
-    spark_conf_from,
+    task_run_inputs,
 )
+from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.report.files import write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import exit_code_against_expected, result_json, summary_table
 from checker.result import Result
-from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
+from checker.symbolic.budget import Budget
 from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
 from checker.unbounded import decision_results
 from spec.bounds import Bounds
@@ -63,17 +60,14 @@ from spec.errors import UsageError
 from spec.properties import PROPERTIES
 
 DURABILITY_PRESETS = ("mb-34150", "mb-51805")
-DURABILITY_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     add_no_spark(parser)
-    add_output_arguments(
+    add_task_run_arguments(
         parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
-    parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    add_budget_arguments(parser, CHECK_BUDGET / MILLION)
     parser.add_argument(
         "--durability-preset",
         action="append",
@@ -111,17 +105,12 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
         for name in presets
         for ack in ACK_RULES.names()
         for branch in BRANCH_RULES.names()
-        for prop in DURABILITY_PROPERTIES
+        for prop in DEFAULT_PROPERTIES
     ]
 
 
 def run(args: argparse.Namespace) -> int:
-    budget = budget_from(args)
-    bounds = scenario_bounds_from(args)
-    spark_conf_from(args)  # a malformed --conf is a usage error before anything runs
-    writable_dir(args.out, "--out")
-    writable_file(args.html, "--html")
-    writable_file(args.junit, "--junit")
+    budget, bounds = task_run_inputs(args)
     rules, consumers, props = selection(args)
     ids = tuple(p.spec for p in props)
     tasks = [

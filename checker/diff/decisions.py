@@ -85,6 +85,25 @@ def search_regions(
     return search
 
 
+@dataclass(frozen=True)
+class _Queries:
+    """What every Z3 query of one region search shares: the decision space, the two
+    rule sets, the budget and the deadline."""
+
+    space: DecisionSpace
+    rules_a: RuleSet
+    rules_b: RuleSet
+    budget: Budget
+    deadline: float | None
+
+    def session(self, *exprs: Expr) -> Session:
+        """A session over the space's variables, its inputs well formed, ``exprs`` added."""
+        session = Session(budget=self.budget, deadline=self.deadline)
+        session.declare(self.space.sorts)  # type: ignore[arg-type]
+        session.add(self.space.well_formed(), *exprs)
+        return session
+
+
 def _search(
     search: RegionSearch,
     rules_a: RuleSet,
@@ -94,10 +113,9 @@ def _search(
     deadline: float | None,
 ) -> None:
     space = DecisionSpace(search.table_entries)
+    queries = _Queries(space, rules_a, rules_b, budget, deadline)
     a, b = space.decision(rules_a), space.decision(rules_b)
-    session = Session(budget=budget, deadline=deadline)
-    session.declare(space.sorts)  # type: ignore[arg-type]
-    session.add(space.well_formed(), (a.outcome != b.outcome) | (a.seqno != b.seqno))
+    session = queries.session((a.outcome != b.outcome) | (a.seqno != b.seqno))
     while True:
         if sum(not region.via for region, _ in search.found) >= max_regions:
             search.note = f"stopped after --max {max_regions} regions; more may exist"
@@ -113,14 +131,14 @@ def _search(
         region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
         condition = region_condition(region, rules_a, rules_b, a, b)
         session.add(~condition)
-        plain = _without_features(space, rules_a, rules_b, region, budget, deadline)
+        plain = _without_features(queries, region)
         if plain is None:
             search.note = f"the solver answered unknown on {region.label}"
             return
         if plain:  # else every input of the region needs a feature: its facets say which
-            values = _minimised(space, condition, budget, deadline) or outcome.values
-            search.found.append((region, _example(space, rules_a, rules_b, region, values)))
-        facets, note = _facets(space, rules_a, rules_b, region, budget, deadline)
+            values = _minimised(queries, condition) or outcome.values
+            search.found.append((region, _example(queries, region, values)))
+        facets, note = _facets(queries, region)
         search.found += facets
         if note:
             search.note = note
@@ -137,60 +155,40 @@ def _none_longer(search: RegionSearch, rules_a: RuleSet, rules_b: RuleSet, budge
     return other_region(rules_a, rules_b, inside, budget).answer is Answer.UNSAT
 
 
-def _without_features(
-    space: DecisionSpace,
-    rules_a: RuleSet,
-    rules_b: RuleSet,
-    region: Region,
-    budget: Budget,
-    deadline: float | None,
-) -> bool | None:
+def _without_features(q: _Queries, region: Region) -> bool | None:
     """Whether ``region`` has an input humpty_dumpty can express (no request feature
     used); None if the solver could not tell."""
-    fields = dict(space.fields)
+    fields = dict(q.space.fields)
     for feature in FEATURES:
         fields = without(fields, feature)
-    session = Session(budget=budget, deadline=deadline)
-    session.declare(space.sorts)  # type: ignore[arg-type]
-    session.add(space.well_formed())
-    outcome = session.check(region_in_fields(region, rules_a, rules_b, fields))
+    outcome = q.session().check(region_in_fields(region, q.rules_a, q.rules_b, fields))
     if outcome.answer is Answer.UNKNOWN:
         return None
     return outcome.answer is Answer.SAT
 
 
-def _facets(
-    space: DecisionSpace,
-    rules_a: RuleSet,
-    rules_b: RuleSet,
-    region: Region,
-    budget: Budget,
-    deadline: float | None,
-) -> tuple[list[tuple[Region, DecisionExample]], str]:
+def _facets(q: _Queries, region: Region) -> tuple[list[tuple[Region, DecisionExample]], str]:
     """The parts of ``region`` that exist only because of a request feature humpty lacks."""
-    session = Session(budget=budget, deadline=deadline)
-    session.declare(space.sorts)  # type: ignore[arg-type]
-    session.add(space.well_formed())
+    session = q.session()
     found = []
     for feature in FEATURES:
         facet = Region(region.case_a, region.case_b, region.change, via=feature)
-        condition = region_in_fields(facet, rules_a, rules_b, space.fields)
-        outcome = session.check(condition, want=space.sorts)
+        condition = region_in_fields(facet, q.rules_a, q.rules_b, q.space.fields)
+        outcome = session.check(condition, want=q.space.sorts)
         if outcome.answer is Answer.UNKNOWN:
             return found, f"the solver answered unknown ({outcome.reason}) on {facet.label}"
         if outcome.answer is Answer.SAT:
-            values = _minimised(space, condition, budget, deadline) or outcome.values
-            found.append((facet, _example(space, rules_a, rules_b, facet, values)))
+            values = _minimised(q, condition) or outcome.values
+            found.append((facet, _example(q, facet, values)))
     return found, ""
 
 
-def _minimised(
-    space: DecisionSpace, condition: Expr, budget: Budget, deadline: float | None
-) -> dict[str, Value] | None:
+def _minimised(q: _Queries, condition: Expr) -> dict[str, Value] | None:
     """The region's most readable input: humpty-expressible, then the smallest seqnos
     (None when the budget, or the outer timeout, does not allow it)."""
+    space = q.space
     v = space.v
-    minimiser = Minimiser(budget=budget, deadline=deadline)
+    minimiser = Minimiser(budget=q.budget, deadline=q.deadline)
     minimiser.add(space.well_formed())
     soft = [
         (~v("strict"), 8),
@@ -208,16 +206,10 @@ def _minimised(
     return outcome.values if outcome.answer is Answer.SAT else None
 
 
-def _example(
-    space: DecisionSpace,
-    rules_a: RuleSet,
-    rules_b: RuleSet,
-    region: Region,
-    values: dict[str, Value],
-) -> DecisionExample:
+def _example(q: _Queries, region: Region, values: dict[str, Value]) -> DecisionExample:
     """Decode ``values``, with readable uuids if the region survives relabelling."""
-    decide_a, decide_b = reference_decision(rules_a), reference_decision(rules_b)
-    request, producer = space.decode(values)
+    decide_a, decide_b = reference_decision(q.rules_a), reference_decision(q.rules_b)
+    request, producer = q.space.decode(values)
     for req, prod in (_readable_uuids(request, producer), (request, producer)):
         da, db = decide_a(req, prod), decide_b(req, prod)
         if _in_region(region, da, db) and not (

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from checker.diff.regions import (
     REQUEST_CHANGES,
@@ -67,13 +68,8 @@ class Pair:
     region_at: Callable[[Region, Split], Expr]
     consumer: str  # the consumer variant both runs use ("" for a consumer pair)
 
-    @property
-    def rules_a(self) -> RuleSet:
-        return self.model_a.rules
-
-    @property
-    def rules_b(self) -> RuleSet:
-        return self.model_b.rules
+    rules_a = property(attrgetter("model_a.rules"))  # RuleSet
+    rules_b = property(attrgetter("model_b.rules"))
 
     @property
     def parts(self) -> Expr:

@@ -77,17 +77,8 @@ class Solving:
 
 
 class Session(Solving):
-    def __init__(
-        self,
-        timeout_s: float | None = None,
-        seed: int = 0,
-        budget: Budget | None = None,
-        deadline: float | None = None,
-    ) -> None:
-        super().__init__(timeout_s, seed, budget, deadline)
-        self.solver = self.engine
-        self._domain_added = 0
-        self._scopes: list[int] = []
+    _domain_added = 0  # how many of the translator's range constraints the solver has
+    _scopes: tuple[int, ...] = ()  # _domain_added at each push still open
 
     def declare(
         self,
@@ -121,8 +112,8 @@ class Session(Solving):
         if self._domain_added or self._scopes:
             raise HarnessBug("declare() must come before anything is added to a session")
         with held_interrupts():
-            self.solver = z3.SolverFor("QF_BV", ctx=self.translator.ctx)
-            self.solver.set("random_seed", self.seed)
+            self.engine = z3.SolverFor("QF_BV", ctx=self.translator.ctx)
+            self.engine.set("random_seed", self.seed)
 
     @property
     def width(self) -> int | None:
@@ -132,7 +123,7 @@ class Session(Solving):
     def add(self, *exprs: Expr) -> None:
         with held_interrupts():
             for expr in exprs:
-                self.solver.add(self.translator.translate(expr))
+                self.engine.add(self.translator.translate(expr))
             self._flush_domain()
 
     def add_instance(self, expr: Expr, values: Mapping[str, Value]) -> None:
@@ -143,33 +134,33 @@ class Session(Solving):
         many concrete inputs (a regression vector each).
         """
         with held_interrupts():
-            self.solver.add(self.translator.instance(expr, values))
+            self.engine.add(self.translator.instance(expr, values))
             self._flush_domain()
 
     def _flush_domain(self) -> None:
         domain = self.translator.domain
         if self._domain_added < len(domain):
-            self.solver.add(*domain[self._domain_added :])
+            self.engine.add(*domain[self._domain_added :])
             self._domain_added = len(domain)
 
     def push(self) -> None:
         with held_interrupts():
             self._flush_domain()
-            self._scopes.append(self._domain_added)
-            self.solver.push()
+            self._scopes = (*self._scopes, self._domain_added)
+            self.engine.push()
 
     def pop(self) -> None:
         with held_interrupts():
-            self.solver.pop()
+            self.engine.pop()
         # Range constraints of constants first met inside the scope went with it;
         # the next flush adds them again.
-        self._domain_added = self._scopes.pop()
+        self._domain_added, self._scopes = self._scopes[-1], self._scopes[:-1]
 
     def check(self, *assumptions: Expr, want: Iterable[str] = ()) -> Outcome:
         with held_interrupts():
             extra = [self.translator.translate(a) for a in assumptions]
             self._flush_domain()
-        call = run_check(self.solver, self.translator.ctx, extra, self.budget, self.deadline)
+        call = run_check(self.engine, self.translator.ctx, extra, self.budget, self.deadline)
         answer = answer_of(call.result)
         if answer is Answer.SAT:
             return Outcome(Answer.SAT, self.values(want), units=call.spent)
@@ -177,6 +168,6 @@ class Session(Solving):
 
     def values(self, names: Iterable[str]) -> dict[str, Value]:
         with held_interrupts():
-            model = self.solver.model()
+            model = self.engine.model()
             t = self.translator
             return {n: t.value(model, n) for n in names if n in t.consts}

@@ -38,7 +38,7 @@ from checker.vectors.counterexamples import CounterexampleDecision
 from checker.vectors.equivalence import Equivalence
 from checker.vectors.format import Answer, Corpus, Expectation, Vector, vector_id
 from checker.vectors.goals import Goal, coverage_goals, kill_goal, producer_goals
-from checker.vectors.guarantee import extend
+from checker.vectors.guarantee import prove
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import EXIT_UNKNOWN, DcpcheckError, HarnessBug
 from spec.expr import TRUE, Compiled, Expr, all_of
@@ -318,7 +318,7 @@ def _guarantee(
     for humpty_only in (True, False):
         for rules in rule_sets:
             inputs = [(pool.items[i].request, pool.items[i].producer) for i in sorted(chosen)]
-            result = extend(
+            result = prove(
                 inputs, rules, pool.space, humpty_only, solver.budget, solver.deadline, add
             )
             if result.count("unknown"):

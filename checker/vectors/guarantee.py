@@ -14,7 +14,7 @@ the rule set answers some vector differently too.* One Z3 query per *place*
 (one change: its selectors free, the rest as in the rule set): a member of
 the place, an input where it answers differently, and the same answers on
 every vector; unsat is the proof for that place. Sat is a member the vectors
-do not expose (``extend`` then adds a vector that does), unknown is unknown.
+do not expose (``prove`` with ``add`` then adds a vector that does), unknown is unknown.
 
 The answers compared are the producer's (ERANGE first, then the rule set):
 decision and rollback seqno, not the case name or the reason.
@@ -44,7 +44,6 @@ __all__ = [
     "CLASS",
     "Guarantee",
     "PlaceVerdict",
-    "extend",
     "prove",
 ]
 
@@ -198,41 +197,17 @@ def prove(
     humpty_only: bool,
     budget: Budget,
     deadline: float | None = None,
+    add: Callable[[StreamRequest, ProducerState, str], None] | None = None,
 ) -> Guarantee:
     """Check, place by place, that ``inputs`` expose every member of the neighbourhood.
 
     ``budget``: the Z3 resource units all its queries may spend (shared with the
     caller's); ``deadline`` (``time.monotonic()``): an outer wall-clock guard.
+
+    ``add``: extend the inputs, adding (through ``add``) a vector for each batch of
+    members not exposed. Each new vector is the most readable input that exposes as
+    many members of the batch as it can (Z3's Optimize), so few are added.
     """
-    return _run(inputs, rules, space, humpty_only, budget, deadline, None)
-
-
-def extend(
-    inputs: Sequence[Input],
-    rules: RuleSet,
-    space: DecisionSpace,
-    humpty_only: bool,
-    budget: Budget,
-    deadline: float | None,
-    add: Callable[[StreamRequest, ProducerState, str], None],
-) -> Guarantee:
-    """``prove``, adding (through ``add``) a vector for each batch of members not exposed.
-
-    Each new vector is the most readable input that exposes as many members of
-    the batch as it can (Z3's Optimize), so few are added.
-    """
-    return _run(inputs, rules, space, humpty_only, budget, deadline, add)
-
-
-def _run(
-    inputs: Sequence[Input],
-    rules: RuleSet,
-    space: DecisionSpace,
-    humpty_only: bool,
-    budget: Budget,
-    deadline: float | None,
-    add: Callable[[StreamRequest, ProducerState, str], None] | None,
-) -> Guarantee:
     hood = Neighbourhood(rules)
     reference = space.decision(rules)
     decider = Decider(rules)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 
 from spec.consumers.api import ResumeRequest
 from spec.expr import Expr, const, ite, lift
@@ -38,31 +39,18 @@ class SymbolicView:
     state: ConsumerState
     producer_log: TableExprs
 
-    @property
-    def keep(self) -> Expr:
-        return self.state.keep
-
-    @property
-    def log(self) -> TableExprs:
-        return self.state.log
+    # The state's fields, as ConsumerView names them (Expr; log: TableExprs).
+    keep = property(attrgetter("state.keep"))
+    log = property(attrgetter("state.log"))
+    filter = property(attrgetter("state.filter"))
+    rolled_back = property(attrgetter("state.rolled_back"))
+    rollback_seqno = property(attrgetter("state.rollback_seqno"))
 
     @property
     def claim(self) -> ResumeRequest:
         if self.state.claim is None:
             raise ValueError("the claim is not known yet: remembered() is computing it")
         return self.state.claim
-
-    @property
-    def filter(self) -> Expr:
-        return self.state.filter
-
-    @property
-    def rolled_back(self) -> Expr:
-        return self.state.rolled_back
-
-    @property
-    def rollback_seqno(self) -> Expr:
-        return self.state.rollback_seqno
 
     @cached_property
     def last(self) -> Expr:
@@ -72,12 +60,7 @@ class SymbolicView:
         return last
 
     def held_at_or_below(self, seqno: Expr | int) -> Expr:
-        bound = lift(seqno)
-        point: Expr = const(0)
-        for x in self.stream.seqnos:
-            here = self.stream.held[x] & (const(x) <= bound) & (const(x) <= self.keep)
-            point = ite(here, const(x), point)
-        return point
+        return self._highest(self.stream.held, seqno)
 
     def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]:
         seqno = lift(seqno)
@@ -89,9 +72,13 @@ class SymbolicView:
         return start, end
 
     def consistent_at_or_below(self, seqno: Expr | int) -> Expr:
-        seqno = lift(seqno)
+        return self._highest(self.stream.boundary, seqno)
+
+    def _highest(self, marked: dict[int, Expr], seqno: Expr | int) -> Expr:
+        """The highest seqno x that is ``marked``, at most ``seqno`` and kept; 0 if none."""
+        bound = lift(seqno)
         point: Expr = const(0)
         for x in self.stream.seqnos:
-            ok = self.stream.boundary[x] & (const(x) <= seqno) & (const(x) <= self.keep)
-            point = ite(ok, const(x), point)
+            here = marked[x] & (const(x) <= bound) & (const(x) <= self.keep)
+            point = ite(here, const(x), point)
         return point

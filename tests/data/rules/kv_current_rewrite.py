@@ -1,7 +1,8 @@
 """kv-current rewritten: the same answers, different clauses.
 
 * start-zero's guard is De Morgan'd;
-* the uuid check comes before the purge check (both roll back to 0);
+* the uuid check comes before the purge check (both roll back to 0), and the
+  purge guard's terms are in another order;
 * the two snapshot adjustments are folded into the guards that read them;
 * the last two clauses are one: rollback to min(upper, adjusted snap_start)...
   written as a choice between upper and the adjusted snapshot start.
@@ -26,10 +27,10 @@ RULES = RuleSet(
         ),
         Clause(
             "purge",
-            when=(F.start < F.purge_seqno)
-            & (F.start != 0)
-            & ~collection_stream_done
-            & (F.remote_purge != F.purge_seqno),
+            when=(F.start != 0)
+            & (F.remote_purge != F.purge_seqno)
+            & (F.start < F.purge_seqno)
+            & ~collection_stream_done,
             then=rollback(0),
         ),
         Clause("lagging", when=snap_end <= F.upper, then=accept()),
