@@ -100,3 +100,26 @@ def measured_run(args: list[str]) -> tuple[dict, list[dict]]:
     if measured["code"] not in (0, 1):
         raise SystemExit(f"{' '.join(args)}: exit {measured['code']}\n{proc.stderr[-3000:]}")
     return measured, json.loads(proc.stdout)["results"]
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU of ``root`` and its descendants (and their reaped children)."""
+    parents, times = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        times[pid] = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+    tree, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return sum(times.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")

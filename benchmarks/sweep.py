@@ -34,6 +34,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from benchmarks._process import tree_cpu_seconds
 from checker.sweep.job import SweepJob
 from checker.sweep.space import SweepSpace
 from spec.rules import RULE_SETS, Decider
@@ -41,29 +42,6 @@ from spec.rules import RULE_SETS, Decider
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ("kv-current", "rollback-doc")
 SAMPLE_BLOCKS, BLOCK = 16, 4_000
-
-
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU of ``root`` and its descendants (and their reaped children)."""
-    parents, times = {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(entry.name)
-        parents[pid] = int(fields[1])
-        times[pid] = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-    tree, frontier = {root}, [root]
-    while frontier:
-        pid = frontier.pop()
-        for child, parent in parents.items():
-            if parent == pid and child not in tree:
-                tree.add(child)
-                frontier.append(child)
-    return sum(times.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
 
 
 def loop_sample(space: SweepSpace) -> tuple[int, float, float]:
