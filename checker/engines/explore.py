@@ -150,11 +150,12 @@ def explore(
 
     def check(state: S) -> bool:
         """Evaluate the undecided properties on a new state; True when the search may stop."""
-        for entry in [w for w in watched if w[1](state) != w[2]]:
-            prop = entry[0]
-            decided[prop.name] = state
-            watched.remove(entry)
-            waiting.discard(prop.name)
+        for entry in tuple(watched):
+            prop, holds, always = entry
+            if holds(state) != always:
+                decided[prop.name] = state
+                watched.remove(entry)
+                waiting.discard(prop.name)
         return not waiting
 
     parents: dict[S, tuple[S, A] | None] = {}
@@ -227,12 +228,15 @@ def explore(
 def _without_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off for the search: every state kept in the visited set
     is a tracked object, so each collection walks all of them again (a tenth of the
-    search's time), and states, frozen values, make no cycles to collect."""
+    search's time), and states, frozen values, make no cycles to collect. The objects
+    made meanwhile are then frozen (``gc.freeze``), so that the collector does not
+    walk them all once more when it is back; they are freed as usual when dropped."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 

@@ -67,7 +67,7 @@ def client_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[Client
     if sum(n.alive for n in state.nodes) < b.majority:
         return
     for key in _writable_keys(node, b.keys):
-        yield ClientPrepare(key)
+        yield ClientPrepare.of(key)
 
 
 def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepare) -> ClusterState:
@@ -95,7 +95,7 @@ def client_set_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientSet]
     if node is None or state.sets >= b.sets or node.high_seqno + 1 > b.items:
         return
     for key in _writable_keys(node, b.keys):
-        yield ClientSet(key)
+        yield ClientSet.of(key)
 
 
 def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:

@@ -81,7 +81,7 @@ def promote_candidates(state: ClusterState) -> list[int]:
 
 def promote_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[PromoteReplica]:
     for r in promote_candidates(state):
-        yield PromoteReplica(r)
+        yield PromoteReplica.of(r)
 
 
 def promoted(setup: Setup, node: NodeState, epoch: int) -> NodeState:
@@ -107,6 +107,6 @@ def apply_promote_replica(
     setup: Setup, state: ClusterState, action: PromoteReplica
 ) -> ClusterState:
     epoch = state.epoch + 1
-    node = promoted(setup, state.nodes[action.node], epoch)
+    node = setup.remembered(promoted, state.nodes[action.node], epoch)
     state = state.with_node(action.node, node)
     return state.but(active=action.node, epoch=epoch, acks=(0,) * len(state.nodes))

@@ -89,7 +89,7 @@ def replicate_item_enabled(setup: Setup, state: ClusterState) -> Iterator[Replic
     for r in state.replicas():
         node = state.nodes[r]
         if node.connected and next_message(active, node) is not None:
-            yield ReplicateItem(r)
+            yield ReplicateItem.of(r)
 
 
 def apply_replicate_item(setup: Setup, state: ClusterState, action: ReplicateItem) -> ClusterState:
@@ -144,7 +144,7 @@ def persist_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[Persi
     for r in state.replicas():
         node = state.nodes[r]
         if node.persisted_seqno < node.high_seqno:
-            yield PersistReplica(r)
+            yield PersistReplica.of(r)
 
 
 def apply_persist_replica(
@@ -172,7 +172,7 @@ def ack_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[AckPrepar
     for r in state.replicas():
         node = state.nodes[r]
         if node.connected and node.high_prepared_seqno > state.acks[r]:
-            yield AckPrepare(r)
+            yield AckPrepare.of(r)
 
 
 def apply_ack_prepare(setup: Setup, state: ClusterState, action: AckPrepare) -> ClusterState:
@@ -194,7 +194,7 @@ def restart_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[Resta
     if state.restarts >= setup.bounds.restarts:
         return
     for r in state.replicas():
-        yield RestartReplica(r)
+        yield RestartReplica.of(r)
 
 
 def apply_restart_replica(
@@ -250,7 +250,7 @@ def reconnect_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[Rec
         return
     for r in state.replicas():
         if not state.nodes[r].connected:
-            yield ReconnectReplica(r)
+            yield ReconnectReplica.of(r)
 
 
 def reconnect_decision(setup: Setup, state: ClusterState, node: int) -> Decision:

@@ -18,7 +18,7 @@ from spec.types import Decision, ProducerState, StreamRequest
 
 __all__ = ["Setup"]
 
-_MEMORY = 1_000_000  # node effects remembered before the memory is cleared
+_MEMORY = 200_000  # node effects remembered before the memory is cleared
 
 
 @dataclass(frozen=True)
@@ -47,16 +47,17 @@ class Setup:
             self._answers[key] = answer
         return answer
 
-    def remembered(self, effect: Callable[..., NodeState], *nodes: NodeState) -> NodeState:
-        """``effect(self, *nodes)``: what an action makes of a node, when it depends on
-        nothing but these nodes and the rules. A search meets the same nodes in many
-        states; each answer is computed once and shared (so also hashed once)."""
-        key = (effect, *nodes)
+    def remembered(self, effect: Callable[..., NodeState], *args: object) -> NodeState:
+        """``effect(self, *args)``: what an action makes of a node, when it depends on
+        nothing but these arguments (nodes, numbers) and the rules. A search meets the
+        same nodes in many states; each answer is computed once and shared (so also
+        hashed once)."""
+        key = (effect, *args)
         node = self._nodes.get(key)
         if node is None:
             if len(self._nodes) >= _MEMORY:
                 self._nodes.clear()
-            node = self._nodes[key] = effect(self, *nodes)
+            node = self._nodes[key] = effect(self, *args)
         return node
 
     def label(self) -> str:
