@@ -228,15 +228,12 @@ def explore(
 def _without_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off for the search: every state kept in the visited set
     is a tracked object, so each collection walks all of them again (a tenth of the
-    search's time), and states, frozen values, make no cycles to collect. The objects
-    made meanwhile are then frozen (``gc.freeze``), so that the collector does not
-    walk them all once more when it is back; they are freed as usual when dropped."""
+    search's time), and states, frozen values, make no cycles to collect."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
         if enabled:
             gc.enable()
 
