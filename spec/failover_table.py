@@ -76,6 +76,15 @@ class FailoverTable:
             kept = [FailoverEntry(uuid_if_empty, high_seqno)]
         return cls(tuple(kept), max_entries), tuple(dropped)
 
+    def __hash__(self) -> int:
+        # Computed once: a model checker hashes the table with every state that holds one.
+        # (Ints and tuples of ints hash alike in every process, so a pickled copy may keep it.)
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.entries, self.max_entries))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
     def __len__(self) -> int:
         return len(self.entries)
 

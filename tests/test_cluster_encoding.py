@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -67,7 +68,7 @@ def test_numbers_of_several_bytes_round_trip(states) -> None:
 
 
 def _fields(node) -> dict[str, object]:
-    return {name: getattr(node, name) for name in node.__slots__ if name != "_hash"}
+    return {f.name: getattr(node, f.name) for f in dataclasses.fields(node) if f.init}
 
 
 def test_fingerprints_are_the_same_in_another_process(states) -> None:

@@ -17,9 +17,11 @@ was exhausted leaves undecided properties ``unknown``, never ``holds``.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -139,17 +141,22 @@ def explore(
         missing = set(properties) - {p.name for p in props}
         if missing:
             raise ValueError(f"the model has no property {', '.join(sorted(missing))}")
-    undecided = list(props)
     decided: dict[str, S] = {}
     stop_when = [p.name for p in props if p.expectation == "always"] or [p.name for p in props]
+    waiting = set(stop_when)  # properties the search may not stop before deciding
+
+    # (property, its holds, its expectation is "always"): the properties still undecided
+    watched = [(p, p.holds, p.expectation == "always") for p in props]
 
     def check(state: S) -> bool:
         """Evaluate the undecided properties on a new state; True when the search may stop."""
-        for prop in list(undecided):
-            if prop.holds(state) != (prop.expectation == "always"):
+        for entry in tuple(watched):
+            prop, holds, always = entry
+            if holds(state) != always:
                 decided[prop.name] = state
-                undecided.remove(prop)
-        return all(name in decided for name in stop_when)
+                watched.remove(entry)
+                waiting.discard(prop.name)
+        return not waiting
 
     parents: dict[S, tuple[S, A] | None] = {}
     frontier: deque[tuple[S, int]] = deque()
@@ -160,36 +167,39 @@ def explore(
             frontier.append((state, 0))
             done = check(state) or done
     pop = frontier.popleft if strategy == "bfs" else frontier.pop
+    actions, next_state = model.actions, model.next_state
     transitions = max_depth = 0
     stopped = "all properties decided" if done else ""
     next_report = progress_every
-    while frontier and not stopped:
-        if max_states is not None and len(parents) >= max_states:
-            stopped = f"state limit ({max_states:,}) reached"
-            break
-        if timeout_s is not None and time.perf_counter() - started > timeout_s:
-            stopped = f"time limit ({timeout_s:g}s) reached"
-            break
-        state, depth = pop()
-        max_depth = max(max_depth, depth)
-        for action in model.actions(state):
-            after = model.next_state(state, action)
-            if after is None:
-                continue
-            transitions += 1
-            if after in parents:
-                continue
-            parents[after] = (state, action)
-            frontier.append((after, depth + 1))
-            if check(after):
-                stopped = "all properties decided"
-                break
+    with _without_cycle_collection():
+        while frontier and not stopped:
             if max_states is not None and len(parents) >= max_states:
                 stopped = f"state limit ({max_states:,}) reached"
                 break
-        if progress is not None and len(parents) >= next_report:
-            progress(len(parents), max_depth, time.perf_counter() - started)
-            next_report += progress_every
+            if timeout_s is not None and time.perf_counter() - started > timeout_s:
+                stopped = f"time limit ({timeout_s:g}s) reached"
+                break
+            state, depth = pop()
+            max_depth = max(max_depth, depth)
+            for action in actions(state):
+                after = next_state(state, action)
+                if after is None:
+                    continue
+                transitions += 1
+                seen = len(parents)
+                parents.setdefault(after, (state, action))  # one lookup: add it unless known
+                if len(parents) == seen:
+                    continue
+                frontier.append((after, depth + 1))
+                if check(after):
+                    stopped = "all properties decided"
+                    break
+                if max_states is not None and len(parents) >= max_states:
+                    stopped = f"state limit ({max_states:,}) reached"
+                    break
+            if progress is not None and len(parents) >= next_report:
+                progress(len(parents), max_depth, time.perf_counter() - started)
+                next_report += progress_every
     complete = not frontier and not stopped
     outcomes: dict[str, Outcome[S, A]] = {}
     for prop in props:
@@ -212,6 +222,20 @@ def explore(
         stopped="" if complete else stopped or "frontier not exhausted",
         strategy=strategy,
     )
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector off for the search: every state kept in the visited set
+    is a tracked object, so each collection walks all of them again (a tenth of the
+    search's time), and states, frozen values, make no cycles to collect."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _path(parents: dict[S, tuple[S, A] | None], state: S) -> Path[S, A]:

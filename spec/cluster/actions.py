@@ -9,7 +9,8 @@ names what happens, so a counterexample is a list of these, printed as
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from functools import cache
+from typing import ClassVar, Self
 
 from spec.cluster.state import node_name
 from spec.errors import InvalidInput
@@ -71,12 +72,27 @@ class KeyAction(Action):
 
     key: int
 
+    @classmethod
+    def of(cls, key: int) -> Self:
+        """The action on ``key``, made once (a search names it in state after state)."""
+        return _made(cls, key)
+
 
 @dataclass(frozen=True, slots=True)
 class NodeAction(Action):
     """An action of (or on) one node."""
 
     node: int
+
+    @classmethod
+    def of(cls, node: int) -> Self:
+        """The action of ``node``, made once (a search names it in state after state)."""
+        return _made(cls, node)
+
+
+@cache
+def _made(kind: type[Action], argument: int) -> Action:
+    return kind(argument)  # type: ignore[call-arg]
 
 
 class ClientPrepare(KeyAction):

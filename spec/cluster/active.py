@@ -18,7 +18,6 @@ from spec.cluster.state import (
     Item,
     NodeState,
     SyncWrite,
-    evolve,
 )
 
 __all__ = [
@@ -32,16 +31,7 @@ __all__ = [
     "close_snapshot_enabled",
     "commit_enabled",
     "open_snapshot_start",
-    "pending_prepares",
 ]
-
-
-def pending_prepares(node: NodeState) -> list[int]:
-    """Seqnos of the PREPAREs in ``node``'s history with no COMMIT after them."""
-    committed = {item.prepare_seqno for item in node.items if item.op == COMMIT}
-    return [
-        x for x, item in enumerate(node.items, start=1) if item.op == PREPARE and x not in committed
-    ]
 
 
 def open_snapshot_start(node: NodeState) -> int:
@@ -50,7 +40,7 @@ def open_snapshot_start(node: NodeState) -> int:
 
 def _writable_keys(node: NodeState, keys: int) -> list[int]:
     """The keys a client may write on ``node``: those without a pending SyncWrite."""
-    busy = {node.items[x - 1].key for x in pending_prepares(node)}
+    busy = {node.items[x - 1].key for x in node.pending_prepares()}
     return [key for key in range(keys) if key not in busy]
 
 
@@ -77,7 +67,7 @@ def client_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[Client
     if sum(n.alive for n in state.nodes) < b.majority:
         return
     for key in _writable_keys(node, b.keys):
-        yield ClientPrepare(key)
+        yield ClientPrepare.of(key)
 
 
 def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepare) -> ClusterState:
@@ -85,8 +75,9 @@ def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepar
     node = state.nodes[state.active]
     node = _append(node, Item(PREPARE, action.key, state.epoch))
     write = SyncWrite(node.high_seqno, state.epoch, action.key, state.faults)
-    return evolve(
-        state.with_node(state.active, node),
+    return state.with_node(
+        state.active,
+        node,
         prepares=state.prepares + 1,
         in_flight=(*state.in_flight, write),
     )
@@ -104,13 +95,13 @@ def client_set_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientSet]
     if node is None or state.sets >= b.sets or node.high_seqno + 1 > b.items:
         return
     for key in _writable_keys(node, b.keys):
-        yield ClientSet(key)
+        yield ClientSet.of(key)
 
 
 def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:
     assert state.active is not None
     node = _append(state.nodes[state.active], Item(SET, action.key, state.epoch))
-    return evolve(state.with_node(state.active, node), sets=state.sets + 1)
+    return state.with_node(state.active, node, sets=state.sets + 1)
 
 
 # -- CloseSnapshot ----------------------------------------------------------------------
@@ -144,7 +135,7 @@ def commit_enabled(setup: Setup, state: ClusterState) -> Iterator[Commit]:
     node = state.active_node
     if node is None or node.high_seqno + 1 > setup.bounds.items:
         return
-    pending = pending_prepares(node)
+    pending = node.pending_prepares()
     if pending and len(acked_by(state, pending[0])) >= setup.bounds.majority:
         yield Commit()
 
@@ -152,30 +143,30 @@ def commit_enabled(setup: Setup, state: ClusterState) -> Iterator[Commit]:
 def apply_commit(setup: Setup, state: ClusterState, action: Commit) -> ClusterState:
     assert state.active is not None
     node = state.nodes[state.active]
-    seqno = pending_prepares(node)[0]
+    seqno = node.pending_prepares()[0]
     prepare = node.items[seqno - 1]
     start = open_snapshot_start(node)
     if any(i.op == PREPARE and i.key == prepare.key for i in node.items[start - 1 :]):
         node = _closed(node)
     node = _append(node, Item(COMMIT, prepare.key, state.epoch, prepare_seqno=seqno))
-    state = state.with_node(state.active, node)
     written = [w for w in state.in_flight if w.seqno == seqno and w.epoch == prepare.epoch]
-    if written:
-        state = evolve(
-            state,
-            acknowledged=tuple(sorted((*state.acknowledged, written[0]))),
-            in_flight=tuple(w for w in state.in_flight if w != written[0]),
-        )
-    return state
+    if not written:
+        return state.with_node(state.active, node)
+    return state.with_node(
+        state.active,
+        node,
+        acknowledged=tuple(sorted((*state.acknowledged, written[0]))),
+        in_flight=tuple([w for w in state.in_flight if w != written[0]]),
+    )
 
 
 # -- helpers ----------------------------------------------------------------------------
 
 
 def _append(node: NodeState, item: Item) -> NodeState:
-    return evolve(node, items=(*node.items, item))
+    return node.but(items=(*node.items, item))
 
 
 def _closed(node: NodeState) -> NodeState:
     snapshot = (open_snapshot_start(node), node.high_seqno)
-    return evolve(node, snapshots=(*node.snapshots, snapshot))
+    return node.but(snapshots=(*node.snapshots, snapshot))

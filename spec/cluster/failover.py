@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from spec.cluster.actions import CrashActive, PromoteReplica
 from spec.cluster.setup import Setup
-from spec.cluster.state import DEAD, ClusterState, NodeState, epoch_uuid, evolve
+from spec.cluster.state import DEAD, ClusterState, NodeState, epoch_uuid
 
 __all__ = [
     "apply_crash_active",
@@ -42,13 +42,18 @@ def crash_active_enabled(setup: Setup, state: ClusterState) -> Iterator[CrashAct
 
 def apply_crash_active(setup: Setup, state: ClusterState, action: CrashActive) -> ClusterState:
     assert state.active is not None
-    nodes = tuple(DEAD if i == state.active else disconnected(n) for i, n in enumerate(state.nodes))
-    return evolve(state, nodes=nodes, active=None, acks=(0,) * len(nodes), in_flight=())
+    nodes = tuple(
+        [
+            DEAD if i == state.active else setup.remembered(disconnected, n)
+            for i, n in enumerate(state.nodes)
+        ]
+    )
+    return state.but(nodes=nodes, active=None, acks=(0,) * len(nodes), in_flight=())
 
 
-def disconnected(node: NodeState) -> NodeState:
+def disconnected(setup: Setup, node: NodeState) -> NodeState:
     """A replica whose stream closed: the PassiveStream and its flag are gone."""
-    return evolve(node, connected=False, marker_due=True, snapshot_has_prepare=False)
+    return node.but(connected=False, marker_due=True, snapshot_has_prepare=False)
 
 
 # -- PromoteReplica(node) ----------------------------------------------------------------
@@ -76,17 +81,16 @@ def promote_candidates(state: ClusterState) -> list[int]:
 
 def promote_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[PromoteReplica]:
     for r in promote_candidates(state):
-        yield PromoteReplica(r)
+        yield PromoteReplica.of(r)
 
 
 def promoted(setup: Setup, node: NodeState, epoch: int) -> NodeState:
     """The node as the new active of ``epoch``: its new entry is at the branch point."""
     branch = setup.branch_rule.branch_point(node)
     high = node.high_seqno
-    closed = tuple(m for m in node.snapshots if m[1] <= high)
-    partial = tuple((start, high) for start, end in node.snapshots if start <= high < end)
-    node = evolve(
-        node,
+    closed = tuple([m for m in node.snapshots if m[1] <= high])
+    partial = tuple([(start, high) for start, end in node.snapshots if start <= high < end])
+    node = node.but(
         snapshots=closed + partial,
         table=node.table.create_entry(branch, epoch_uuid(epoch)),
         connected=False,
@@ -103,6 +107,6 @@ def apply_promote_replica(
     setup: Setup, state: ClusterState, action: PromoteReplica
 ) -> ClusterState:
     epoch = state.epoch + 1
-    node = promoted(setup, state.nodes[action.node], epoch)
+    node = setup.remembered(promoted, state.nodes[action.node], epoch)
     state = state.with_node(action.node, node)
-    return evolve(state, active=action.node, epoch=epoch, acks=(0,) * len(state.nodes))
+    return state.but(active=action.node, epoch=epoch, acks=(0,) * len(state.nodes))

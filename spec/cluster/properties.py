@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from spec.cluster.active import pending_prepares
 from spec.cluster.replica import next_message
 from spec.cluster.setup import Setup
 from spec.cluster.state import PREPARE, ClusterState, SyncWrite, node_name
@@ -107,7 +106,9 @@ def unacked_prepares(state: ClusterState) -> list[tuple[int, int]]:
     active = state.active_node
     if active is None:
         return []
-    pending = set(pending_prepares(active))
+    pending = active.pending_prepares()
+    if not pending:
+        return []
     out = []
     for r in state.replicas():
         node = state.nodes[r]

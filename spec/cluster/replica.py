@@ -22,7 +22,6 @@ from spec.cluster.state import (
     PREPARE,
     ClusterState,
     NodeState,
-    evolve,
     highest_prepare_at_or_below,
     reset_uuid,
 )
@@ -40,9 +39,12 @@ __all__ = [
     "apply_restart_replica",
     "next_message",
     "persist_replica_enabled",
+    "persisted",
+    "received",
     "reconnect_replica_enabled",
     "replicate_item_enabled",
     "restart_replica_enabled",
+    "restarted",
     "rollback_landing",
     "stream_request",
 ]
@@ -87,21 +89,25 @@ def replicate_item_enabled(setup: Setup, state: ClusterState) -> Iterator[Replic
     for r in state.replicas():
         node = state.nodes[r]
         if node.connected and next_message(active, node) is not None:
-            yield ReplicateItem(r)
+            yield ReplicateItem.of(r)
 
 
 def apply_replicate_item(setup: Setup, state: ClusterState, action: ReplicateItem) -> ClusterState:
     active = state.active_node
-    node = state.nodes[action.node]
     assert active is not None
+    node = setup.remembered(received, active, state.nodes[action.node])
+    return state.with_node(action.node, node)
+
+
+def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
+    """``node`` after the next message of ``active``'s stream."""
     message = next_message(active, node)
     assert message is not None
     kind, first, second = message
     high = node.high_seqno
     if kind == "marker":
-        kept = tuple(m for m in node.snapshots if m[1] <= high and m[1] < first)
-        node = evolve(node, snapshots=(*kept, (first, second)), marker_due=False)
-        return state.with_node(action.node, node)
+        kept = tuple([m for m in node.snapshots if m[1] <= high and m[1] < first])
+        return node.but(snapshots=(*kept, (first, second)), marker_due=False)
     rule = setup.ack_rule
     item = active.items[first - 1]
     items = (*node.items, item)
@@ -117,14 +123,12 @@ def apply_replicate_item(setup: Setup, state: ClusterState, action: ReplicateIte
             hps = max(hps, highest_prepare_at_or_below(items, first))
         flag = False
         marker_due = True
-    node = evolve(
-        node,
+    return node.but(
         items=items,
         high_prepared_seqno=hps,
         snapshot_has_prepare=flag,
         marker_due=marker_due,
     )
-    return state.with_node(action.node, node)
 
 
 # -- PersistReplica(node) ----------------------------------------------------------------
@@ -140,15 +144,18 @@ def persist_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[Persi
     for r in state.replicas():
         node = state.nodes[r]
         if node.persisted_seqno < node.high_seqno:
-            yield PersistReplica(r)
+            yield PersistReplica.of(r)
 
 
 def apply_persist_replica(
     setup: Setup, state: ClusterState, action: PersistReplica
 ) -> ClusterState:
-    node = state.nodes[action.node]
-    node = evolve(node, persisted_seqno=node.high_seqno, persisted_hps=node.high_prepared_seqno)
-    return state.with_node(action.node, node)
+    return state.with_node(action.node, setup.remembered(persisted, state.nodes[action.node]))
+
+
+def persisted(setup: Setup, node: NodeState) -> NodeState:
+    """``node`` once its flusher persisted everything it received."""
+    return node.but(persisted_seqno=node.high_seqno, persisted_hps=node.high_prepared_seqno)
 
 
 # -- AckPrepare(node) ---------------------------------------------------------------------
@@ -165,13 +172,13 @@ def ack_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[AckPrepar
     for r in state.replicas():
         node = state.nodes[r]
         if node.connected and node.high_prepared_seqno > state.acks[r]:
-            yield AckPrepare(r)
+            yield AckPrepare.of(r)
 
 
 def apply_ack_prepare(setup: Setup, state: ClusterState, action: AckPrepare) -> ClusterState:
     acks = list(state.acks)
     acks[action.node] = state.nodes[action.node].high_prepared_seqno
-    return evolve(state, acks=tuple(acks))
+    return state.but(acks=tuple(acks))
 
 
 # -- RestartReplica(node) -----------------------------------------------------------------
@@ -187,16 +194,20 @@ def restart_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[Resta
     if state.restarts >= setup.bounds.restarts:
         return
     for r in state.replicas():
-        yield RestartReplica(r)
+        yield RestartReplica.of(r)
 
 
 def apply_restart_replica(
     setup: Setup, state: ClusterState, action: RestartReplica
 ) -> ClusterState:
-    node = state.nodes[action.node]
+    node = setup.remembered(restarted, state.nodes[action.node])
+    return state.with_node(action.node, node, restarts=state.restarts + 1)
+
+
+def restarted(setup: Setup, node: NodeState) -> NodeState:
+    """``node`` after a restart: what it persisted, no stream."""
     items, snapshots = node.truncated(node.persisted_seqno)
-    node = evolve(
-        node,
+    return node.but(
         items=items,
         snapshots=snapshots,
         high_prepared_seqno=node.persisted_hps,
@@ -204,7 +215,6 @@ def apply_restart_replica(
         connected=False,
         marker_due=True,
     )
-    return evolve(state.with_node(action.node, node), restarts=state.restarts + 1)
 
 
 # -- ReconnectReplica(node) ----------------------------------------------------------------
@@ -240,7 +250,7 @@ def reconnect_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[Rec
         return
     for r in state.replicas():
         if not state.nodes[r].connected:
-            yield ReconnectReplica(r)
+            yield ReconnectReplica.of(r)
 
 
 def reconnect_decision(setup: Setup, state: ClusterState, node: int) -> Decision:
@@ -257,8 +267,7 @@ def apply_reconnect_replica(
     assert active is not None
     decision = reconnect_decision(setup, state, action.node)
     if decision.outcome is Outcome.ACCEPT:
-        node = evolve(
-            node,
+        node = node.but(
             table=active.table,
             connected=True,
             marker_due=True,
@@ -281,8 +290,7 @@ def rolled_back(node: NodeState, index: int, rollback_seqno: int) -> NodeState:
         return NodeState(True, (), (), FailoverTable.of((reset_uuid(index), 0)), marker_due=True)
     items, snapshots = node.truncated(landing)
     hps = highest_prepare_at_or_below(items, min(node.persisted_hps, landing))
-    return evolve(
-        node,
+    return node.but(
         items=items,
         snapshots=snapshots,
         table=node.table.prune(landing, reset_uuid(index)),

@@ -1,19 +1,24 @@
 """What one run of the cluster model is made of: bounds, ack rule, branch rule, rule set.
 
 ``decide`` answers stream requests with the rule set (``spec.rules.Decider``),
-remembering every answer: a search asks the same question many times.
+remembering every answer: a search asks the same question many times. So does
+``remembered`` for the effects of actions on one node.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from spec.cluster.bounds import ClusterBounds
 from spec.cluster.rules import AckRule, BranchRule
+from spec.cluster.state import NodeState
 from spec.rules import Decider, RuleSet
 from spec.types import Decision, ProducerState, StreamRequest
 
 __all__ = ["Setup"]
+
+_MEMORY = 200_000  # node effects remembered before the memory is cleared
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,9 @@ class Setup:
     rules: RuleSet
     _decider: Decider = field(init=False, repr=False, compare=False)
     _answers: dict[tuple[StreamRequest, ProducerState], Decision] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+    _nodes: dict[tuple[object, ...], NodeState] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
 
@@ -38,6 +46,19 @@ class Setup:
             answer = self._decider.decide(request, producer)
             self._answers[key] = answer
         return answer
+
+    def remembered(self, effect: Callable[..., NodeState], *args: object) -> NodeState:
+        """``effect(self, *args)``: what an action makes of a node, when it depends on
+        nothing but these arguments (nodes, numbers) and the rules. A search meets the
+        same nodes in many states; each answer is computed once and shared (so also
+        hashed once)."""
+        key = (effect, *args)
+        node = self._nodes.get(key)
+        if node is None:
+            if len(self._nodes) >= _MEMORY:
+                self._nodes.clear()
+            node = self._nodes[key] = effect(self, *args)
+        return node
 
     def label(self) -> str:
         return f"{self.ack_rule.id}/{self.branch_rule.id}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from spec.failover_table import FailoverTable
 from spec.scenario import key_name
@@ -37,7 +37,6 @@ __all__ = [
     "NodeState",
     "SyncWrite",
     "epoch_uuid",
-    "evolve",
     "highest_prepare_at_or_below",
     "node_name",
     "reset_uuid",
@@ -73,10 +72,12 @@ def _epoch_mark(epoch: int) -> str:
     return "'" * epoch
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(NamedTuple):
     """One mutation: ``PREPARE(key)``, ``COMMIT(key)`` (of the prepare at ``prepare_seqno``)
-    or ``SET(key)``, written by the active of ``epoch``."""
+    or ``SET(key)``, written by the active of ``epoch``.
+
+    A named tuple (as ``SyncWrite``): built, hashed and compared without a Python call.
+    """
 
     op: str
     key: int
@@ -97,11 +98,10 @@ class Item:
         }
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class SyncWrite:
+class SyncWrite(NamedTuple):
     """A client's SyncWrite, named by its prepare (seqno, the epoch of the active that
     wrote it, key), with the failures (failovers + restarts) that had happened when
-    the PREPARE was written."""
+    the PREPARE was written. Ordered by those fields, in that order."""
 
     seqno: int
     epoch: int
@@ -133,28 +133,65 @@ def highest_prepare_at_or_below(items: tuple[Item, ...], seqno: int) -> int:
 
 
 _S = TypeVar("_S")
+_SAME = object()  # an argument of ``but`` not given: the field is kept
 
 
-def _hash_once(cls: type[_S]) -> type[_S]:
-    """Give a frozen state class a hash of its compared fields, computed once and kept in ``_hash``.
+def _state_value(cls: type[_S]) -> type[_S]:
+    """Make a frozen slots dataclass a state value a search can afford to make and hash.
 
-    States are hashed again and again by the search's visited set; their fields never change.
-    ``_hash`` 0 means not computed yet (a computed 0 is kept as 1).
+    * ``but(**changes)``: a copy with ``changes``, generated for the class (as
+      ``dataclasses`` generates ``__init__``): a search makes one new state per
+      transition, and a loop over the fields costs several times more;
+    * ``__hash__``: the hash of the compared fields, computed once and kept in
+      ``_hash`` (0: not computed yet; a computed 0 is kept as 1), since the
+      search's visited set hashes states again and again and nodes are shared
+      between neighbouring states; ``__eq__`` compares the same fields, one by one;
+    * fields with ``init=False`` are caches of values derived from the others
+      (the hash, ``replicas``, ``pending_prepares``): never compared, empty in
+      every copy, and not pickled (a hash may differ in another process).
     """
-    key = attrgetter(*(f.name for f in fields(cls) if f.compare))
+    kept = [f.name for f in fields(cls) if f.init]
+    caches = {f.name: f.default for f in fields(cls) if not f.init}
+    compared = [f.name for f in fields(cls) if f.compare]
+    env: dict[str, object] = {"_new": object.__new__, "_cls": cls, "_SAME": _SAME}
+    for name in (*kept, *caches):
+        env[f"_set_{name}"] = cls.__dict__[name].__set__
+    lines = [
+        f"def but(self, *, {', '.join(f'{n}=_SAME' for n in kept)}):",
+        "    new = _new(_cls)",
+        *(f"    _set_{n}(new, self.{n} if {n} is _SAME else {n})" for n in kept),
+        *(f"    _set_{n}(new, {default!r})" for n, default in caches.items()),
+        "    return new",
+        "def __eq__(self, other):",
+        "    if other.__class__ is not _cls:",
+        "        return NotImplemented",
+        "    return self is other or (",
+        *(f"        self.{n} == other.{n} and" for n in compared),
+        "        True",
+        "    )",
+    ]
+    exec("\n".join(lines), env)  # the source is made above from the class's own fields
+    key = attrgetter(*compared)
+    set_hash = cls.__dict__["_hash"].__set__
 
     def __hash__(self: _S) -> int:
         cached: int = self._hash  # type: ignore[attr-defined]
         if not cached:
             cached = hash(key(self)) or 1
-            object.__setattr__(self, "_hash", cached)
+            set_hash(self, cached)
         return cached
 
+    def __reduce__(self: _S) -> tuple[type[_S], tuple[object, ...]]:
+        return cls, tuple(getattr(self, name) for name in kept)
+
+    cls.but = env["but"]  # type: ignore[attr-defined]
     cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    cls.__eq__ = env["__eq__"]  # type: ignore[method-assign]
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]
     return cls
 
 
-@_hash_once
+@_state_value
 @dataclass(frozen=True, slots=True)
 class NodeState:
     """One node's copy of the vbucket.
@@ -177,6 +214,7 @@ class NodeState:
     connected: bool = False
     marker_due: bool = True
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def high_seqno(self) -> int:
@@ -199,6 +237,19 @@ class NodeState:
                 return end
         return 0
 
+    def pending_prepares(self) -> tuple[int, ...]:
+        """Seqnos of the PREPAREs in this history with no COMMIT after them."""
+        pending = self._pending
+        if pending is None:
+            committed = {item.prepare_seqno for item in self.items if item.op == COMMIT}
+            pending = tuple(
+                x
+                for x, item in enumerate(self.items, start=1)
+                if item.op == PREPARE and x not in committed
+            )
+            object.__setattr__(self, "_pending", pending)
+        return pending
+
     @property
     def current_marker(self) -> Snapshot | None:
         return self.snapshots[-1] if self.snapshots else None
@@ -216,8 +267,8 @@ class NodeState:
     def truncated(self, seqno: int) -> tuple[tuple[Item, ...], tuple[Snapshot, ...]]:
         """Items and markers a copy truncated to ``seqno`` keeps: the markers up to
         ``seqno`` and the one ``seqno`` lies in (it is then partial)."""
-        kept = tuple(m for m in self.snapshots if m[1] <= seqno)
-        partial = tuple(m for m in self.snapshots if m[0] <= seqno < m[1])[:1]
+        kept = tuple([m for m in self.snapshots if m[1] <= seqno])
+        partial = tuple([m for m in self.snapshots if m[0] <= seqno < m[1]])[:1]
         return self.items[:seqno], kept + partial
 
     def to_json(self) -> dict[str, object]:
@@ -240,7 +291,7 @@ DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due
 """What a crashed (failed-over) node is: it never comes back, its contents do not matter."""
 
 
-@_hash_once
+@_state_value
 @dataclass(frozen=True, slots=True)
 class ClusterState:
     nodes: tuple[NodeState, ...]
@@ -253,6 +304,7 @@ class ClusterState:
     sets: int = 0
     restarts: int = 0
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _replicas: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def faults(self) -> int:
@@ -263,13 +315,19 @@ class ClusterState:
     def active_node(self) -> NodeState | None:
         return None if self.active is None else self.nodes[self.active]
 
-    def replicas(self) -> list[int]:
+    def replicas(self) -> tuple[int, ...]:
         """Living nodes that are not the active."""
-        return [i for i, n in enumerate(self.nodes) if n.alive and i != self.active]
+        replicas = self._replicas
+        if replicas is None:
+            active = self.active
+            replicas = tuple([i for i, n in enumerate(self.nodes) if n.alive and i != active])
+            object.__setattr__(self, "_replicas", replicas)
+        return replicas
 
-    def with_node(self, index: int, node: NodeState) -> ClusterState:
+    def with_node(self, index: int, node: NodeState, **changes: object) -> ClusterState:
+        """A copy with ``node`` at ``index`` (and the other ``changes``)."""
         nodes = (*self.nodes[:index], node, *self.nodes[index + 1 :])
-        return evolve(self, nodes=nodes)
+        return self.but(nodes=nodes, **changes)  # type: ignore[attr-defined,no-any-return]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -286,16 +344,3 @@ class ClusterState:
                 "failovers": self.epoch,
             },
         }
-
-
-StateT = TypeVar("StateT", NodeState, ClusterState)
-
-
-def evolve(value: StateT, **changes: object) -> StateT:
-    """``dataclasses.replace`` for the state classes, without its per-call overhead
-    (a search makes one new state per transition)."""
-    new = object.__new__(type(value))
-    for name in value.__slots__:
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(value, name))
-    object.__setattr__(new, "_hash", 0)
-    return new
