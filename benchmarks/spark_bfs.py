@@ -1,18 +1,19 @@
 """Durability breadth-first search: in one process vs Spark local[1] vs local[2], side by side.
 
 Every check of a preset (3 ack rules x 2 branch rules x no-lost-syncwrite,
-prepare-ack-progress) is run three ways, each in its own process (a process
+prepare-ack-progress) is run four ways, each in its own process (a process
 has one Spark session), in one run so that the ratios compare like with
 like on a shared machine:
 
 * ``explore``: ``dcpcheck durability`` in this process's way, one search per check;
+* ``explore --workers 2``: the same searches, two checks at a time on two processes;
 * ``spark local[1]`` and ``spark local[2]``: ``--engine spark``, one search of all
   checks, with one and two executor cores.
 
 Per way: wall seconds, CPU seconds of the whole process tree (driver, JVM,
 Python workers), unique states summed over the checks, and the driver's peak
 resident memory (the Python process; the JVM, which hosts the local executors,
-apart). The verdicts and state counts of the three must be equal, or the
+apart). The verdicts and state counts of all ways must be equal, or the
 benchmark fails. Caps: ``--timeout`` per check as the command's default
 (1800 s; spark: x checks) and 20,000,000 states per model; a capped check
 would be ``unknown`` and the run fails. Full run: mb-34150-wide (the one that
@@ -32,6 +33,7 @@ def run(quick: bool = False) -> None:
     base = ["durability", "--preset", preset]
     ways = {
         "explore (one process)": base,
+        "explore --workers 2": [*base, "--workers", "2"],
         "spark local[1]": [*base, "--engine", "spark", "--master", "local[1]"],
         "spark local[2]": [*base, "--engine", "spark", "--master", "local[2]"],
     }
@@ -64,7 +66,7 @@ def run(quick: bool = False) -> None:
     ]
     print(
         f"durability, preset {preset}: {len(reference)} checks, {states:,} states in all "
-        f"(verdicts and states equal in the three ways)"
+        f"(verdicts and states equal in every way)"
     )
     print(
         tabulate(
