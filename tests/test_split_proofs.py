@@ -74,6 +74,20 @@ def test_the_first_decisive_part_cancels_the_parts_still_running(spark) -> None:
     assert spark.sparkContext.parallelize(range(4), 2).sum() == 6
 
 
+def test_a_job_quicker_than_one_poll_still_reports_its_progress(spark, monkeypatch) -> None:
+    """The job ends while the driver sleeps between polls: the last results are reported
+    all the same (CI once saw no "cubes solved" line after a sub-second split proof)."""
+    from checker.spark import parts
+
+    monkeypatch.setattr(parts, "POLL_SECONDS", 5.0)
+    heard: list[int] = []
+    done = until_decided(
+        spark, 3, lambda n: n * n, lambda found: False, on_progress=lambda d: heard.append(len(d))
+    )
+    assert done == {0: 0, 1: 1, 2: 4}
+    assert heard[-1] == 3
+
+
 def test_the_counterexample_does_not_depend_on_the_cube_that_found_it() -> None:
     """Each cube's own violation, minimised over the whole model, is the one least scenario
     (whichever cube an executor finishes first)."""

@@ -83,6 +83,8 @@ def until_decided(
         sc.cancelJobsWithTag(tag)
         raise
     done = dict(results.value)
+    if on_progress is not None and len(done) > seen:  # a job quicker than one poll
+        on_progress(done)
     if not decided(done) and len(done) < count:
         raise failure[0] if failure else RuntimeError("the Spark job ended early")
     return done
