@@ -13,7 +13,7 @@ like on a shared machine:
 Per way: wall seconds, CPU seconds of the whole process tree (driver, JVM,
 Python workers), unique states summed over the checks, and the driver's peak
 resident memory (the Python process; the JVM, which hosts the local executors,
-apart). The verdicts and state counts of all ways must be equal, or the
+apart). The verdicts, counterexample lengths and state counts of all ways must be equal, or the
 benchmark fails. Caps: ``--timeout`` per check as the command's default
 (1800 s; spark: x checks) and 20,000,000 states per model; a capped check
 would be ``unknown`` and the run fails. Full run: mb-34150-wide (the one that
@@ -41,14 +41,14 @@ def run(quick: bool = False) -> None:
     for name, args in ways.items():
         measured[name], records = measured_run(args)
         found[name] = [
-            (r["ack_rule"], r["branch_rule"], r["property"], r["verdict"], r["states"])
+            (r["ack_rule"], r["branch_rule"], r["property"], r["verdict"], r["steps"], r["states"])
             for r in records
         ]
     reference = found["explore (one process)"]
     for name, got in found.items():
         if got != reference:
             raise SystemExit(f"{name} disagrees with the in-process search:\n{got}\n{reference}")
-    if any(v == "unknown" for *_, v, _ in reference):
+    if any(v == "unknown" for *_, v, _steps, _states in reference):
         raise SystemExit("a check hit a cap (unknown): the comparison means nothing")
     states = sum(s for *_, s in reference)
     one = measured["spark local[1]"]["wall"]
@@ -66,7 +66,7 @@ def run(quick: bool = False) -> None:
     ]
     print(
         f"durability, preset {preset}: {len(reference)} checks, {states:,} states in all "
-        f"(verdicts and states equal in every way)"
+        f"(verdicts, counterexample lengths and states equal in every way)"
     )
     print(
         tabulate(
