@@ -69,7 +69,10 @@ def until_decided(
     worker.start()
     seen = 0
     try:
-        while worker.is_alive():
+        while True:
+            # Whether the job runs is read before its results, so the look after it
+            # ended (however quickly) sees and reports every part.
+            running = worker.is_alive()
             done = dict(results.value)  # a copy: tasks ending now add to the original
             if on_progress is not None and len(done) > seen:
                 seen = len(done)
@@ -77,14 +80,14 @@ def until_decided(
             if decided(done):
                 sc.cancelJobsWithTag(tag)
                 break
+            if not running:
+                break
             time.sleep(POLL_SECONDS)
         worker.join()
     except BaseException:
         sc.cancelJobsWithTag(tag)
         raise
     done = dict(results.value)
-    if on_progress is not None and len(done) > seen:  # a job quicker than one poll
-        on_progress(done)
     if not decided(done) and len(done) < count:
         raise failure[0] if failure else RuntimeError("the Spark job ended early")
     return done
