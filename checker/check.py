@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypedDict
 
 from checker.confirm import explain, replay_scenario
+from checker.corpus.scenario import counterexample_id, scenario_record
 from checker.engines import ENGINES
 from checker.engines.finding import Finding
-from checker.report.counterexample import counterexample_id, scenario_record
 from checker.result import Result, Stats, Verdict, not_run
 from checker.symbolic.budget import CHECK_BUDGET, Budget
 from checker.timing import Stopwatch, deadline_after

@@ -93,38 +93,32 @@ def replay_stored(path: str | Path) -> Stored:
     The reference must still violate the file's property along the trace the
     model predicts (single node), or along every step (cluster).
     """
-    from checker.inputs import load_json
+    from checker.corpus import cluster as cluster_corpus
+    from checker.corpus import model_of
+    from checker.corpus.scenario import load_counterexample
+    from checker.durability import replay_counterexample
     from checker.loading import resolve
-    from checker.report.counterexample import FORMAT as SCENARIO_FORMAT
-    from checker.report.counterexample import load_counterexample
     from spec.consumers import CONSUMERS, ConsumerVariant
-    from spec.errors import InvalidInput
     from spec.model.narrate import run_of
     from spec.properties import PROPERTIES
     from spec.rules import RULE_SETS, RuleSet
 
-    record = load_json(path)
-    kind = record.get("format") if isinstance(record, dict) else None
-    if kind == SCENARIO_FORMAT:
-        stored = load_counterexample(path)
-        model = ScenarioModel(
-            stored["bounds"],
-            resolve(RULE_SETS, RuleSet, stored["rules"]),
-            resolve(CONSUMERS, ConsumerVariant, stored["consumer"]),
+    if model_of(path) == "cluster":
+        found = cluster_corpus.load_counterexample(path)
+        rules = resolve(RULE_SETS, RuleSet, found.rules)
+        replayed = replay_counterexample(
+            found.ack_rule, found.branch_rule, found.property, rules, found.bounds, found.actions
         )
-        prop = PROPERTIES.get(stored["property"])
-        replay = replay_scenario(stored["scenario"], model, prop)
-        if replay.trace is None:
-            return Stored("scenario", replay.outcome())
-        explanation = explain(replay.trace, prop, stored["bounds"])
-        return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
-    from checker.durability import FORMAT as CLUSTER_FORMAT
-    from checker.report.stored_cluster import load_counterexample as load_cluster
-
-    if kind == CLUSTER_FORMAT:
-        return Stored("cluster", load_cluster(path).replay())
-    raise InvalidInput(
-        str(path),
-        f"not a counterexample file (format {kind!r}; expected {SCENARIO_FORMAT} "
-        f"or {CLUSTER_FORMAT})",
+        return Stored("cluster", replayed)
+    stored = load_counterexample(path)
+    model = ScenarioModel(
+        stored["bounds"],
+        resolve(RULE_SETS, RuleSet, stored["rules"]),
+        resolve(CONSUMERS, ConsumerVariant, stored["consumer"]),
     )
+    prop = PROPERTIES.get(stored["property"])
+    replay = replay_scenario(stored["scenario"], model, prop)
+    if replay.trace is None:
+        return Stored("scenario", replay.outcome())
+    explanation = explain(replay.trace, prop, stored["bounds"])
+    return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)

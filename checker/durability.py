@@ -15,11 +15,9 @@ reach the same summary after every step and see the same violation. The
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
-from typing import Any
 
+from checker.corpus.cluster import cluster_record, counterexample_id
 from checker.engines.explore import Exploration, explore, replay
 from checker.result import Replayed, Result, Stats, Verdict, not_run
 from checker.timing import Stopwatch
@@ -35,12 +33,11 @@ from spec.cluster import (
 from spec.cluster.actions import Action
 from spec.cluster.narrate import run_of
 from spec.cluster.state import ClusterState
-from spec.reference.cluster_replay import FORMAT, reference_knows, replay_on_reference
+from spec.reference.cluster_replay import reference_knows, replay_on_reference
 from spec.reference.producer import REFERENCE_DECISIONS
 from spec.rules import RuleSet
 
 __all__ = [
-    "FORMAT",
     "SANITY",
     "check_durability",
     "model_for",
@@ -210,51 +207,6 @@ def result_of(
             stopped=exploration.stopped,
         )
     )
-
-
-def counterexample_id(result: Result, actions: list[Action]) -> str:
-    digest = hashlib.sha1(
-        json.dumps(
-            {
-                "bounds": result.bounds.to_json(),
-                "rules": result.context["rules"],
-                "actions": [a.to_json() for a in actions],
-            },
-            sort_keys=True,
-        ).encode()
-    ).hexdigest()[:10]
-    s = result.subject
-    return f"{result.property}--{s['ack_rule']}--{s['branch_rule']}--{digest}"
-
-
-def cluster_record(r: Result, exploration: Exploration[ClusterState, Action]) -> dict[str, Any]:
-    """The counterexample file of a durability check (``dcpcheck-durability-counterexample/1``),
-    replayable with ``replay_counterexample`` and ``spec.reference.cluster_replay``."""
-    assert r.run is not None
-    return {
-        "format": FORMAT,
-        "id": r.ident,
-        "ack_rule": r.subject["ack_rule"],
-        "branch_rule": r.subject["branch_rule"],
-        "rules": r.context["rules"],
-        "property": r.property,
-        "kind": r.kind,
-        "verdict": r.verdict.value,
-        "explanation": r.explanation,
-        "preset": r.preset,
-        "bounds": r.bounds.to_json(),
-        "search": {
-            "strategy": exploration.strategy,
-            "states": exploration.states,
-            "seconds": round(exploration.seconds, 3),
-        },
-        "init": dict(r.run.init),
-        "steps": [
-            {"action": dict(s.action), "description": s.narration, "state": dict(s.state)}
-            for s in r.run.steps
-        ],
-        "command": r.command,
-    }
 
 
 def replay_counterexample(

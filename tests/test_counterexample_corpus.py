@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 
 from checker.confirm import replay_scenario
-from checker.report.counterexample import load_counterexample
+from checker.corpus.scenario import load_counterexample
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expected_clients import CLIENT_EXPECTED

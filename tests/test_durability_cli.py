@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from clihelp import MB51805_STALL, run_subprocess
 
-from checker.report.stored_cluster import load_counterexample
+from checker.confirm import replay_stored
 
 SIX_O = ["--ack-rule", "ack-on-prepare", "--branch-rule", "persisted-snapshot"]
 FIXED = ["--ack-rule", "ack-at-snapshot-end+restart-fix", "--branch-rule", "highest-snapshot"]
@@ -50,8 +50,7 @@ def test_the_stored_counterexample_replays_to_the_same_violation(tmp_path: Path,
         "durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path, "--json"
     )
     (record,) = json.loads(result.out)["results"]
-    stored = load_counterexample(record["counterexample"])
-    replayed = stored.replay()
+    replayed = replay_stored(record["counterexample"]).replayed
     assert replayed.confirmed, replayed.detail
     assert "3:PREPARE(A)" in replayed.detail
 

@@ -21,8 +21,8 @@ from clihelp import MB51805_STALL, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from checker.confirm import replay_stored
 from checker.durability import model_for
-from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json
 from spec.reference.cluster import ActionNotEnabled, Cluster
@@ -91,8 +91,7 @@ def test_the_reference_confirms_every_stored_counterexample(path: Path) -> None:
 
 @pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
 def test_replay_counterexample_confirms_on_model_and_reference(path: Path) -> None:
-    stored = load_counterexample(path)
-    replayed = stored.replay()
+    replayed = replay_stored(path).replayed
     assert replayed.confirmed, replayed.detail
 
 
@@ -206,8 +205,7 @@ def test_acking_on_receipt_under_ack_at_snapshot_end_is_caught(monkeypatch) -> N
     mb51805 = next(p for p in STORED if p.name.startswith("prepare-ack-progress"))
     confirmed, detail = replay_on_reference(mb51805)
     assert not confirmed and "hps" in detail
-    stored = load_counterexample(mb51805)
-    replayed = stored.replay()
+    replayed = replay_stored(mb51805).replayed
     assert not replayed.confirmed and replayed.detail.startswith("the reference disagrees: step")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from durabilityhelp import in_process
 
-from checker.report.stored_cluster import load_counterexample
+from checker.confirm import replay_stored
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.cluster.expected import EXPECTED
 
@@ -30,8 +30,7 @@ FAST = {"mb-34150", "mb-51805"}
 
 @pytest.mark.parametrize("path", STORED, ids=[p.name[:60] for p in STORED])
 def test_stored_counterexample_replays_to_its_violation(path: Path) -> None:
-    stored = load_counterexample(path)
-    replayed = stored.replay()
+    replayed = replay_stored(path).replayed
     assert replayed.confirmed, replayed.detail
 
 

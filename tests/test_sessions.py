@@ -19,12 +19,12 @@ from strategies import scenarios
 
 from checker.check import Verdict, check
 from checker.confirm import replay_scenario
-from checker.engines.exhaustive import scenarios as every_scenario
-from checker.report.counterexample import (
+from checker.corpus.scenario import (
     load_counterexample,
     scenario_from_json,
     scenario_to_json,
 )
+from checker.engines.exhaustive import scenarios as every_scenario
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expected import CHANGED_AT_TWO_SESSIONS, EXPECTED_AT, expected_verdict

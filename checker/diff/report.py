@@ -9,10 +9,10 @@ from typing import Any
 
 from tabulate import tabulate
 
+from checker.corpus.scenario import scenario_to_json, trace_to_json
 from checker.diff.classify import Classification, Witness
 from checker.diff.decisions import DecisionExample
 from checker.diff.engine import DiffReport, RegionResult
-from checker.report.counterexample import scenario_to_json, trace_to_json
 from spec.failover_table import UINT64_MAX
 from spec.model.narrate import run_of
 from spec.properties import PROPERTIES

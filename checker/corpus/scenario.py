@@ -1,4 +1,4 @@
-"""Counterexample files: ``counterexamples/<id>.json``, read by tests and other tools.
+"""Single-node counterexample files: ``counterexamples/<id>.json``, read by tests and tools.
 
 Format ``dcpcheck-counterexample/1``: the rule set, consumer variant and
 property (stable ids), the bounds searched, the minimised size, the scenario
@@ -22,7 +22,6 @@ from spec.errors import InvalidInput
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.scenario import Cut, Failover, Item, Mutation, Scenario, key_name
 from spec.trace import Trace
-from spec.types import Decision
 
 FORMAT = "dcpcheck-counterexample/1"
 
@@ -271,11 +270,3 @@ def load_counterexample(path: str | Path) -> dict[str, Any]:
         "scenario": scenario_from_json(_field(data, "scenario", dict, where), f"{where}: scenario"),
         "bounds": bounds,
     }
-
-
-def decision_from_json(data: dict[str, Any]) -> Decision:
-    from spec.types import Outcome
-
-    return Decision(
-        Outcome(data["decision"]), data["case"], data["rollback_seqno"], data.get("reason", "")
-    )
