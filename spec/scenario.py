@@ -34,7 +34,16 @@ from dataclasses import dataclass
 
 from spec.failover_table import DEFAULT_MAX_ENTRIES, FailoverTable
 
-__all__ = ["Cut", "Failover", "Item", "Mutation", "Scenario", "key_name"]
+__all__ = [
+    "Cut",
+    "Failover",
+    "Item",
+    "Mutation",
+    "Scenario",
+    "key_name",
+    "live_versions",
+    "version_text",
+]
 
 
 def key_name(key: int) -> str:
@@ -71,6 +80,21 @@ class Item:
             "op": "del" if self.deleted else "set",
             "key": key_name(self.key),
         }
+
+
+def version_text(item: Item | None) -> str:
+    """A consumer's or producer's version of a key, in words."""
+    if item is None:
+        return "nothing"
+    return str(item) + ("" if not item.deleted else " (a tombstone)")
+
+
+def live_versions(items: tuple[Item, ...] | list[Item]) -> dict[int, Item]:
+    """Key -> its last mutation among ``items``, for the keys that mutation leaves live."""
+    last: dict[int, Item] = {}
+    for item in items:
+        last[item.key] = item
+    return {k: i for k, i in sorted(last.items()) if not i.deleted}
 
 
 @dataclass(frozen=True)

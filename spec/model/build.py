@@ -43,13 +43,13 @@ from spec.expr import (
 )
 from spec.model.held import CutVars, HeldData
 from spec.model.history import History, InitialStream, producer_after_failovers
-from spec.model.table import TableExprs, count
 from spec.model.variables import ScenarioVars
 from spec.model.view import ConsumerState, SymbolicView
 from spec.properties import Property
 from spec.rules.inputs import DecisionExprs, decision_fields, producer_decision
 from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
 from spec.scenario import Scenario
+from spec.table_exprs import TableExprs, count
 from spec.trace import TraceFields, session_name
 
 __all__ = ["SPLIT_DEPTHS", "ScenarioModel"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from spec.expr import Expr, all_of, any_of, const, ite
-from spec.model.table import TableExprs
 from spec.model.variables import ScenarioVars, failover_uuid
+from spec.table_exprs import TableExprs
 
 __all__ = ["History", "InitialStream", "producer_after_failovers"]
 

@@ -23,11 +23,11 @@ from typing import Any
 from spec.failover_table import FailoverTable
 from spec.reference.vbucket import Snapshot, VBucket
 from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
-from spec.scenario import Cut, Item, Mutation, Scenario, key_name
+from spec.scenario import Cut, Item, Mutation, Scenario, key_name, live_versions
 from spec.trace import Round, Trace
 from spec.types import Decision, Outcome
 
-__all__ = ["answer_text", "live_versions", "picture_of", "run_of", "version_text"]
+__all__ = ["answer_text", "picture_of", "run_of"]
 
 CELL = 8
 START = "first producer"
@@ -60,21 +60,6 @@ def answer_text(decision: Decision) -> str:
         Outcome.ROLLBACK: f"ROLLBACK to {decision.rollback_seqno}",
         Outcome.ERANGE: "ERANGE",
     }[decision.outcome]
-
-
-def version_text(item: Item | None) -> str:
-    """A consumer's or producer's version of a key, in words."""
-    if item is None:
-        return "nothing"
-    return str(item) + ("" if not item.deleted else " (a tombstone)")
-
-
-def live_versions(items: tuple[Item, ...] | list[Item]) -> dict[int, Item]:
-    """Key -> its last mutation among ``items``, for the keys that mutation leaves live."""
-    last: dict[int, Item] = {}
-    for item in items:
-        last[item.key] = item
-    return {k: i for k, i in sorted(last.items()) if not i.deleted}
 
 
 def _items_map(items: list[Item]) -> dict[str, Any]:

@@ -42,8 +42,8 @@ from functools import cached_property
 from spec.bounds import Bounds
 from spec.expr import BOOL, INT, Expr, Sort, Value, all_of, const, implies, ite, var
 from spec.failover_table import FailoverEntry, FailoverTable
-from spec.model.table import TableExprs
 from spec.scenario import Cut, Failover, Mutation, Scenario
+from spec.table_exprs import TableExprs
 
 __all__ = ["ScenarioVars", "failover_uuid", "first_table_uuid"]
 

@@ -16,7 +16,7 @@ from operator import attrgetter
 from spec.consumers.api import ResumeRequest
 from spec.expr import Expr, const, ite, lift
 from spec.model.held import HeldData
-from spec.model.table import TableExprs
+from spec.table_exprs import TableExprs
 
 __all__ = ["ConsumerState", "SymbolicView"]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from spec.bounds import Bounds
 from spec.expr import Expr, all_of, any_of, const, evaluate, implies
-from spec.model.narrate import live_versions, version_text
 from spec.properties import Property
 from spec.properties.derive import (
     Version,
@@ -22,7 +21,7 @@ from spec.properties.derive import (
     safe_at,
     same,
 )
-from spec.scenario import key_name
+from spec.scenario import key_name, live_versions, version_text
 from spec.trace import Trace, TraceFields, trace_values
 from spec.types import Outcome
 

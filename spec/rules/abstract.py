@@ -23,7 +23,7 @@ no fact about them is proved, so a claim over this space assumes nothing
 about them (sound, if coarser for a rule set that reads them).
 
 ``LookupInduction`` states why this holds for tables of any length, as
-expressions over the lookup's own loop step (``spec.model.table.lookup_step``):
+expressions over the lookup's own loop step (``spec.table_exprs.lookup_step``):
 the facts hold after the newest entry, and one more entry keeps them, given
 what every table kv_engine keeps satisfies (distinct non-zero uuids, seqnos
 non-increasing from at most the high seqno). ``checker.unbounded`` has Z3
@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from spec.expr import BOOL, INT, Expr, Sort, all_of, const, implies, ite, var
-from spec.model.table import lookup_step
 from spec.rules.inputs import REQUEST_VARS, DecisionExprs, producer_decision, range_ok
 from spec.rules.language import FIELDS, RuleSet
 from spec.rules.lookup import SCANNED_FIELDS, TABLE_SCANS
+from spec.table_exprs import lookup_step
 
 __all__ = ["AbstractDecisionSpace", "LookupInduction", "table_facts"]
 

@@ -27,7 +27,6 @@ from functools import cached_property
 
 from spec.expr import BOOL, INT, Compiled, Expr, Value, all_of, const, implies, ite, var
 from spec.failover_table import UINT64_MAX, FailoverEntry, FailoverTable
-from spec.model.table import TableExprs
 from spec.rules.language import (
     ERANGE_CODE,
     FIELDS,
@@ -36,6 +35,7 @@ from spec.rules.language import (
     compile_rules,
 )
 from spec.rules.lookup import OLDEST_FIRST, SCANNED_FIELDS, TABLE_SCANS, lookup
+from spec.table_exprs import TableExprs
 from spec.types import Decision, Outcome, ProducerState, StreamRequest
 
 __all__ = ["Decider", "DecisionExprs", "DecisionSpace", "answers"]

@@ -5,7 +5,7 @@ at the first entry whose uuid is the consumer's: if a table repeats a uuid,
 the oldest such entry decides. A producer could as well walk from the newest
 entry; the two scans differ only on tables that repeat the consumer's uuid.
 A rule set names its scan (``RuleSet.table_scan``); both lookups are defined
-here, over a bounded symbolic table (``spec.model.table.TableExprs``), so the
+here, over a bounded symbolic table (``spec.table_exprs.TableExprs``), so the
 same expressions serve the concrete and the symbolic interpretation.
 
 * ``found``: some live entry has the consumer's uuid;
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spec.expr import Expr, all_of, any_of, const, ite
-from spec.model.table import TableExprs
+from spec.table_exprs import TableExprs
 
 __all__ = ["NEWEST_FIRST", "OLDEST_FIRST", "SCANNED_FIELDS", "TABLE_SCANS", "Lookup", "lookup"]
 
