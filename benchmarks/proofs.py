@@ -28,7 +28,7 @@ from collections.abc import Callable
 from benchmarks._table import print_table
 from checker.engines import z3 as z3_engine
 from checker.symbolic.budget import MILLION, Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import Expr, all_of
@@ -39,24 +39,28 @@ from spec.rules import RULE_SETS
 CAP = 100 * MILLION  # units per cell
 
 
-def _before(model: ScenarioModel, goal: Expr, budget: Budget) -> list[Answer]:
+def _before(model: ScenarioModel, goal: Expr, budget: Budget) -> list[SolverAnswer]:
     session = Session(budget=budget)
     session.declare(model.variables)
     session.add(model.constraints, goal)
     return [session.check().answer]
 
 
-def _bit_vectors(model: ScenarioModel, goal: Expr, budget: Budget) -> list[Answer]:
+def _bit_vectors(model: ScenarioModel, goal: Expr, budget: Budget) -> list[SolverAnswer]:
     session = z3_engine.open_session(model, goal, all_of(), budget)
     return [session.check().answer]
 
 
-def _symmetry(model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget) -> list[Answer]:
+def _symmetry(
+    model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget
+) -> list[SolverAnswer]:
     session = z3_engine.open_session(model, *prop_goal, budget)
     return [session.check().answer]
 
 
-def _cubes(model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget) -> list[Answer]:
+def _cubes(
+    model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget
+) -> list[SolverAnswer]:
     answers = []
     for cube in model.split(1):
         session = z3_engine.open_session(model, *prop_goal, budget, assume=[cube])
@@ -64,7 +68,9 @@ def _cubes(model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget) -
     return answers
 
 
-def _growing(model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget) -> list[Answer]:
+def _growing(
+    model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget
+) -> list[SolverAnswer]:
     session = z3_engine.open_session(model, *prop_goal, budget)
     highs = [model.vars["h0.high"]] + [model.vars[f"f{f}.high"] for f in model.vars.failover_ids]
     answers = []
@@ -74,13 +80,13 @@ def _growing(model: ScenarioModel, prop_goal: tuple[Expr, Expr], budget: Budget)
     return answers
 
 
-def _cell(run: Callable[[Budget], list[Answer]]) -> str:
+def _cell(run: Callable[[Budget], list[SolverAnswer]]) -> str:
     budget = Budget(CAP)
     started = time.process_time()
     answers = run(budget)
     cpu = time.process_time() - started
-    capped = Answer.UNKNOWN in answers
-    verdict = "holds" if all(a is Answer.UNSAT for a in answers) else "?"
+    capped = SolverAnswer.UNKNOWN in answers
+    verdict = "holds" if all(a is SolverAnswer.UNSAT for a in answers) else "?"
     mark = ">" if capped else ""
     text = f"{mark}{budget.spent / MILLION:,.1f}M {cpu:.1f}s"
     return text if capped or verdict == "holds" else f"{text} {verdict}"

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from checker.check import check, planned
 from checker.result import Result, Stats, Verdict
 from checker.symbolic.budget import CHECK_BUDGET, Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from checker.timing import Stopwatch, deadline_after
 from spec.bounds import Bounds
 from spec.consumers import ConsumerVariant
@@ -53,10 +53,10 @@ def check_together(
         clock = Stopwatch()
         spent = Budget(budget)
         answer, scenario = _any_violated(model, pending, spent, deadline_after(timeout_s))
-        if answer is Answer.UNSAT:
+        if answer is SolverAnswer.UNSAT:
             results |= _proved_together(pending, rules, variant, bounds, clock, spent.spent)
             pending = []
-        elif answer is Answer.SAT and scenario is not None:
+        elif answer is SolverAnswer.SAT and scenario is not None:
             broken = _violated_by(scenario, pending, rules, variant, bounds)
             if not broken:
                 raise HarnessBug(
@@ -76,7 +76,7 @@ def check_together(
 
 def _any_violated(
     model: ScenarioModel, props: Sequence[Property], budget: Budget, deadline: float | None
-) -> tuple[Answer, Scenario | None]:
+) -> tuple[SolverAnswer, Scenario | None]:
     """Can any of ``props`` be violated? Each property's violation goal (in its
     canonical form: ``ScenarioModel.violation``) is a disjunct, asked as an assumption:
     on these models Z3 proves it 2-3x faster than asserted (measured at make verify's
@@ -86,7 +86,7 @@ def _any_violated(
     session.declare(model.variables, model.ranges, [model.constraints, goal])
     session.add(model.constraints)
     outcome = session.check(goal, want=model.variables)
-    scenario = model.decode(outcome.values) if outcome.answer is Answer.SAT else None
+    scenario = model.decode(outcome.values) if outcome.answer is SolverAnswer.SAT else None
     return outcome.answer, scenario
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from checker.result import Result, Stats, Verdict
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Outcome, Session
+from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from checker.timing import Stopwatch
 from spec.expr import Expr, Sort, all_of, any_of, implies
 from spec.rules.abstract import AbstractDecisionSpace, LookupInduction, table_facts
@@ -60,7 +60,7 @@ class EveryTable:
         return {}
 
 
-def _refuted(sorts: dict[str, Sort], facts: Expr, claim: Expr, budget: Budget) -> Outcome:
+def _refuted(sorts: dict[str, Sort], facts: Expr, claim: Expr, budget: Budget) -> SolverReply:
     """Z3 looks for ``facts`` without ``claim``: unsat proves the claim."""
     session = Session(budget=budget)
     session.declare(sorts)
@@ -93,18 +93,18 @@ def lookup_abstraction_holds(budget: Budget) -> tuple[bool | None, str]:
             facts,
             budget,
         )
-        if outcome.answer is not Answer.UNSAT:
+        if outcome.answer is not SolverAnswer.UNSAT:
             return _verdict(outcome), f"the lookup of a {length}-entry table"
     induction = LookupInduction()
     for name, (premise, conclusion) in (("base", induction.base()), ("step", induction.step())):
         outcome = _refuted(induction.sorts, premise, conclusion, budget)
-        if outcome.answer is not Answer.UNSAT:
+        if outcome.answer is not SolverAnswer.UNSAT:
             return _verdict(outcome), f"the induction {name}"
     return True, f"directly for 1..{DIRECT_LENGTHS} entries, by induction for every length"
 
 
-def _verdict(outcome: Outcome) -> bool | None:
-    return False if outcome.answer is Answer.SAT else None
+def _verdict(outcome: SolverReply) -> bool | None:
+    return False if outcome.answer is SolverAnswer.SAT else None
 
 
 def _rollback_at_most_start(space: AbstractDecisionSpace, d: DecisionExprs) -> Expr:
@@ -149,9 +149,9 @@ def decision_results(rule_sets: Sequence[RuleSet], budget: Budget) -> list[Resul
                 continue
             outcome = _refuted(space.sorts, space.well_formed(), formula(space, decision), budget)
             verdict = {
-                Answer.UNSAT: Verdict.HOLDS,
-                Answer.SAT: Verdict.VIOLATED,
-                Answer.UNKNOWN: Verdict.UNKNOWN,
+                SolverAnswer.UNSAT: Verdict.HOLDS,
+                SolverAnswer.SAT: Verdict.VIOLATED,
+                SolverAnswer.UNKNOWN: Verdict.UNKNOWN,
             }[outcome.answer]
             stats = Stats(*clock.read(), budget=budget.spent - before)
             results.append(result.but(verdict=verdict, reason=outcome.reason, stats=stats))
@@ -163,7 +163,7 @@ def other_region(
     rules_b: RuleSet,
     inside: Callable[[DecisionExprs, DecisionExprs], Expr],
     budget: Budget,
-) -> Outcome:
+) -> SolverReply:
     """Is there, with a table of any length, a request on which the two rule sets answer
     differently outside the regions ``inside`` describes? Unsat: no."""
     space = AbstractDecisionSpace()

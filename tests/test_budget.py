@@ -19,7 +19,7 @@ from clihelp import DCPCHECK, ROOT
 from checker.check import check
 from checker.result import Verdict
 from checker.symbolic.budget import PER_CALL_MAX, Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import INT, var
@@ -80,7 +80,7 @@ def test_a_session_out_of_budget_answers_unknown_without_calling_z3() -> None:
     session.declare({"x": INT})
     budget.charge(1000)
     outcome = session.check(x > 3)
-    assert (outcome.answer, outcome.reason, outcome.units) == (Answer.UNKNOWN, "budget", 0)
+    assert (outcome.answer, outcome.reason, outcome.units) == (SolverAnswer.UNKNOWN, "budget", 0)
 
 
 def test_one_call_is_never_given_more_units_than_z3_can_count() -> None:

@@ -9,7 +9,7 @@ from checker.diff.decisions import search_regions
 from checker.diff.engine import DIFF_BUDGET
 from checker.loading import resolve
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from checker.vectors.format import load_corpus
 from spec.expr import evaluate
 from spec.failover_table import FailoverTable
@@ -20,7 +20,9 @@ from spec.types import ProducerState, StreamRequest
 NEWEST = str(DATA / "rules" / "single_changes.py:newest-match")
 
 
-@pytest.mark.parametrize(("distinct", "answer"), [(False, Answer.SAT), (True, Answer.UNSAT)])
+@pytest.mark.parametrize(
+    ("distinct", "answer"), [(False, SolverAnswer.SAT), (True, SolverAnswer.UNSAT)]
+)
 def test_tables_may_repeat_a_uuid_unless_distinct_uuids_is_set(distinct, answer) -> None:
     space = DecisionSpace(2, distinct_uuids=distinct)
     session = Session(30)

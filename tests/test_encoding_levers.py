@@ -16,7 +16,7 @@ from checker.engines import cubes
 from checker.engines import z3 as z3_engine
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import all_of, evaluate
@@ -42,7 +42,7 @@ def test_declared_ranges_follow_from_the_constraints() -> None:
         )
     )
     session.add(MODEL.constraints, ~inside)
-    assert session.check().answer is Answer.UNSAT
+    assert session.check().answer is SolverAnswer.UNSAT
 
 
 @settings(max_examples=50)

@@ -30,7 +30,7 @@ from tabulate import tabulate
 
 from checker.inputs import parse_seconds
 from checker.vectors.format import load_corpus
-from checker.vectors.replay import STATUSES, Report, Result, choose_expectations, replay
+from checker.vectors.replay import STATUSES, Report, VectorResult, choose_expectations, replay
 from checker.vectors.targets import TARGET_FORMS, parse_target
 from spec.errors import EXIT_OK, EXIT_VIOLATION, InvalidInput
 
@@ -78,7 +78,7 @@ def _json(report: Report) -> dict:
     }
 
 
-def _line(result: Result) -> str:
+def _line(result: VectorResult) -> str:
     status = result.status.upper()
     text = f"{status:<8}{result.vector.id}  {result.clause:<18} {result.property}"
     if result.status == "fail":

@@ -33,7 +33,7 @@ from checker.diff.regions import Region, change_of
 from checker.diff.scenarios import Pair
 from checker.engines.z3 import minimise as minimise_scenario
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Outcome, Session
+from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from spec.expr import Expr, Value, any_of, evaluate_many
 from spec.properties import PROPERTIES
 from spec.scenario import Scenario
@@ -125,9 +125,9 @@ class Probe:
         self.holds_a = model_a.holds_all([*self.safety, *self.cost])
         self.holds_b = model_b.holds_all([*self.safety, *self.cost])
 
-    def _ask(self, evidence: Evidence, condition: Expr, what: str) -> Outcome:
+    def _ask(self, evidence: Evidence, condition: Expr, what: str) -> SolverReply:
         outcome = self.session.check(condition, want=self.want)
-        if outcome.answer is Answer.UNKNOWN:
+        if outcome.answer is SolverAnswer.UNKNOWN:
             evidence.unknown.append(f"{what}: solver {outcome.reason}")
         return outcome
 
@@ -142,7 +142,7 @@ class Probe:
         while remaining:
             condition = inside & any_of(*(~bad[p] & good[p] for p in remaining))
             outcome = self._ask(evidence, condition, what)
-            if outcome.answer is not Answer.SAT:
+            if outcome.answer is not SolverAnswer.SAT:
                 break
             flags = evaluate_many([~bad[p] & good[p] for p in remaining], outcome.values)
             now = [p for p, f in zip(remaining, flags, strict=True) if f]
@@ -165,10 +165,10 @@ class Probe:
                     sweep.note = f"stopped after --max {limit} regions; more may exist"
                     return sweep
                 outcome = self.session.check(want=self.want)
-                if outcome.answer is Answer.UNSAT:
+                if outcome.answer is SolverAnswer.UNSAT:
                     sweep.complete = True
                     return sweep
-                if outcome.answer is Answer.UNKNOWN:
+                if outcome.answer is SolverAnswer.UNKNOWN:
                     sweep.note = f"the solver answered unknown ({outcome.reason})"
                     return sweep
                 split = self.pair.split_of(outcome.values)
@@ -202,7 +202,9 @@ class Probe:
         if region.via and plain in reach.found:
             outcome = self._ask(evidence, inside, "reach")
             evidence.reached = (
-                None if outcome.answer is Answer.UNKNOWN else outcome.answer is Answer.SAT
+                None
+                if outcome.answer is SolverAnswer.UNKNOWN
+                else outcome.answer is SolverAnswer.SAT
             )
             if evidence.reached:
                 evidence.witnesses["reach"] = (inside, outcome.values, "")
@@ -233,7 +235,7 @@ class Probe:
                     )
                     condition = inside & ~bad[prop.id] & good[prop.id]
                     outcome = self._ask(evidence, condition, prop.id)
-                    if outcome.answer is Answer.SAT:
+                    if outcome.answer is SolverAnswer.SAT:
                         setattr(evidence, "needless_b" if by_b else "needless_a", True)
                         key = "needless-b" if by_b else "needless-a"
                         evidence.witnesses[key] = (condition, outcome.values, prop.id)

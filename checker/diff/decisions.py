@@ -28,7 +28,7 @@ from checker.diff.regions import (
 )
 from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from checker.timing import Stopwatch
 from checker.unbounded import other_region
 from spec.errors import HarnessBug
@@ -121,11 +121,11 @@ def _search(
             search.note = f"stopped after --max {max_regions} regions; more may exist"
             return
         outcome = session.check(want=space.sorts)
-        if outcome.answer is Answer.UNSAT:
+        if outcome.answer is SolverAnswer.UNSAT:
             search.complete = True
             search.any_length = _none_longer(search, rules_a, rules_b, budget)
             return
-        if outcome.answer is Answer.UNKNOWN:
+        if outcome.answer is SolverAnswer.UNKNOWN:
             search.note = f"the solver answered unknown ({outcome.reason})"
             return
         region = region_of(outcome.values, rules_a, rules_b, a, b, ANSWER_CHANGES)
@@ -152,7 +152,7 @@ def _none_longer(search: RegionSearch, rules_a: RuleSet, rules_b: RuleSet, budge
     def inside(a: DecisionExprs, b: DecisionExprs) -> Expr:
         return any_of(*(region_condition(r, rules_a, rules_b, a, b) for r in plain))
 
-    return other_region(rules_a, rules_b, inside, budget).answer is Answer.UNSAT
+    return other_region(rules_a, rules_b, inside, budget).answer is SolverAnswer.UNSAT
 
 
 def _without_features(q: _Queries, region: Region) -> bool | None:
@@ -162,9 +162,9 @@ def _without_features(q: _Queries, region: Region) -> bool | None:
     for feature in FEATURES:
         fields = without(fields, feature)
     outcome = q.session().check(region_in_fields(region, q.rules_a, q.rules_b, fields))
-    if outcome.answer is Answer.UNKNOWN:
+    if outcome.answer is SolverAnswer.UNKNOWN:
         return None
-    return outcome.answer is Answer.SAT
+    return outcome.answer is SolverAnswer.SAT
 
 
 def _facets(q: _Queries, region: Region) -> tuple[list[tuple[Region, DecisionExample]], str]:
@@ -175,9 +175,9 @@ def _facets(q: _Queries, region: Region) -> tuple[list[tuple[Region, DecisionExa
         facet = Region(region.case_a, region.case_b, region.change, via=feature)
         condition = region_in_fields(facet, q.rules_a, q.rules_b, q.space.fields)
         outcome = session.check(condition, want=q.space.sorts)
-        if outcome.answer is Answer.UNKNOWN:
+        if outcome.answer is SolverAnswer.UNKNOWN:
             return found, f"the solver answered unknown ({outcome.reason}) on {facet.label}"
-        if outcome.answer is Answer.SAT:
+        if outcome.answer is SolverAnswer.SAT:
             values = _minimised(q, condition) or outcome.values
             found.append((facet, _example(q, facet, values)))
     return found, ""
@@ -203,7 +203,7 @@ def _minimised(q: _Queries, condition: Expr) -> dict[str, Value] | None:
     sizes = [v(name) for name in names]
     sizes += [v(space.seq_var(i)) for i in range(space.table_entries)]
     outcome = minimiser.solve(condition, soft=soft, minimise=sizes, want=space.sorts)
-    return outcome.values if outcome.answer is Answer.SAT else None
+    return outcome.values if outcome.answer is SolverAnswer.SAT else None
 
 
 def _example(q: _Queries, region: Region, values: dict[str, Value]) -> DecisionExample:

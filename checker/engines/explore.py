@@ -32,9 +32,9 @@ __all__ = [
     "STRATEGIES",
     "Exploration",
     "Model",
-    "Outcome",
     "Path",
     "PropertyLike",
+    "PropertyVerdict",
     "Step",
     "explore",
     "replay",
@@ -92,7 +92,7 @@ class Path(Generic[S, A]):
 
 
 @dataclass(frozen=True)
-class Outcome(Generic[S, A]):
+class PropertyVerdict(Generic[S, A]):
     """One property's verdict. ``path``: the counterexample of a violated ``always``,
     or the example that makes a ``sometimes`` hold."""
 
@@ -104,7 +104,7 @@ class Outcome(Generic[S, A]):
 
 @dataclass(frozen=True)
 class Exploration(Generic[S, A]):
-    outcomes: dict[str, Outcome[S, A]]
+    outcomes: dict[str, PropertyVerdict[S, A]]
     states: int  # unique states discovered
     transitions: int  # next_state calls that gave a state
     max_depth: int
@@ -201,17 +201,17 @@ def explore(
                 progress(len(parents), max_depth, time.perf_counter() - started)
                 next_report += progress_every
     complete = not frontier and not stopped
-    outcomes: dict[str, Outcome[S, A]] = {}
+    outcomes: dict[str, PropertyVerdict[S, A]] = {}
     for prop in props:
         if prop.name in decided:
             path = _path(parents, decided[prop.name])
             verdict = Verdict.VIOLATED if prop.expectation == "always" else Verdict.HOLDS
-            outcomes[prop.name] = Outcome(prop.name, prop.expectation, verdict, path)
+            outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict, path)
         elif complete:
             verdict = Verdict.HOLDS if prop.expectation == "always" else Verdict.VIOLATED
-            outcomes[prop.name] = Outcome(prop.name, prop.expectation, verdict)
+            outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict)
         else:
-            outcomes[prop.name] = Outcome(prop.name, prop.expectation, Verdict.UNKNOWN)
+            outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, Verdict.UNKNOWN)
     return Exploration(
         outcomes=outcomes,
         states=len(parents),

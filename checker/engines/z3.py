@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from checker.engines.finding import Finding
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from spec.expr import BOOL, Expr, Value, evaluate, var
 from spec.model.build import ScenarioModel
 from spec.properties import Property
@@ -89,13 +89,13 @@ def shrink(session: Session, model: ScenarioModel, progress: Minimisation) -> No
         best = current
         for candidate in range(0, current):
             outcome = session.check(measure <= candidate, want=want)
-            if outcome.answer is Answer.UNKNOWN:
+            if outcome.answer is SolverAnswer.UNKNOWN:
                 progress.note = (
                     f"minimisation stopped at {name} ({outcome.reason}): not minimal in {name} "
                     "or the measures after it"
                 )
                 return
-            if outcome.answer is Answer.SAT:
+            if outcome.answer is SolverAnswer.SAT:
                 best, progress.values = candidate, outcome.values
                 break
         session.add(measure <= best)
@@ -120,13 +120,13 @@ def settle(session: Session, model: ScenarioModel, progress: Minimisation) -> No
             for candidate in range(0, int(current)):
                 outcome = session.check(v <= candidate, want=model.variables)
                 candidates.append((outcome, candidate))
-                if outcome.answer is not Answer.UNSAT:
+                if outcome.answer is not SolverAnswer.UNSAT:
                     break
         outcome, value = candidates[-1]
-        if outcome.answer is Answer.UNKNOWN:
+        if outcome.answer is SolverAnswer.UNKNOWN:
             progress.note = f"the last tie-break stopped at {name} ({outcome.reason})"
             return
-        if outcome.answer is Answer.SAT:
+        if outcome.answer is SolverAnswer.SAT:
             progress.values = outcome.values
             current = value
         session.add(v == current)
@@ -187,9 +187,9 @@ def _solve(
     goal, canonical = model.violation(prop)
     session = open_session(model, goal, canonical, budget, deadline, assume)
     outcome = session.check(want=model.variables)
-    if outcome.answer is Answer.UNSAT:
+    if outcome.answer is SolverAnswer.UNSAT:
         return _Solved(Verdict.HOLDS)
-    if outcome.answer is Answer.UNKNOWN:
+    if outcome.answer is SolverAnswer.UNKNOWN:
         return _Solved(Verdict.UNKNOWN, reason=f"solver: {outcome.reason}")
     scenario = model.decode(outcome.values)
     return _Solved(Verdict.VIOLATED, outcome.values, scenario)

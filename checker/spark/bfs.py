@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 
-from checker.engines.explore import Exploration, Outcome, Step
+from checker.engines.explore import Exploration, PropertyVerdict, Step
 from checker.engines.explore import Path as Run
 from checker.result import Verdict
 from checker.spark.expand import CANDIDATE_COLUMNS, ClusterSearch, Watched, build, expand
@@ -429,12 +429,14 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
     props = run.watched[m].properties
     per_level = [level.states.get(m, 0) for level in run.levels]
     first = run.first(m, j)
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, PropertyVerdict] = {}
     if first is not None:
         level, order = first
         path = _path(spark, storage, run.watched[m], m, level, order)
         verdict = Verdict.VIOLATED if props[j].expectation == "always" else Verdict.HOLDS
-        outcomes[props[j].name] = Outcome(props[j].name, props[j].expectation, verdict, path)
+        outcomes[props[j].name] = PropertyVerdict(
+            props[j].name, props[j].expectation, verdict, path
+        )
         states = sum(per_level[:level]) + _rank(spark, storage, m, level, order) + 1
         complete, stopped, depth = False, "all properties decided", max(0, level - 1)
         transitions = sum(lv.transitions.get(m, 0) for lv in run.levels[: level + 1])
@@ -447,7 +449,7 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
             if props[j].expectation == "always"
             else Verdict.VIOLATED
         )
-        outcomes[props[j].name] = Outcome(props[j].name, props[j].expectation, verdict)
+        outcomes[props[j].name] = PropertyVerdict(props[j].name, props[j].expectation, verdict)
         states = sum(per_level)
         stopped = run.stopped.get(m, "")
         depth = max((i for i, n in enumerate(per_level) if n), default=0)
@@ -460,7 +462,7 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
             found = Verdict.VIOLATED if props[s].expectation == "sometimes" else Verdict.HOLDS
         else:
             found = Verdict.UNKNOWN
-        outcomes[props[s].name] = Outcome(props[s].name, props[s].expectation, found)
+        outcomes[props[s].name] = PropertyVerdict(props[s].name, props[s].expectation, found)
     return Exploration(
         outcomes=outcomes,
         states=states,

@@ -27,7 +27,7 @@ from checker.diff.engine import DIFF_BUDGET
 from checker.diff.regions import Region, region_condition
 from checker.sweep.space import SweepSpace
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from spec.rules.language import RuleSet
 from spec.types import ProducerState, StreamRequest
 
@@ -128,7 +128,7 @@ def _pair(
         outcome = session.check(
             region_condition(region, rules_a, rules_b, a, b), want=decisions.sorts
         )
-        within = {Answer.SAT: True, Answer.UNSAT: False}.get(outcome.answer)
+        within = {SolverAnswer.SAT: True, SolverAnswer.UNSAT: False}.get(outcome.answer)
         if within is None and not check.note:
             check.note = f"Z3 answered unknown ({outcome.reason}) on {region.label}"
         witness = decisions.decode(outcome.values) if within else None

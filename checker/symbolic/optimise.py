@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 import z3
 
 from checker.symbolic.call import held_interrupts, run_check
-from checker.symbolic.session import Answer, Outcome, Solving, answer_of
+from checker.symbolic.session import SolverAnswer, SolverReply, Solving, answer_of
 from spec.expr import Expr
 
 __all__ = ["Minimiser"]
@@ -39,7 +39,7 @@ class Minimiser(Solving):
         soft: Sequence[tuple[Expr, int]] = (),
         minimise: Sequence[Expr] = (),
         want: Iterable[str] = (),
-    ) -> Outcome:
+    ) -> SolverReply:
         t = self.translator
         opt = self.optimize
         with held_interrupts():
@@ -54,12 +54,12 @@ class Minimiser(Solving):
                 opt.add(*t.domain)
             call = run_check(opt, t.ctx, [], self.budget, self.deadline)
             answer = answer_of(call.result)
-            if answer is not Answer.SAT:
-                return Outcome(answer, reason=call.reason, units=call.spent)
+            if answer is not SolverAnswer.SAT:
+                return SolverReply(answer, reason=call.reason, units=call.spent)
             with held_interrupts():
                 model = opt.model()
                 values = {n: t.value(model, n) for n in want if n in t.consts}
-            return Outcome(Answer.SAT, values, units=call.spent)
+            return SolverReply(SolverAnswer.SAT, values, units=call.spent)
         finally:
             with held_interrupts():
                 opt.pop()

@@ -1,7 +1,7 @@
 """A solver session over ``spec.expr`` expressions: assert, check, read values.
 
-``check`` answers ``Answer.SAT`` (with values for the variables asked for),
-``Answer.UNSAT`` or ``Answer.UNKNOWN`` (with a reason: ``budget`` when the
+``check`` answers ``SolverAnswer.SAT`` (with values for the variables asked for),
+``SolverAnswer.UNSAT`` or ``SolverAnswer.UNKNOWN`` (with a reason: ``budget`` when the
 session's resource budget ran out, ``timeout`` when the outer wall-clock
 guard did, or Z3's own reason). Callers decide what an answer means (a
 violation, a proof within bounds, an honest unknown); nothing here turns an
@@ -27,29 +27,29 @@ from checker.timing import deadline_after
 from spec.errors import HarnessBug
 from spec.expr import Expr, Sort, Value, var
 
-__all__ = ["Answer", "Outcome", "Session", "answer_of"]
+__all__ = ["Session", "SolverAnswer", "SolverReply", "answer_of"]
 
 
-class Answer(StrEnum):
+class SolverAnswer(StrEnum):
     SAT = "sat"
     UNSAT = "unsat"
     UNKNOWN = "unknown"
 
 
 @dataclass
-class Outcome:
-    answer: Answer
+class SolverReply:
+    answer: SolverAnswer
     values: dict[str, Value] = field(default_factory=dict)
     reason: str = ""
     units: int = 0  # resource units this call spent
 
 
-def answer_of(result: z3.CheckSatResult) -> Answer:
+def answer_of(result: z3.CheckSatResult) -> SolverAnswer:
     if result == z3.sat:
-        return Answer.SAT
+        return SolverAnswer.SAT
     if result == z3.unsat:
-        return Answer.UNSAT
-    return Answer.UNKNOWN
+        return SolverAnswer.UNSAT
+    return SolverAnswer.UNKNOWN
 
 
 class Solving:
@@ -156,15 +156,15 @@ class Session(Solving):
         # the next flush adds them again.
         self._domain_added, self._scopes = self._scopes[-1], self._scopes[:-1]
 
-    def check(self, *assumptions: Expr, want: Iterable[str] = ()) -> Outcome:
+    def check(self, *assumptions: Expr, want: Iterable[str] = ()) -> SolverReply:
         with held_interrupts():
             extra = [self.translator.translate(a) for a in assumptions]
             self._flush_domain()
         call = run_check(self.engine, self.translator.ctx, extra, self.budget, self.deadline)
         answer = answer_of(call.result)
-        if answer is Answer.SAT:
-            return Outcome(Answer.SAT, self.values(want), units=call.spent)
-        return Outcome(answer, reason=call.reason, units=call.spent)
+        if answer is SolverAnswer.SAT:
+            return SolverReply(SolverAnswer.SAT, self.values(want), units=call.spent)
+        return SolverReply(answer, reason=call.reason, units=call.spent)
 
     def values(self, names: Iterable[str]) -> dict[str, Value]:
         with held_interrupts():

@@ -23,18 +23,17 @@ from dataclasses import dataclass
 
 from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
-from checker.symbolic.session import Answer as SolverAnswer
-from checker.symbolic.session import Session
+from checker.symbolic.session import Session, SolverAnswer
 from checker.vectors.goals import differs
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.rules import DecisionSpace, RuleSet
 from spec.types import ProducerState, StreamRequest
 
-__all__ = ["Equivalence", "Verdict"]
+__all__ = ["Equivalence", "EquivalenceVerdict"]
 
 
 @dataclass(frozen=True)
-class Verdict:
+class EquivalenceVerdict:
     kind: str  # equivalent | repeated-uuids | differs | unknown
 
 
@@ -93,14 +92,14 @@ class Equivalence:
         outcome = minimiser.solve(condition, soft, small, want=list(space.sorts))
         return space.decode(outcome.values) if outcome.answer is SolverAnswer.SAT else None
 
-    def check(self, mutant: RuleSet) -> Verdict:
+    def check(self, mutant: RuleSet) -> EquivalenceVerdict:
         """The mutant's verdict (see the module docstring); no witness."""
         with_repeats = self._differs(mutant, repeat=True)
         if with_repeats == "unknown":
-            return Verdict("unknown")
+            return EquivalenceVerdict("unknown")
         if with_repeats == "unsat":
-            return Verdict("equivalent")
+            return EquivalenceVerdict("equivalent")
         distinct = self._differs(mutant, repeat=False)
         if distinct == "unknown":
-            return Verdict("unknown")
-        return Verdict("repeated-uuids" if distinct == "unsat" else "differs")
+            return EquivalenceVerdict("unknown")
+        return EquivalenceVerdict("repeated-uuids" if distinct == "unsat" else "differs")

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 
 from checker.symbolic.budget import MILLION, Budget
 from checker.symbolic.optimise import Minimiser
-from checker.symbolic.session import Answer as SolverAnswer
-from checker.symbolic.session import Outcome, Session
+from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from checker.timing import deadline_after
 from checker.vectors.counterexamples import CounterexampleDecision
 from checker.vectors.equivalence import Equivalence
@@ -46,8 +45,7 @@ from spec.rules import Decider, DecisionSpace, RuleSet
 from spec.rules.breaks import property_at_stake
 from spec.rules.inputs import answers
 from spec.rules.mutations import mutants
-from spec.types import Outcome as Decided
-from spec.types import ProducerState, StreamRequest
+from spec.types import Outcome, ProducerState, StreamRequest
 
 __all__ = ["VECTORS_BUDGET", "SolverUnknown", "expectations", "generate"]
 
@@ -119,7 +117,7 @@ class Solver:
     def _check(self, condition: Expr) -> bool:
         return self._answer(self.session.check(condition)) is not None
 
-    def _answer(self, outcome: Outcome) -> dict | None:
+    def _answer(self, outcome: SolverReply) -> dict | None:
         if outcome.answer is SolverAnswer.UNKNOWN:
             raise SolverUnknown(
                 f"Z3 answered unknown ({outcome.reason}) while generating vectors; "
@@ -172,7 +170,7 @@ def expectations(rules: Sequence[RuleSet]) -> Callable[[StreamRequest, ProducerS
         for decider in deciders:
             decision = decider.decide(req, producer)
             inner, inner_case = None, None
-            if decision.outcome is Decided.ERANGE:
+            if decision.outcome is Outcome.ERANGE:
                 alone = decider.needs_rollback(req, producer)
                 inner, inner_case = Answer.of(alone), alone.case
             result[decider.rules.name] = Expectation(

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 
 from checker.symbolic.budget import Budget
 from checker.symbolic.optimise import Minimiser
-from checker.symbolic.session import Answer as SolverAnswer
-from checker.symbolic.session import Session
+from checker.symbolic.session import Session, SolverAnswer
 from checker.vectors.goals import differs
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import HarnessBug

@@ -1,6 +1,6 @@
 """Replaying vectors against a target: compare, classify, report.
 
-Each vector ends as one ``Result``: ``pass``, ``fail`` (a wrong answer),
+Each vector ends as one ``VectorResult``: ``pass``, ``fail`` (a wrong answer),
 ``skip`` (the target cannot express it), or ``crash`` / ``timeout`` /
 ``garbage`` (the target did not answer properly). Only ``pass`` and ``skip``
 are not failures. A failure names the clause that should have decided and
@@ -20,14 +20,14 @@ from spec.errors import InvalidInput
 from spec.rules.breaks import also_broken, property_at_stake
 from spec.types import Outcome
 
-__all__ = ["STATUSES", "Result", "choose_expectations", "compare", "replay"]
+__all__ = ["STATUSES", "VectorResult", "choose_expectations", "compare", "replay"]
 
 STATUSES = ("pass", "fail", "skip", "crash", "timeout", "garbage")
 NOT_FAILURES = ("pass", "skip")
 
 
 @dataclass(frozen=True)
-class Result:
+class VectorResult:
     file: str
     vector: Vector
     status: str
@@ -61,7 +61,7 @@ class Result:
 class Report:
     target: str
     expect: str
-    results: list[Result] = field(default_factory=list)
+    results: list[VectorResult] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -101,7 +101,7 @@ def choose_expectations(corpora: Sequence[Corpus], target: Target, wanted: str |
 
 def compare(
     file: str, vector: Vector, expectation: Expectation, reply: Reply, rules_only: bool
-) -> Result:
+) -> VectorResult:
     """One vector's verdict. ``rules_only``: an erange vector expects the rule set alone."""
     expected, clause, prop = expectation.answer, expectation.case, expectation.property
     if rules_only and expected.outcome is Outcome.ERANGE:
@@ -110,13 +110,13 @@ def compare(
         clause = expectation.needs_rollback_case
         prop = property_at_stake(clause, expected.outcome)
     if reply.kind != "answer":
-        return Result(file, vector, reply.kind, expected, clause, prop, detail=reply.detail)
+        return VectorResult(file, vector, reply.kind, expected, clause, prop, detail=reply.detail)
     actual = reply.answer
     assert actual is not None
     if actual == expected:
-        return Result(file, vector, "pass", expected, clause, prop, actual)
+        return VectorResult(file, vector, "pass", expected, clause, prop, actual)
     extra = also_broken(vector.request.start, actual.outcome, actual.rollback_seqno)
-    return Result(
+    return VectorResult(
         file,
         vector,
         "fail",
