@@ -3,7 +3,7 @@
 Rule sets, consumer variants, properties and the history model are built from
 these nodes. ``evaluate`` interprets an expression over plain ints and bools;
 ``checker.symbolic`` translates the very same nodes into Z3 terms;
-``checker.vectorised`` evaluates them over NumPy columns, many inputs at once
+``checker.columns`` evaluates them over NumPy columns, many inputs at once
 (``dcpcheck sweep``). Nothing else interprets them, and the tests check the
 interpretations against each other, so the readings cannot drift apart.
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from checker.columns.decisions import NO_REGION, Decisions
 from checker.diff.decisions import search_regions
 from checker.diff.engine import DIFF_BUDGET
 from checker.diff.regions import Change, Region
 from checker.sweep.crosscheck import Agreement, crosscheck
 from checker.sweep.space import SweepSpace
 from checker.symbolic.budget import Budget
-from checker.vectorised.decisions import NO_REGION, Decisions
 from spec.rules import RULE_SETS
 from spec.types import Outcome
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
+from checker.columns.decisions import NO_REGION, Decisions, region_table
 from checker.diff.regions import change_of
 from checker.sweep.batches import record_batch, schema
 from checker.sweep.space import SweepSpace
-from checker.vectorised.decisions import NO_REGION, Decisions, region_table
 from spec.expr import UINT64_MAX
 from spec.rules import RULE_SETS, Clause, Decider, F, RuleSet, accept, otherwise, rollback
 

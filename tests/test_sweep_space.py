@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from checker.columns.expr import Vectorised
 from checker.sweep.space import LABEL, SweepSpace, uuid_patterns
-from checker.vectorised.expr import Vectorised
 from spec.expr import UINT64_MAX
 from spec.rules.inputs import REQUEST_VARS, DecisionSpace
 

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from checker.columns.decisions import NO_REGION, Answers, Decisions
 from checker.sweep.space import SweepSpace
-from checker.vectorised.decisions import NO_REGION, Answers, Decisions
 from spec.rules.inputs import DecisionSpace
 from spec.rules.language import RuleSet
 from spec.trace import OUTCOME_CODE

@@ -3,7 +3,7 @@
 A ``SweepJob`` is the space and the rule sets as the executors name them
 (built-in names or ``.py`` files). ``write_part(dataset, part, lo, hi)``
 generates inputs ``lo..hi-1`` a chunk at a time, decides each chunk under
-every rule set (``checker.vectorised.decisions``), appends it to one Parquet
+every rule set (``checker.columns.decisions``), appends it to one Parquet
 file (``part-NNNNN.parquet``, written under a temporary name and renamed
 when complete, so a retried task leaves one whole file), and returns the
 part's tally: inputs per rule set and clause, and per pair of rule sets
@@ -25,10 +25,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from checker.columns.decisions import NO_REGION, Answers, Decisions
 from checker.loading import resolve
 from checker.sweep.batches import record_batch, schema, text_columns
 from checker.sweep.space import SweepSpace
-from checker.vectorised.decisions import NO_REGION, Answers, Decisions
 from spec.rules import RULE_SETS, RuleSet
 
 __all__ = ["CHUNK", "CLAUSE", "REGION", "TALLY", "SweepJob", "descriptors", "part_name"]

@@ -14,12 +14,12 @@ from typing import Any
 
 from tabulate import tabulate
 
+from checker.columns.decisions import region_table
 from checker.diff.decisions import DecisionExample
 from checker.diff.regions import Region, change_of
 from checker.diff.report import answer_text, decide_command, example_json, request_text
 from checker.sweep.crosscheck import Agreement, CrossCheck
 from checker.sweep.space import SweepSpace
-from checker.vectorised.decisions import region_table
 from spec.errors import EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, HarnessBug
 from spec.rules.inputs import Decider
 from spec.rules.language import RuleSet

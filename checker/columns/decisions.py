@@ -1,6 +1,6 @@
 """Rule sets deciding many inputs at once, and the regions where two of them differ.
 
-``Decisions(rule_sets, space)`` evaluates, with ``checker.vectorised.expr``,
+``Decisions(rule_sets, space)`` evaluates, with ``checker.columns.expr``,
 the very expressions ``DecisionSpace.decision(rules)`` builds from each rule
 set's clauses (the ones ``Decider`` compiles and Z3 reasons about), all rule
 sets in one program so shared fields (``upper``, ``uuid_found``) are computed
@@ -18,8 +18,8 @@ from itertools import combinations
 
 import numpy as np
 
+from checker.columns.expr import Vectorised
 from checker.diff.regions import ANSWER_CHANGES, Region
-from checker.vectorised.expr import Vectorised
 from spec.errors import HarnessBug
 from spec.rules.inputs import DecisionSpace
 from spec.rules.language import RuleSet

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import B, X, Y, expression_envs, expressions
 
-from checker.vectorised.expr import Vectorised
+from checker.columns.expr import Vectorised
 from spec.errors import RuleLanguageError
 from spec.expr import UINT64_MAX, Expr, evaluate, ite
 
