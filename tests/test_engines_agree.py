@@ -20,7 +20,7 @@ from spec.expr import Compiled, all_of, substitute
 from spec.model.build import ScenarioModel
 from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS
-from spec.rules.mutations import mutants
+from spec.rules.mutation.operators import mutants
 
 TINY = Bounds(seqnos=2, keys=2, entries=2, failovers=1)
 SCENARIOS = list(scenarios(TINY))

@@ -13,9 +13,9 @@ from spec.expr import Compiled
 from spec.failover_table import FailoverEntry, FailoverTable
 from spec.rules import RULE_SETS, Decider, DecisionSpace, RuleSet
 from spec.rules.inputs import producer_decision
-from spec.rules.mutations import OPERATORS, mutants
-from spec.rules.neighbour_mutants import structure
-from spec.rules.neighbourhood import Neighbourhood
+from spec.rules.mutation.neighbour_mutants import structure
+from spec.rules.mutation.neighbourhood import Neighbourhood
+from spec.rules.mutation.operators import OPERATORS, mutants
 from spec.types import Outcome, ProducerState, StreamRequest
 
 BUILTIN = ["kv-current", "rollback-doc"]

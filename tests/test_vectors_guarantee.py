@@ -20,7 +20,7 @@ from spec.rules import (
     otherwise,
     rollback,
 )
-from spec.rules.neighbourhood import Neighbourhood
+from spec.rules.mutation.neighbourhood import Neighbourhood
 
 BUILTIN = ["kv-current", "rollback-doc"]
 

@@ -8,7 +8,7 @@ import pytest
 
 from spec.failover_table import FailoverTable
 from spec.rules import RULE_SETS, Decider
-from spec.rules.mutations import OPERATORS, mutants
+from spec.rules.mutation.operators import OPERATORS, mutants
 from spec.types import ProducerState, StreamRequest
 
 BUILTIN = ["kv-current", "rollback-doc"]

@@ -13,7 +13,7 @@ it can. A goal an earlier vector already covers costs no query.
    Z3 proves that every rule set one change away from each rule set that
    answers some input differently answers some vector differently, first
    through humpty-expressible inputs, then through all.
-3. Mutants: every built-in mutant (``spec.rules.mutations``) no vector
+3. Mutants: every built-in mutant (``spec.rules.mutation.operators``) no vector
    kills gets a goal of its own (its decision differs from the rule set's,
    through humpty if it can); an unsatisfiable one is an equivalent mutant.
    A last set cover adds few vectors for the kill goals.
@@ -44,7 +44,7 @@ from spec.expr import TRUE, Compiled, Expr, all_of
 from spec.rules import Decider, DecisionSpace, RuleSet
 from spec.rules.breaks import property_at_stake
 from spec.rules.inputs import answers
-from spec.rules.mutations import mutants
+from spec.rules.mutation.operators import mutants
 from spec.types import Outcome, ProducerState, StreamRequest
 
 __all__ = ["VECTORS_BUDGET", "SolverUnknown", "expectations", "generate"]

@@ -19,7 +19,7 @@ drops it when Z3 proves it cannot). Goal names are stable ids:
   ``RULES:lookup:repeated`` — it matches two entries (the table repeats it;
   preferred: the two scan orders read different uppers);
 * ``RULES:kill:MUTANT`` — the decision differs from that mutant's
-  (``spec.rules.mutations``); added by the generator for mutants that the
+  (``spec.rules.mutation.operators``); added by the generator for mutants that the
   goals above left alive.
 """
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from spec.expr import FALSE, TRUE, Expr, all_of, any_of, ite, substitute
 from spec.rules.inputs import DecisionExprs, DecisionSpace
 from spec.rules.language import Adjust, RuleSet
-from spec.rules.mutations import comparisons, with_node
+from spec.rules.mutation.operators import comparisons, with_node
 
 __all__ = [
     "Goal",

@@ -1,6 +1,6 @@
 """What a vector set is guaranteed to expose, proved by Z3: every rule set one change away.
 
-The class: ``Neighbourhood(rules)`` (``spec.rules.neighbourhood``), every rule
+The class: ``Neighbourhood(rules)`` (``spec.rules.mutation.neighbourhood``), every rule
 set that differs from ``rules`` by one change of the clause language — a
 comparison of two seqno quantities replaced by any other, a returned quantity
 by any other, a step dropped, moved or repeated, an adjustment retargeted, a
@@ -33,10 +33,10 @@ from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import HarnessBug
 from spec.expr import INT, Expr, all_of, var
 from spec.rules import Decider, DecisionSpace, RuleSet
-from spec.rules.holes import Change
 from spec.rules.inputs import DecisionExprs, producer_decision
 from spec.rules.language import ERANGE_CODE, ROLLBACK_CODE
-from spec.rules.neighbourhood import Neighbourhood
+from spec.rules.mutation.holes import Change
+from spec.rules.mutation.neighbourhood import Neighbourhood
 from spec.types import Outcome, ProducerState, StreamRequest
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Mutation score: how many deliberate bugs a vector set catches.
 
-Every mutant of a rule set (``spec.rules.mutations``) is replayed, in
+Every mutant of a rule set (``spec.rules.mutation.operators``) is replayed, in
 process, on the inputs of every vector; it is *killed* when some vector gets
 a different answer (decision or rollback seqno) from it than from the rule
 set itself. A mutant no vector kills is handed to Z3
@@ -26,7 +26,7 @@ from checker.vectors.equivalence import Equivalence
 from checker.vectors.format import Vector
 from spec.rules import DecisionSpace, RuleSet
 from spec.rules.inputs import answers
-from spec.rules.mutations import OPERATORS, Mutant, mutants
+from spec.rules.mutation.operators import OPERATORS, Mutant, mutants
 from spec.types import ProducerState, StreamRequest
 
 __all__ = ["VERDICTS", "WITNESSES", "MutantVerdict", "Score", "score"]

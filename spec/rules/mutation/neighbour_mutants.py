@@ -1,4 +1,4 @@
-"""Named mutants drawn from a rule set's neighbourhood (``spec.rules.neighbourhood``).
+"""Named mutants drawn from a rule set's neighbourhood (``spec.rules.mutation.neighbourhood``).
 
 Each is one instance of the symbolic neighbourhood: a selector value for one
 change, turned into a plain rule set by ``Neighbourhood.instance``. So the
@@ -12,15 +12,16 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from spec.expr import COMPARISONS, walk
-from spec.rules.holes import QUANTITIES, RELATIONS, quantity_name
 from spec.rules.language import Adjust, Clause, RuleSet
-from spec.rules.neighbourhood import Neighbourhood
+from spec.rules.mutation.holes import QUANTITIES, RELATIONS, quantity_name
+from spec.rules.mutation.neighbourhood import Neighbourhood
 
 __all__ = ["boundaries", "neighbourhood_candidates", "structure"]
 
 Candidate = tuple[str, str, str, Callable[[], RuleSet]]
 
-# Position codes (Neighbourhood.position_holes) -> operator; "drop" is spec.rules.mutations'.
+# Position codes (Neighbourhood.position_holes) -> operator; "drop" is in
+# spec.rules.mutation.operators.
 _POSITION_OPERATORS = {"move": "move", "again": "duplicate"}
 
 

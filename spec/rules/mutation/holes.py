@@ -6,7 +6,7 @@ choice as an ``ite`` over expressions. A ``Change`` groups the holes of one
 place (a comparison's relation, left and right side; a new clause's guard,
 sides and answer...) and describes what a choice of them makes. The
 quantities and relations a change may use are named here; the
-neighbourhood that puts holes into a rule set is ``spec.rules.neighbourhood``.
+neighbourhood that puts holes into a rule set is ``spec.rules.mutation.neighbourhood``.
 """
 
 from __future__ import annotations

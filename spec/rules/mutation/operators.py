@@ -20,7 +20,7 @@ Operators:
   instead of accepting, or rolls back to another seqno (0, start,
   snap_start, upper).
 
-and, from the neighbourhood of the rule set (``spec.rules.neighbourhood``:
+and, from the neighbourhood of the rule set (``spec.rules.mutation.neighbourhood``:
 these mutants are instances of the same symbolic rule set Z3 searches when it
 proves what a vector set exposes):
 
@@ -56,7 +56,7 @@ from itertools import chain
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, COMPARISONS, Expr, const, rebuild, walk
 from spec.rules.language import Adjust, Clause, ClauseOutcome, F, RuleSet, Step, accept, rollback
-from spec.rules.neighbour_mutants import neighbourhood_candidates, structure
+from spec.rules.mutation.neighbour_mutants import neighbourhood_candidates, structure
 from spec.types import Outcome
 
 __all__ = ["OPERATORS", "Mutant", "comparisons", "mutants", "replace_node", "with_node"]

@@ -1,6 +1,6 @@
 """The neighbourhood of a rule set: every rule set one change away, as one symbolic rule set.
 
-A *change* is one of (the mutation operators of ``spec.rules.mutations``,
+A *change* is one of (the mutation operators of ``spec.rules.mutation.operators``,
 with every choice of quantity and relation instead of a few):
 
 * ``comparison``: a comparison of two seqno quantities becomes any relation
@@ -28,12 +28,12 @@ early changes. Z3 then searches the whole neighbourhood at once
 (``checker.vectors.guarantee``); ``instance(selection)`` turns selector
 values back into a plain ``RuleSet`` by substituting them and folding, so
 the rule set Z3 reasoned about and the one replayed are the same
-definition. ``spec.rules.mutations`` enumerates some of these instances as
+definition. ``spec.rules.mutation.operators`` enumerates some of these instances as
 named mutants.
 
 Not in the neighbourhood: arithmetic (``start + 1``), comparisons of three
 quantities or more in one new clause, two changes at once, and any field
-outside ``QUANTITIES`` (``spec.rules.holes``).
+outside ``QUANTITIES`` (``spec.rules.mutation.holes``).
 """
 
 from __future__ import annotations
@@ -58,7 +58,18 @@ from spec.expr import (
     variables,
     walk,
 )
-from spec.rules.holes import (
+from spec.rules.language import (
+    Adjust,
+    Clause,
+    ClauseOutcome,
+    RuleSet,
+    Step,
+    accept,
+    rollback,
+    scanned,
+)
+from spec.rules.lookup import SCANNED_FIELDS, TABLE_SCANS
+from spec.rules.mutation.holes import (
     BOOLEAN_ATOMS,
     QUANTITIES,
     RELATIONS,
@@ -72,17 +83,6 @@ from spec.rules.holes import (
     quantity_name,
     relate,
 )
-from spec.rules.language import (
-    Adjust,
-    Clause,
-    ClauseOutcome,
-    RuleSet,
-    Step,
-    accept,
-    rollback,
-    scanned,
-)
-from spec.rules.lookup import SCANNED_FIELDS, TABLE_SCANS
 
 __all__ = ["Neighbourhood"]
 
