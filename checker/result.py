@@ -152,13 +152,6 @@ class Result:
     def decided(self) -> bool:
         return self.verdict is not Verdict.UNKNOWN
 
-    @property
-    def as_expected(self) -> bool | None:
-        """None when nothing is recorded (or unknown); else whether the verdict matches."""
-        if self.expected is None or self.verdict is Verdict.UNKNOWN:
-            return None
-        return self.expected == self.verdict.value
-
     def __getattr__(self, name: str) -> str:
         """``result.rules``, ``result.consumer``, ``result.ack_rule``: the names checked."""
         for names in (self.__dict__.get("subject"), self.__dict__.get("context")):

@@ -41,6 +41,7 @@ __all__ = [
     "HarnessBug",
     "InvalidInput",
     "RuleLanguageError",
+    "SolverUnknown",
     "Unavailable",
     "UnknownName",
     "UsageError",
@@ -112,5 +113,11 @@ class HarnessBug(DcpcheckError):
 class Unavailable(DcpcheckError):
     """Nothing could be checked: what the check runs on never came up (no Spark executor).
     The verdict is unknown, as for a search that ran out of time."""
+
+    exit_code = EXIT_UNKNOWN
+
+
+class SolverUnknown(DcpcheckError):
+    """Z3 answered unknown (or ran out of time); no vector set is written."""
 
     exit_code = EXIT_UNKNOWN

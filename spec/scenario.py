@@ -185,11 +185,6 @@ class Scenario:
         """Every failover, in order: before the first resume, then between resumes."""
         return self.failovers + tuple(f for cut in self.later for f in cut.failovers)
 
-    @property
-    def final_high_seqno(self) -> int:
-        failovers = self.all_failovers
-        return failovers[-1].high_seqno if failovers else len(self.history)
-
 
 def _failover_problems(
     out: list[str], what: str, failovers: tuple[Failover, ...], high: int, seen: set[int]

@@ -118,10 +118,6 @@ class SweepSpace:
     def size(self) -> int:
         return int(_producers(self).offsets[-1])
 
-    @property
-    def producer_count(self) -> int:
-        return len(_producers(self).table_len)
-
     # -- the inputs ------------------------------------------------------------------------
     def columns(self, lo: int, hi: int) -> dict[str, np.ndarray]:
         """Inputs ``lo..hi-1`` as columns of the ``DecisionSpace`` variables."""

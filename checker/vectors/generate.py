@@ -39,7 +39,7 @@ from checker.vectors.format import Answer, Corpus, Expectation, Vector, vector_i
 from checker.vectors.goals import Goal, coverage_goals, kill_goal, producer_goals
 from checker.vectors.guarantee import prove
 from checker.vectors.readable import humpty_expressible, preferences
-from spec.errors import EXIT_UNKNOWN, DcpcheckError, HarnessBug
+from spec.errors import HarnessBug, SolverUnknown
 from spec.expr import TRUE, Compiled, Expr, all_of
 from spec.rules import Decider, DecisionSpace, RuleSet
 from spec.rules.breaks import property_at_stake
@@ -47,16 +47,10 @@ from spec.rules.inputs import answers
 from spec.rules.mutation.operators import mutants
 from spec.types import Outcome, ProducerState, StreamRequest
 
-__all__ = ["VECTORS_BUDGET", "SolverUnknown", "expectations", "generate"]
+__all__ = ["VECTORS_BUDGET", "expectations", "generate"]
 
 # Z3 resource units for a whole generation (or a score) unless told otherwise.
 VECTORS_BUDGET = 4_000 * MILLION
-
-
-class SolverUnknown(DcpcheckError):
-    """Z3 answered unknown (or ran out of time); no vector set is written."""
-
-    exit_code = EXIT_UNKNOWN
 
 
 @dataclass

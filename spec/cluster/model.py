@@ -2,8 +2,7 @@
 
 The shape of stateright's ``Model``: a checker (``checker.engines.explore``) calls
 ``init_states``, ``actions(state)``, ``next_state(state, action)`` and the
-``properties()`` and never looks inside a state. ``format_step`` says in
-words what an action did, for counterexamples.
+``properties()`` and never looks inside a state.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from collections.abc import Callable, Sequence
 from spec.cluster import actions as act
 from spec.cluster import active, failover, replica
 from spec.cluster.actions import Action
-from spec.cluster.narrate import describe_state, describe_step
 from spec.cluster.properties import CLUSTER_PROPERTIES, BoundProperty, ClusterProperty
 from spec.cluster.setup import Setup
 from spec.cluster.state import SET, ClusterState, Item, NodeState, epoch_uuid
@@ -87,9 +85,3 @@ class ClusterModel:
 
     def properties(self) -> Sequence[BoundProperty]:
         return [p.bind(self.setup) for p in (*CLUSTER_PROPERTIES, *self.extra)]
-
-    def format_step(self, before: ClusterState, action: Action, after: ClusterState) -> str:
-        return describe_step(self.setup, before, action, after)
-
-    def format_state(self, state: ClusterState) -> list[str]:
-        return describe_state(state)
