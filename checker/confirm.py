@@ -93,23 +93,25 @@ def replay_stored(path: str | Path) -> Stored:
     The reference must still violate the file's property along the trace the
     model predicts (single node), or along every step (cluster).
     """
-    from checker.corpus import cluster as cluster_corpus
     from checker.corpus import model_of
-    from checker.corpus.scenario import load_counterexample
-    from checker.durability import replay_counterexample
     from checker.loading import resolve
-    from spec.consumers import CONSUMERS, ConsumerVariant
-    from spec.model.narrate import run_of
-    from spec.properties import PROPERTIES
     from spec.rules import RULE_SETS, RuleSet
 
     if model_of(path) == "cluster":
+        from checker.corpus import cluster as cluster_corpus
+        from checker.durability import replay_counterexample
+
         found = cluster_corpus.load_counterexample(path)
         rules = resolve(RULE_SETS, RuleSet, found.rules)
         replayed = replay_counterexample(
             found.ack_rule, found.branch_rule, found.property, rules, found.bounds, found.actions
         )
         return Stored("cluster", replayed)
+    from checker.corpus.scenario import load_counterexample
+    from spec.consumers import CONSUMERS, ConsumerVariant
+    from spec.model.narrate import run_of
+    from spec.properties import PROPERTIES
+
     stored = load_counterexample(path)
     model = ScenarioModel(
         stored["bounds"],

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
+from checker.corpus import CLUSTER_FORMAT
 from checker.inputs import load_json
 from checker.result import Result
 from spec.cluster import ClusterBounds
@@ -29,7 +30,7 @@ __all__ = [
     "load_counterexample",
 ]
 
-FORMAT = "dcpcheck-durability-counterexample/1"
+FORMAT = CLUSTER_FORMAT
 
 
 class Search(Protocol):

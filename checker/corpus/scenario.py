@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from checker.corpus import SCENARIO_FORMAT
 from checker.inputs import load_json, uint64_field
 from checker.result import Result
 from spec.bounds import Bounds
@@ -23,7 +24,7 @@ from spec.failover_table import FailoverEntry, FailoverTable
 from spec.scenario import Cut, Failover, Item, Mutation, Scenario, key_name
 from spec.trace import Trace
 
-FORMAT = "dcpcheck-counterexample/1"
+FORMAT = SCENARIO_FORMAT
 
 __all__ = [
     "FORMAT",
