@@ -46,13 +46,22 @@ from spec.consumers.api import (
     Reaction,
     choose_request,
 )
+from spec.consumers.settings import mitigation
 from spec.expr import Expr, ite
+
+MITIGATION = mitigation(
+    "on",
+    "rollbackMitigation.disabled (config, default false; stream/stream.go sets it on "
+    "ephemeral buckets)",
+)
 
 
 class GoDcp(ConsumerVariant):
     name = "go-dcp"
     summary = "IgnorePurgedTombstones; on rollback (R,R,R) flags 0 and a catch-up filter"
     ignore_purged = True
+    rollback_mitigation = True
+    settings = (MITIGATION,)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
@@ -75,6 +84,8 @@ class GoDcpFixed(ConsumerVariant):
     summary = (
         "go-dcp without 0x80 that drops its data above a whole snapshot <= R and resumes there"
     )
+    rollback_mitigation = True
+    settings = (MITIGATION,)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView

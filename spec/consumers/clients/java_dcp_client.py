@@ -37,12 +37,16 @@ R. dcpcheck verifies the fix (docs/clients.md).
 """
 
 from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, Reaction, ResumeRequest
+from spec.consumers.settings import mitigation
 from spec.expr import Expr
+
+MITIGATION = mitigation("off", "Client.Builder.mitigateRollbacks(...) (not called: off)")
 
 
 class JavaDcpClient(ConsumerVariant):
     name = "java-dcp-client"
     summary = "resumes from (R,R,R) with its own log pruned at R; keeps its data"
+    settings = (MITIGATION,)
 
     def request(self, view: ConsumerView) -> ResumeRequest:
         # PartitionState.getOffset(): getLastUuid() of the log as it is now.
