@@ -57,6 +57,7 @@ VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
         "bounded-rollback": RETRY_LOOP,
     },
     "cbgt": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
+    "sg-dcp-client": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
     "kv-replica": {"no-missed-item": REPLICA_MID_SNAPSHOT},
 }
 

@@ -21,6 +21,7 @@ CATALOGUE = (
     ("java-dcp-client", "java-dcp-client-fixed"),
     ("go-dcp", "go-dcp-fixed"),
     ("cbgt", "cbgt-fixed"),
+    ("sg-dcp-client", "sg-dcp-client-fixed"),
     ("kv-replica", "kv-replica-fixed"),
 )
 
