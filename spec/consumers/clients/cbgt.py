@@ -1,7 +1,7 @@
 """``cbgt``: couchbase/cbgt's gocbcore DCP feed with Sync Gateway's destination.
 
-Sync Gateway runs cbgt for its sharded import feed and for resync
-(``base/dcp_sharded.go``); its cache feed runs on its own DCP client
+Sync Gateway runs cbgt for its sharded import feed and, on a sharded
+database, for resync (``base/dcp_sharded.go``); its cache feed runs on its own DCP client
 (``sg-dcp-client``). Our reading (cbgt a830c7f, sync_gateway f39abe1;
 ``CITATIONS`` below):
 
