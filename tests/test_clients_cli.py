@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spec.consumers import CATALOGUE
+from spec.consumers import catalogue_names
 from spec.expected_clients import CLIENT_EXPECTED
 
 SMALL = ["--seqnos", "3", "--keys", "2", "--entries", "3", "--failovers", "1"]
@@ -25,14 +25,15 @@ def test_the_catalogue_gets_its_pinned_verdicts_with_replayed_counterexamples(
     result = cli(*args)
     assert result.code == 0, result.out + result.err
     records = json.loads(result.out)["results"]
-    assert [r["consumer"] for r in records] == [name for pair in CATALOGUE for name in pair]
+    assert [r["consumer"] for r in records] == catalogue_names()
     for r in records:
         pinned = CLIENT_EXPECTED[("kv-current", r["consumer"], "no-missed-item")][0]
         assert r["verdict"] == r["expected"] == pinned, r
         if r["verdict"] == "violated":
             assert r["replay"] == "confirmed" and Path(r["counterexample"]).exists()
-    fixed = [r for r in records if r["consumer"].endswith("-fixed")]
-    assert len(fixed) == 4 and all(r["verdict"] == "holds" for r in fixed)
+    fixed = [r for r in records if "-fixed" in r["consumer"].partition(":")[0]]
+    assert len(fixed) == len([n for n in catalogue_names() if "-fixed" in n.partition(":")[0]])
+    assert len(fixed) >= 7 and all(r["verdict"] == "holds" for r in fixed)
     page = html.read_text()
     assert "kv-replica" in page and "<svg" in page
 
@@ -92,7 +93,25 @@ def test_bad_clients_arguments_are_one_line_exit_2(cli) -> None:
         (["--consumer", "no-such-client"], "unknown consumer 'no-such-client'"),
         (["--timeout", "0"], "argument --timeout: expected seconds above 0"),
         (["--property", "no-such"], "unknown property 'no-such'"),
+        (["--consumer", "go-dcp:nagle=on"], "go-dcp has no setting 'nagle'; its settings:"),
+        (["--consumer", "go-dcp:mitigation=maybe"], "setting 'mitigation' is on|off, not 'maybe'"),
+        (["--consumer", "cbgt:mitigation=on"], "cbgt has no setting 'mitigation'"),
     ):
         result = cli("clients", "--no-spark", *args)
         assert result.code == 2, result.err
         assert result.err.count("\n") == 1 and expected in result.err
+
+
+def test_a_client_is_judged_as_it_ships_and_under_each_setting(tmp_path: Path, cli) -> None:
+    args = ["clients", "--consumer", "go-dcp", "--consumer", "go-dcp:mitigation=off"]
+    args += ["--rules", "kv-current", "--property", "no-foreign-snapshot", "--no-spark"]
+    result = cli(*args, "--out", tmp_path, *SMALL)
+    assert result.code == 0, result.out + result.err
+    rows = [line.split() for line in result.out.splitlines()[2:4]]
+    # Mitigation (go-dcp's default) leaves no failover below what it received.
+    assert [(r[1], r[4], r[-1]) for r in rows] == [
+        ("go-dcp", "holds", "ok"),
+        ("go-dcp:mitigation=off", "violated", "ok"),
+    ]
+    assert "mitigation=on: default (as it ships)" in result.out
+    assert "mitigation=off: not the default" in result.out

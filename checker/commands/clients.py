@@ -5,7 +5,9 @@
                      [--timeout S] [--master URL [--conf KEY=VALUE ...] | --no-spark] [bounds]
 
 By default: every catalogued client (java-dcp-client, go-dcp, cbgt,
-kv-replica) and its smallest fix (``<name>-fixed``) x every safety property
+kv-replica) and its smallest fix (``<name>-fixed``), each as it ships and
+under each non-default value of its settings (``go-dcp:mitigation=off``;
+the table's legend says which is the default) x every safety property
 x both built-in rule sets, one Spark task each (embedded ``local[*]`` unless
 ``--master`` names a cluster). Each violation is replayed on the reference
 implementation; its counterexample goes to DIR (default out/clients). Each
@@ -44,13 +46,12 @@ from checker.result import Result
 from checker.symbolic.budget import CHECK_BUDGET
 from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
-from spec.consumers import CATALOGUE, CONSUMERS, ConsumerVariant
+from spec.consumers import CONSUMERS, ConsumerVariant, catalogue_names
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
-__all__ = ["CATALOGUE_NAMES", "add_arguments", "client_tasks", "print_clients", "run"]
+__all__ = ["add_arguments", "client_tasks", "print_clients", "run"]
 
-CATALOGUE_NAMES = [name for pair in CATALOGUE for name in pair]
 CLIENTS_SELECTION_HELP = {
     "--rules": "rule set (default: both built-in)",
     "--consumer": "client (repeatable; default: the catalogue and its fixes)",
@@ -78,7 +79,7 @@ def client_tasks(
     """One task per rule set x client (its properties proved together, searched apart:
     ``checker.together``), the catalogue's order by default."""
     chosen_rules = chosen(RULE_SETS, RuleSet, rules)
-    chosen_clients = chosen(CONSUMERS, ConsumerVariant, consumers or CATALOGUE_NAMES)
+    chosen_clients = chosen(CONSUMERS, ConsumerVariant, consumers or catalogue_names())
     probe_consumers(c.item for c in chosen_clients)
     safety = [p.id for p in PROPERTIES if p.kind == "safety"]
     chosen_props = chosen(PROPERTIES, Property, props or safety)
@@ -90,9 +91,35 @@ def client_tasks(
     ]
 
 
+def settings_legend(results: list[Result]) -> str:
+    """One line per client judged under a setting: the value of each of its settings,
+    and which is the client as it ships (its bare name, every setting at its default)."""
+    lines = []
+    for name in dict.fromkeys(r.subject.get("consumer", "") for r in results):
+        variant = CONSUMERS.get(name) if name in CONSUMERS else None
+        if variant is None or not variant.settings:
+            continue
+        values = ", ".join(f"{k}={v}" for k, v in variant.setting_values().items())
+        shipped = "default (as it ships)" if variant.is_default() else "not the default"
+        lines.append(f"  {name:<{_width(results)}}  {values}: {shipped}")
+    if not lines:
+        return ""
+    return "settings (a bare name is the client with every setting at its default):\n" + (
+        "\n".join(lines)
+    )
+
+
+def _width(results: list[Result]) -> int:
+    return max(len(r.subject.get("consumer", "")) for r in results)
+
+
 def print_clients(results: list[Result], bounds: Bounds, out: str) -> None:
-    """The catalogue's table (the shared summary table) and what its verdicts mean."""
+    """The catalogue's table (the shared summary table, one row group per client and
+    setting), which setting is the default, and what its verdicts mean."""
     print(summary_table(results, expected=True))
+    legend = settings_legend(results)
+    if legend:
+        print("\n" + legend)
     print(
         f"\nholds = no violation within {bounds.describe()}; counterexamples in {out}/; "
         "each violation's story in docs/clients.md"

@@ -158,6 +158,8 @@ def scenario_record(r: Result, ident: str, trace: Trace, explanation: str) -> di
 def counterexample_id(rules: str, consumer: str, prop: str, scenario: Scenario) -> str:
     canonical = json.dumps(scenario_to_json(scenario), sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:10]
+    # A consumer's settings (``go-dcp:mitigation=off``) as file-name characters.
+    consumer = consumer.replace(":", "+").replace("=", "-").replace(",", "+")
     return f"{prop}--{rules}--{consumer}--{digest}"
 
 

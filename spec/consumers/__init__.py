@@ -5,14 +5,14 @@ default of ``check`` and ``verify``); ``CATALOGUE`` pairs each real client
 modelled from its source with its smallest fix (``dcpcheck clients``,
 docs/clients.md). User variants are ``ConsumerVariant`` instances in a
 ``.py`` file (see docs/authoring-consumers.md), loaded by ``checker.loading``.
+A name may carry settings, ``go-dcp:mitigation=off`` (``spec.consumers.settings``).
 """
 
 from spec.consumers import api
 from spec.consumers.api import *  # noqa: F403 (the interface a variant is written against)
-from spec.consumers.api import ConsumerVariant
-from spec.registry import Registry
+from spec.consumers.settings import ConsumerRegistry
 
-__all__ = ["CATALOGUE", "CONSUMERS", "TEXTBOOK", *api.__all__]
+__all__ = ["CATALOGUE", "CONSUMERS", "TEXTBOOK", "catalogue_names", *api.__all__]
 
 TEXTBOOK = ("correct", "collapse-snapshot")
 
@@ -21,8 +21,22 @@ CATALOGUE = (
     ("java-dcp-client", "java-dcp-client-fixed"),
     ("go-dcp", "go-dcp-fixed"),
     ("cbgt", "cbgt-fixed"),
+    ("sg-dcp-client", "sg-dcp-client-fixed"),
     ("kv-replica", "kv-replica-fixed"),
 )
+
+
+def catalogue_names() -> list[str]:
+    """Every catalogued client and its fix, each as it ships (its bare name) and then under
+    each non-default value of its settings (``go-dcp:mitigation=off``)."""
+    from spec.consumers.settings import configurations
+
+    return [
+        variant.name
+        for pair in CATALOGUE
+        for name in pair
+        for variant in configurations(CONSUMERS.get(name))
+    ]
 
 
 def _builtins() -> None:
@@ -32,4 +46,4 @@ def _builtins() -> None:
         CONSUMERS.register(variant.name, variant)
 
 
-CONSUMERS: Registry[ConsumerVariant] = Registry("consumer", _builtins)
+CONSUMERS = ConsumerRegistry(_builtins)

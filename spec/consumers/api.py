@@ -31,7 +31,10 @@ optional, and a field left out keeps its value.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
 from typing import Protocol
 
 from spec.errors import RuleLanguageError
@@ -45,6 +48,7 @@ __all__ = [
     "LogView",
     "Reaction",
     "ResumeRequest",
+    "Setting",
     "Truncation",
     "choose_log",
     "choose_request",
@@ -221,17 +225,98 @@ class ConsumerView(Protocol):
     def filter(self) -> Expr: ...
 
 
+@dataclass(frozen=True)
+class Setting:
+    """A client option that can change a verdict, named after the variant:
+    ``go-dcp:mitigation=off``.
+
+    ``values`` maps each value to the variant attributes it sets (for example
+    ``{"on": {"rollback_mitigation": True}, "off": {...}}``); ``default`` is
+    the value the client ships with, which the bare name (``go-dcp``) means.
+    ``means`` says, in one line, what the client calls the option and where.
+    """
+
+    name: str
+    default: str
+    values: Mapping[str, Mapping[str, object]]
+    means: str = ""
+
+    def __post_init__(self) -> None:
+        if self.default not in self.values:
+            raise ValueError(f"setting {self.name}: default {self.default!r} is not a value")
+
+
+NO_CHOICES: Mapping[str, str] = MappingProxyType({})
+
+
 class ConsumerVariant:
     """Base class: subclass it, set ``name`` and ``summary``, define the policies.
 
     ``strict`` and ``ignore_purged`` are the flags the remembered request
     starts with (DCP_ADD_STREAM_STRICT_VBUUID, IgnorePurgedTombstones).
+
+    ``rollback_mitigation``: the client is only sent items every replica has
+    persisted (go-dcp's rollback mitigation, java-dcp-client's
+    ``mitigateRollbacks``), so no failover branches below what it holds: a
+    scenario in which one does is not a run of this client (both
+    interpretations leave it out: ``spec.model.build``, ``spec.reference.simulate``).
+
+    ``settings``: the client's options that change a verdict; the class
+    attributes are the defaults, and ``configured`` gives the variant under
+    other values (``spec.consumers.settings`` parses ``NAME:KEY=VALUE,...``).
+    ``choices`` is the value of every setting (empty for a variant without).
     """
 
     name: str = ""
     summary: str = ""
     strict: bool = False
     ignore_purged: bool = False
+    rollback_mitigation: bool = False
+    settings: tuple[Setting, ...] = ()
+    choices: Mapping[str, str] = NO_CHOICES
+
+    @property
+    def base_name(self) -> str:
+        """The name without settings: ``go-dcp`` for ``go-dcp:mitigation=off``."""
+        return self.name.partition(":")[0]
+
+    def setting_values(self) -> dict[str, str]:
+        """The value of every setting: chosen ones, else the defaults."""
+        return {s.name: self.choices.get(s.name, s.default) for s in self.settings}
+
+    def is_default(self) -> bool:
+        """True when every setting has its default value (the client as it ships)."""
+        values = self.setting_values()
+        return all(values[s.name] == s.default for s in self.settings)
+
+    def configured(self, values: Mapping[str, str]) -> ConsumerVariant:
+        """This variant with some settings changed (a new object; ``self`` is unchanged).
+        An unknown setting or value is a ``ValueError`` naming the known ones."""
+        known = {s.name: s for s in self.settings}
+        chosen = self.setting_values()
+        for key, value in values.items():
+            if key not in known:
+                names = ", ".join(f"{s.name}={'|'.join(s.values)}" for s in self.settings)
+                raise ValueError(
+                    f"{self.base_name} has no setting '{key}'"
+                    + (f"; its settings: {names}" if names else "; it has no settings")
+                )
+            if value not in known[key].values:
+                raise ValueError(
+                    f"{self.base_name}: setting '{key}' is {'|'.join(known[key].values)}, "
+                    f"not '{value}'"
+                )
+            chosen[key] = value
+        other = copy.copy(self)
+        for setting in self.settings:
+            for attribute, attr_value in setting.values[chosen[setting.name]].items():
+                setattr(other, attribute, attr_value)
+        other.choices = MappingProxyType(chosen)
+        changed = [
+            f"{s.name}={chosen[s.name]}" for s in self.settings if chosen[s.name] != s.default
+        ]
+        other.name = self.base_name + (":" + ",".join(changed) if changed else "")
+        return other
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
         """What the consumer remembers when its stream ends (``view.claim`` until a
@@ -259,13 +344,23 @@ class ConsumerVariant:
     def problems(self) -> list[str]:
         """What keeps this variant from being checked (empty when it is usable)."""
         out = []
-        if not self.name or not all(c.isalnum() or c in "-_." for c in self.name):
-            out.append(f"name {self.name!r} must be non-empty letters, digits, '-', '_' or '.'")
+        name = self.base_name
+        if not name or not all(c.isalnum() or c in "-_." for c in name):
+            out.append(f"name {name!r} must be non-empty letters, digits, '-', '_' or '.'")
         if type(self).on_rollback is ConsumerVariant.on_rollback:
             out.append("it does not define on_rollback()")
-        for flag in ("strict", "ignore_purged"):
+        for setting in self.settings:
+            for attribute, value in setting.values[setting.default].items():
+                if self.choices.get(setting.name, setting.default) == setting.default and (
+                    getattr(self, attribute, None) != value
+                ):
+                    out.append(
+                        f"setting {setting.name}'s default sets {attribute} = {value!r}, but "
+                        f"the class has {getattr(self, attribute, None)!r}"
+                    )
+        for flag in ("strict", "ignore_purged", "rollback_mitigation"):
             if not isinstance(getattr(self, flag), bool):
-                out.append(f"{flag} must be True or False (the flag its requests start with)")
+                out.append(f"{flag} must be True or False")
         return out
 
     def __repr__(self) -> str:

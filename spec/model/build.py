@@ -247,7 +247,31 @@ class ScenarioModel:
             # The purge seqno is the seqno of a purged tombstone (or 0).
             any_of(purge == 0, *at_purge),
             *self._cuts_within_histories(),
+            *self._mitigated(),
         )
+
+    def _mitigated(self) -> list[Expr]:
+        """With rollback mitigation (``ConsumerVariant.rollback_mitigation``) the client
+        is only sent items every replica has persisted, so no failover branches below
+        what it holds: each failover of a gap branches at or above the consumer's last
+        item then (``received`` before the first resume; after cut j, what it holds once
+        that stream was cut, when that resume happens)."""
+        if not self.variant.rollback_mitigation:
+            return []
+        v = self.vars
+        parts = []
+        for f in v.failover_ids:
+            for gap, (happens, last) in enumerate(self._held_before_gaps):
+                in_gap = v[f"f{f}.on"] & (v.gap(f) == gap) & happens
+                parts.append(implies(in_gap, v[f"f{f}.branch"] >= last))
+        return parts
+
+    @cached_property
+    def _held_before_gaps(self) -> list[tuple[Expr, Expr]]:
+        """Per gap (0: before the first resume; j: after cut j): (whether the gap's
+        failovers happen, the consumer's last item when they do)."""
+        _ = self.sessions  # fills _held_after_cuts
+        return [(TRUE, self.vars["received"]), *self._held_after_cuts]
 
     def _cuts_within_histories(self) -> list[Expr]:
         """A cut's snapshot ends and ``received`` lie within the history of the producer
@@ -302,6 +326,7 @@ class ScenarioModel:
         )
         purges = [v["purge"], *(v[f"s{j}.purge"] for j in v.cut_ids)]
         happens: Expr = TRUE
+        self._held_after_cuts: list[tuple[Expr, Expr]] = []
         out: list[tuple[Expr, dict[str, Expr]]] = []
         for r in range(self.bounds.sessions):
             producer, table = self._producers[r]
@@ -336,6 +361,7 @@ class ScenarioModel:
                 rollback_seqno=const(0),
             )
             happens = happens & self._accepted(trace) & v[f"s{r + 1}.on"]
+            self._held_after_cuts.append((happens, SymbolicView(data, state, table).last))
         return out
 
     def _accepted(self, trace: dict[str, Expr]) -> Expr:

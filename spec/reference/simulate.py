@@ -6,7 +6,10 @@ as a ``spec.trace.Trace``:
 1. the first producer (``VBucket.first``) writes the first history;
 2. the initial stream: the consumer receives the snapshot markers and every
    deduplicated item at or below ``received``, then disconnects;
-3. the failovers, in order, then compaction (the final purge seqno);
+3. the failovers, in order, then compaction (the final purge seqno); a
+   consumer with rollback mitigation was only sent items every replica had
+   persisted, so a failover branching below its last item is not a run of
+   it (``NotARun``);
 4. the resume: the consumer remembers the request its variant says it
    would send; then at most ``rounds`` rounds of request -> decision;
    ROLLBACK applies the variant's reaction (the data it keeps, the request
@@ -38,12 +41,13 @@ from spec.reference.consumer import ReferenceConsumer, ReferenceLog, int_value
 from spec.reference.producer import REFERENCE_DECISIONS, stream_request
 from spec.reference.vbucket import VBucket
 from spec.rules import RULE_SETS, Decider, RuleSet
-from spec.scenario import Item, Scenario
+from spec.scenario import Failover, Item, Scenario
 from spec.trace import Round, Trace
 from spec.types import Decision, Outcome, ProducerState, StreamRequest
 
 __all__ = [
     "Decide",
+    "NotARun",
     "final_producer",
     "first_producer",
     "initial_stream",
@@ -65,6 +69,7 @@ def simulate(scenario: Scenario, rules: RuleSet, variant: ConsumerVariant, round
         raise ValueError(f"rounds must be at least 0, got {rounds}")
     producer = first_producer(scenario)
     consumer = initial_stream(scenario, producer)
+    _mitigation_allows(variant, consumer, scenario.failovers)
     final_producer(scenario, producer)
     decide = producer_decision(rules)
     traces = [_resumed(scenario, consumer, producer, variant, decide, rounds)]
@@ -79,6 +84,7 @@ def simulate(scenario: Scenario, rules: RuleSet, variant: ConsumerVariant, round
         )
         consumer.cut_stream(start, snapshots, cut.received)
         consumer.adopt_log(ReferenceLog.of_table(producer.table))  # sent on acceptance
+        _mitigation_allows(variant, consumer, cut.failovers)
         for failover in cut.failovers:
             epoch += 1
             producer.failover(failover.branch, failover.uuid, failover.mutations, epoch)
@@ -108,6 +114,27 @@ def _resumed(
         rounds=played,
         final=final,
     )
+
+
+class NotARun(ValueError):
+    """The scenario cannot happen to this consumer (e.g. its rollback mitigation rules
+    it out): there is nothing to simulate."""
+
+
+def _mitigation_allows(
+    variant: ConsumerVariant, consumer: ReferenceConsumer, failovers: tuple[Failover, ...]
+) -> None:
+    """A client with rollback mitigation was only sent items every replica had persisted:
+    whichever node takes over holds them, so no failover branches below its last item."""
+    if not variant.rollback_mitigation:
+        return
+    last = consumer.last()
+    for failover in failovers:
+        if failover.branch < last:
+            raise NotARun(
+                f"{variant.name} has rollback mitigation: it holds seqno {last}, which every "
+                f"replica had persisted, so no failover branches at {failover.branch}"
+            )
 
 
 def first_producer(scenario: Scenario) -> VBucket:

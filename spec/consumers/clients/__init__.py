@@ -9,7 +9,7 @@ named in docs/clients.md); what is *verified* is only what dcpcheck checks:
 the verdicts of these models, within the stated bounds.
 """
 
-from spec.consumers.clients import cbgt, go_dcp, java_dcp_client, kv_replica
+from spec.consumers.clients import cbgt, go_dcp, java_dcp_client, kv_replica, sg_dcp_client
 
 __all__ = ["VARIANTS"]
 
@@ -17,5 +17,6 @@ VARIANTS = (
     *java_dcp_client.VARIANTS,
     *go_dcp.VARIANTS,
     *cbgt.VARIANTS,
+    *sg_dcp_client.VARIANTS,
     *kv_replica.VARIANTS,
 )

@@ -1,37 +1,66 @@
-"""``cbgt``: couchbase/cbgt's gocbcore DCP feed with Sync Gateway's metadata handling.
+"""``cbgt``: couchbase/cbgt's gocbcore DCP feed with Sync Gateway's destination.
 
-Our reading of the sources:
+Sync Gateway runs cbgt for its sharded import feed and, on a sharded
+database, for resync (``base/dcp_sharded.go``); its cache feed runs on its own DCP client
+(``sg-dcp-client``). Our reading (cbgt a830c7f, sync_gateway f39abe1;
+``CITATIONS`` below):
 
-* **What it remembers.** Sync Gateway's destination (couchbase/sync_gateway
-  ``base/dcp_dest.go``, ``base/dcp_common.go``) records the last seqno it
-  processed (``DCPCommon.updateSeq``) and the metadata cbgt asks it to keep;
-  cbgt (``feed_dcp_gocbcore.go: initiateStreamEx``) stores the producer's
-  failover log in that metadata when a stream opens.
-* **What it sends.** cbgt ``feed_dcp_gocbcore.go``:
-  ``lastVbUUIDSeqFromFailOverLog`` takes uuid = ``FailOverLog[0][0]`` (the
+* **What it remembers.** cbgt ``feed_dcp_gocbcore.go:
+  checkAndUpdateVBucketState`` persists ``SnapStart``/``SnapEnd`` (the
+  marker) and the failover log through the destination's ``OpaqueSet``;
+  Sync Gateway's ``DCPCommon.updateSeq`` records the last seqno it processed,
+  which ``OpaqueGet`` returns as the feed's last seqno (since CBG-5489,
+  sync_gateway 031d6e53f, 2026-07-30, persisted as ``lastSeq`` and read back
+  by ``DCPCommon.loadCheckpoint``; earlier releases restarted from the
+  persisted ``SnapStart``: not modelled).
+* **What it sends.** cbgt ``feed_dcp_gocbcore.go:
+  lastVbUUIDSeqFromFailOverLog`` takes uuid = ``FailOverLog[0][0]`` (the
   newest stored entry), or 0 when the last seqno is 0; ``initiateStreamEx``
-  sends flags ActiveOnly | StrictVBUUID with start = the last seqno and
-  snap_start = snap_end = start, always (``request``: ``strict = True``).
+  sends ActiveOnly | StrictVBUUID with start = the last seqno and
+  snap_start = snap_end = start: it ignores the stored ``SnapStart``/
+  ``SnapEnd`` (``request``: ``strict = True``).
 * **What it does on ROLLBACK(R).** cbgt ``GocbcoreDCPFeed.rollback`` takes
   the first stored entry with seqno <= R (0 when R is 0) and calls the
-  destination's ``RollbackEx``; Sync Gateway's ``DCPDest.RollbackEx`` (uuid
-  0 when R is 0) -> ``DCPCommon.makeVbucketMetadataForSequence`` writes
-  seq = snap_start = snap_end = R and ``FailOverLog = [[uuid, 0]]``, and
-  ``DCPCommon.rollbackEx`` sets the last seqno to R; cbgt then opens the
-  stream again from that metadata. Nothing else is undone: what Sync
-  Gateway derived from the stream is kept (``on_rollback``). Sync
-  Gateway's own DCP client (``base/dcp_client_metadata.go:
-  dcpMetadataBase.Rollback``) stores min(R, start), the same whenever the
-  producer rolls back to R <= start, as kv_engine does.
+  destination's ``RollbackEx``. cbgt's ``Dest`` contract (``dest.go``,
+  ``Rollback``) says regular and opaque data "should be rolled back"; Sync
+  Gateway's ``DCPDest.RollbackEx`` (uuid 0 when R is 0) ->
+  ``DCPCommon.makeVbucketMetadataForSequence`` writes seq = snap_start =
+  snap_end = R and ``FailOverLog = [[uuid, 0]]``, and ``DCPCommon.rollbackEx``
+  sets the last seqno to R; the stream is opened again from that metadata.
+  What Sync Gateway derived (documents it imported) is not undone
+  (``on_rollback``): keeping it is Sync Gateway's ``DCPDest``, not cbgt.
 
-``cbgt-fixed``: reports the snapshot its last item came from instead of
-{start, start} (cbgt forgets the marker: it must keep it with the last seqno),
-and on ROLLBACK(R) drops what it derived above the highest whole-snapshot
-point c <= R and resumes from c. dcpcheck verifies the fix (docs/clients.md).
+Not modelled: what an import does with a mutation (``db/import.go: importDoc``: the
+write-back is CAS-guarded, ``ErrImportCasFailure``, so an import of a
+discarded mutation that the new active no longer has fails instead of
+writing; the harm is a document that needed import and is never imported),
+collections, ``stopAfter`` one-shot feeds.
+
+``cbgt-fixed``: sends the stored snapshot range (cbgt already persists it:
+``initiateStreamEx`` must read it), and on ROLLBACK(R) the destination
+rolls back what it derived above the highest whole-snapshot point c <= R,
+as the ``Dest`` contract asks, and resumes from c. dcpcheck verifies the
+fix (docs/clients.md).
 """
 
 from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, Reaction, ResumeRequest
+from spec.consumers.citations import Citation
 from spec.expr import Expr, ite
+
+CBGT, SG, AT_CBGT, AT_SG = "couchbase/cbgt", "couchbase/sync_gateway", "a830c7f", "f39abe1"
+FEED = "feed_dcp_gocbcore.go"
+CITATIONS = (
+    Citation(CBGT, FEED, "checkAndUpdateVBucketState", AT_CBGT, "persists SnapStart/SnapEnd"),
+    Citation(CBGT, FEED, "lastVbUUIDSeqFromFailOverLog", AT_CBGT, "uuid FailOverLog[0][0]"),
+    Citation(CBGT, FEED, "initiateStreamEx", AT_CBGT, "snapshot {start,start}, strict"),
+    Citation(CBGT, FEED, "rollback", AT_CBGT, "first entry <= R, then RollbackEx"),
+    Citation(CBGT, "dest.go", "Rollback", AT_CBGT, "the Dest must roll back its data"),
+    Citation(SG, "base/dcp_dest.go", "RollbackEx", AT_SG, "uuid 0 when R is 0"),
+    Citation(SG, "base/dcp_common.go", "makeVbucketMetadataForSequence", AT_SG, "{R,[R,R]}"),
+    Citation(SG, "base/dcp_common.go", "rollbackEx", AT_SG, "last seqno = R; data kept"),
+    Citation(SG, "base/dcp_common.go", "loadCheckpoint", AT_SG, "restart from lastSeq"),
+    Citation(SG, "db/import.go", "importDoc", AT_SG, "CAS-guarded import"),
+)
 
 
 class Cbgt(ConsumerVariant):

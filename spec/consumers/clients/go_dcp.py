@@ -1,42 +1,56 @@
-"""``go-dcp``: Trendyol/go-dcp (a Go DCP library on gocbcore), rollback mitigation off.
+"""``go-dcp``: Trendyol/go-dcp (a Go DCP library on gocbcore), read at 497dc6e.
 
-Our reading of its source:
+Our reading of its source (``CITATIONS`` below, machine-readable):
 
+* **Rollback mitigation, on by default** (setting ``mitigation``; README:
+  ``rollbackMitigation.disabled`` defaults to false; ``stream/stream.go:
+  Open`` turns it off for ephemeral buckets). ``couchbase/observer.go:
+  canForward`` holds every event until ``checkPersistSeqNo`` says it is at
+  or below the persisted seqno, which ``couchbase/rollback_mitigation.go:
+  getMinSeqNo`` takes as the minimum over the active and every replica
+  (0 when their vbuuids differ). So the application is only given items
+  every copy has persisted: no failover branches below what it received
+  (``rollback_mitigation``; ``go-dcp:mitigation=off`` drops that).
 * **What it remembers.** ``couchbase/observer.go``: ``Mutation``/``Deletion``
-  hand the listener an ``models.Offset`` with the current snapshot marker
-  (set by ``SnapshotMarker``), the event's seqno and ``vbUUID``, which
-  ``couchbase/client.go: OpenStream`` sets from the newest entry of the
-  failover log the producer returns when the stream opens; ``stream/stream.go``
-  keeps it as the checkpoint (``setOffset``). After the stream: the
-  producer's newest uuid, the last item's seqno and its marker
+  hand the listener an ``models.Offset`` with the current snapshot marker,
+  the event's seqno and ``vbUUID``, which ``couchbase/client.go: OpenStream``
+  sets from the newest entry of the failover log the producer returns when
+  the stream opens. ``stream/stream.go: waitAndForward`` stores that offset
+  as the checkpoint when the listener calls ``Ack`` (``setOffset``): the
+  checkpoint is the last *acked* offset. We model a listener that acks every
+  event it handled: the checkpoint is its last item's seqno and marker
   (``remembered``, the interface's default).
 * **What it sends.** ``couchbase/client.go: OpenStream`` sends the checkpoint
-  with flags ``0x80`` (IgnorePurgedTombstones) and end = the latest seqno
-  (2^64-1 when the feed is infinite, ``stream/offset``): ``ignore_purged = True``.
+  with flags ``0x80`` (IgnorePurgedTombstones, set on purpose by commit
+  2e20fdc, "ignore purged tombstones after couchbase server 7.2") and end =
+  the latest seqno: ``ignore_purged = True``.
 * **What it does on ROLLBACK(R).** ``OpenStream`` calls
   ``openStreamWithRollback``: it fetches the producer's failover log
   (``GetFailOverLogs``), takes the newest entry with seqno <= R (0 if none),
-  and sends (that uuid, R, snapshot {R, R}) with flags 0. On success it calls
+  and sends (that uuid, R, snapshot {R, R}) with flags 0. On success
   ``observer.SetCatchup(failedSeqNo)``: ``needCatchup`` then drops every
   event with seqno <= the checkpoint's seqno (``filter``). The listener is
-  never told of the rollback, so the application keeps its data, and the
-  checkpoint is not changed until the next event.
+  never told of the rollback, so the application keeps its data.
 * **A second ROLLBACK**, answering ``openStreamWithRollback``'s request, is
   returned as an error: ``stream/stream.go: reopenStream`` opens the stream
-  again from the unchanged checkpoint (up to 5 times, then panics; the
-  initial ``openAllStreams`` panics at once; a restarted process loads the
-  same checkpoint). We model that as: the next request is the checkpoint
-  again, with ``0x80``, and the catch-up filter is not set.
+  again from the unchanged checkpoint, 5 times, then panics; the initial
+  ``openAllStreams`` panics at once; a restarted process loads the same
+  checkpoint. We model that as: the next request is the checkpoint again,
+  with ``0x80``, and no catch-up filter (``bounded-rollback`` counts the
+  rounds; the real process stops by panicking, and restarts the loop).
 
-Not modelled: rollback mitigation (``couchbase/rollback_mitigation.go``:
-events are held back until persisted on every replica, which makes a
-failover rollback rarer but changes nothing once one happens; our bounds
-let a failover branch anywhere), the skip window, collections.
+Not modelled: where a failover entry sits relative to what a replica
+persisted (mitigation is modelled as "no failover branches below what the
+client holds"), a listener that acks late or not at all (its checkpoint is
+older: more is re-streamed), the skip window, collections.
 
 ``go-dcp-fixed``: no ``0x80``; on ROLLBACK(R) the listener is told and drops
 its data above the highest whole-snapshot point c <= R, and the stream is
 reopened from c with the producer's uuid covering c, without a catch-up
-filter. dcpcheck verifies the fix (docs/clients.md).
+filter. Dropping ``0x80`` reverses a deliberate feature: it trades
+IgnorePurgedTombstones' contract (a client that was away longer than the
+metadata purge interval is not rolled back to 0, and misses the purged
+deletions) for a rollback to 0. dcpcheck verifies the fix (docs/clients.md).
 """
 
 from spec.consumers.api import (
@@ -46,13 +60,37 @@ from spec.consumers.api import (
     Reaction,
     choose_request,
 )
+from spec.consumers.citations import Citation
+from spec.consumers.settings import mitigation
 from spec.expr import Expr, ite
+
+REPO, AT = "Trendyol/go-dcp", "497dc6e"
+CITATIONS = (
+    Citation(REPO, "README.md", "rollbackMitigation.disabled", AT, "mitigation on by default"),
+    Citation(REPO, "stream/stream.go", "Open", AT, "mitigation off on ephemeral buckets"),
+    Citation(REPO, "couchbase/observer.go", "canForward", AT, "events wait for persistence"),
+    Citation(REPO, "couchbase/rollback_mitigation.go", "getMinSeqNo", AT, "min over every copy"),
+    Citation(REPO, "stream/stream.go", "waitAndForward", AT, "checkpoint = last acked offset"),
+    Citation(REPO, "couchbase/client.go", "OpenStream", AT, "sends the checkpoint with 0x80"),
+    Citation(REPO, "couchbase/client.go", "openStreamWithRollback", AT, "(uuid<=R, R, {R,R})"),
+    Citation(REPO, "couchbase/observer.go", "needCatchup", AT, "drops events <= checkpoint"),
+    Citation(REPO, "stream/stream.go", "reopenStream", AT, "5 retries, then panic"),
+    Citation(REPO, "stream/stream.go", "openAllStreams", AT, "panics on an open error"),
+)
+
+MITIGATION = mitigation(
+    "on",
+    "rollbackMitigation.disabled (config, default false; stream/stream.go sets it on "
+    "ephemeral buckets)",
+)
 
 
 class GoDcp(ConsumerVariant):
     name = "go-dcp"
     summary = "IgnorePurgedTombstones; on rollback (R,R,R) flags 0 and a catch-up filter"
     ignore_purged = True
+    rollback_mitigation = True
+    settings = (MITIGATION,)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
@@ -75,6 +113,8 @@ class GoDcpFixed(ConsumerVariant):
     summary = (
         "go-dcp without 0x80 that drops its data above a whole snapshot <= R and resumes there"
     )
+    rollback_mitigation = True
+    settings = (MITIGATION,)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView

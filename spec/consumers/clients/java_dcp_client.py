@@ -1,4 +1,4 @@
-"""``java-dcp-client``: couchbase/java-dcp-client with its default rollback listener.
+"""``java-dcp-client``: couchbase/java-dcp-client (read at ce514c0), its default listener.
 
 Our reading of its source (src/main/java/com/couchbase/client/dcp/):
 
@@ -16,13 +16,20 @@ Our reading of its source (src/main/java/com/couchbase/client/dcp/):
   sends them with end 2^64-1 and no rollback-relevant flag; its "snapshot
   marker from the future" correction (snap_start == start + 1) cannot arise
   here, since a snapshot is remembered only with one of its items.
-* **What it does on ROLLBACK(R).** ``highlevel/DatabaseChangeListener.onRollback``
-  calls ``Rollback.resume()`` by default -> ``Client.rollbackAndRestartStream``
+* **What it does on ROLLBACK(R).** The application *is* told: the high-level
+  API calls ``highlevel/DatabaseChangeListener.onRollback(Rollback)``, and
+  ``Rollback.getSeqno()`` is R. Only the *default* implementation is
+  modelled: it calls ``Rollback.resume()`` -> ``Client.rollbackAndRestartStream``
   -> ``SessionState.rollbackToPosition``: start R, ``SnapshotMarker(R, R)``,
   and every log entry with seqno > R removed; then ``startStreaming`` again
-  (so the next uuid is the newest own entry <= R, 0 if none is left).
-  Nothing tells the application to drop what it built from the stream:
-  the default listener keeps its data (``on_rollback``).
+  (so the next uuid is the newest own entry <= R, 0 if none is left). It
+  drops nothing the application built (``on_rollback``). In the low-level
+  API the library does nothing unless the user's ``ControlEventHandler.onEvent``
+  calls ``rollbackAndRestartStream``.
+* **Rollback mitigation, off by default** (setting ``mitigation``):
+  ``Client.Builder.mitigateRollbacks`` (opt-in, with flow control) holds
+  events back until persisted on the active and every replica, as go-dcp's
+  does; ``java-dcp-client:mitigation=on`` models a client built with it.
 
 Not modelled: ``PartitionState.fromOffset`` (a client restarted from a stored
 offset seeds its log with one placeholder entry at seqno 2^64-1, which any
@@ -37,12 +44,36 @@ R. dcpcheck verifies the fix (docs/clients.md).
 """
 
 from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, Reaction, ResumeRequest
+from spec.consumers.citations import Citation
+from spec.consumers.settings import mitigation
 from spec.expr import Expr
+
+REPO, AT, SRC = "couchbase/java-dcp-client", "ce514c0", "src/main/java/com/couchbase/client/dcp"
+CITATIONS = (
+    Citation(REPO, f"{SRC}/state/PartitionState.java", "setStartSeqno", AT, "offset per event"),
+    Citation(REPO, f"{SRC}/state/PartitionState.java", "getOffset", AT, "what it sends"),
+    Citation(REPO, f"{SRC}/Client.java", "startStreaming", AT, "opens from the offset"),
+    Citation(
+        REPO,
+        f"{SRC}/highlevel/DatabaseChangeListener.java",
+        "onRollback",
+        AT,
+        "the application is told; the default resumes",
+    ),
+    Citation(REPO, f"{SRC}/highlevel/Rollback.java", "resume", AT, "rollbackAndRestartStream(R)"),
+    Citation(REPO, f"{SRC}/Client.java", "rollbackAndRestartStream", AT, "stop, rewind, start"),
+    Citation(REPO, f"{SRC}/state/SessionState.java", "rollbackToPosition", AT, "(R, {R,R})"),
+    Citation(REPO, f"{SRC}/Client.java", "mitigateRollbacks", AT, "opt-in mitigation"),
+    Citation(REPO, f"{SRC}/ControlEventHandler.java", "onEvent", AT, "low-level: user's call"),
+)
+
+MITIGATION = mitigation("off", "Client.Builder.mitigateRollbacks(...) (not called: off)")
 
 
 class JavaDcpClient(ConsumerVariant):
     name = "java-dcp-client"
     summary = "resumes from (R,R,R) with its own log pruned at R; keeps its data"
+    settings = (MITIGATION,)
 
     def request(self, view: ConsumerView) -> ResumeRequest:
         # PartitionState.getOffset(): getLastUuid() of the log as it is now.

@@ -92,3 +92,31 @@ class KvReplicaFixed(KvReplica):
 
 
 VARIANTS = (KvReplica(), KvReplicaFixed())
+
+
+# Where each behaviour above was read (machine-readable; spec.consumers.citations).
+def _citations() -> tuple:
+    from spec.consumers.citations import Citation
+
+    kv, at, ep = "couchbase/kv_engine", "eba4298", "engines/ep/src"
+    return (
+        Citation(kv, f"{ep}/dcp/consumer.cc", "DcpConsumer::addStream", at, "what it sends"),
+        Citation(
+            kv, f"{ep}/dcp/consumer.cc", "DcpConsumer::handleRollbackResponse", at, "spare entry"
+        ),
+        Citation(kv, f"{ep}/dcp/consumer.cc", "DcpConsumer::doRollback", at, "rolls back"),
+        Citation(
+            kv,
+            f"{ep}/kvstore/couch-kvstore/couch-kvstore.cc",
+            "CouchKVStore::rollback",
+            at,
+            "back to a disk header <= R",
+        ),
+        Citation(kv, f"{ep}/ep_vb.cc", "EPVBucket::postProcessRollback", at, "table pruned"),
+        Citation(
+            kv, f"{ep}/dcp/passive_stream.cc", "PassiveStream::reconnectStream", at, "{h,[h,h]}"
+        ),
+    )
+
+
+CITATIONS = _citations()

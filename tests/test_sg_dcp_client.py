@@ -1,0 +1,46 @@
+"""Sync Gateway's own DCP client as modelled: its uuid is the oldest log entry.
+
+``getVbUUID`` walks the failover log from its last (oldest, in wire order)
+element, so a client that resumes past a failover entry names the old
+branch and is rolled back to that entry: needless (the data is the
+producer's), not unsafe. The fix sends the newest entry and is accepted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from spec.consumers import CONSUMERS
+from spec.failover_table import FailoverTable
+from spec.reference.simulate import simulate
+from spec.rules import RULE_SETS
+from spec.scenario import Mutation, Scenario
+
+# A vbucket with one failover entry at 2 (2222@2 over 1111@0); the client streamed
+# snapshots [1,2] and [3,4] whole from the current branch and resumes at 4.
+PAST_AN_ENTRY = Scenario(
+    history=(Mutation(0), Mutation(1), Mutation(0), Mutation(1)),
+    table=FailoverTable.of((2222, 2), (1111, 0)),
+    first_snapshot_start=1,
+    snapshot_ends=(2, 4),
+    received=4,
+)
+
+
+@pytest.mark.parametrize("rules", ["kv-current", "rollback-doc"])
+def test_resuming_past_a_failover_entry_it_names_the_oldest_uuid_and_is_rolled_back(
+    rules,
+) -> None:
+    trace = simulate(PAST_AN_ENTRY, RULE_SETS.get(rules), CONSUMERS.get("sg-dcp-client"), 5)
+    first, second = trace.rounds
+    assert (first.request.uuid, first.request.start) == (1111, 4)
+    assert first.decision.rollback_seqno == 2
+    assert (second.request.uuid, second.request.start) == (2222, 2) and trace.accepted
+
+
+@pytest.mark.parametrize("rules", ["kv-current", "rollback-doc"])
+def test_the_fix_names_the_newest_uuid_and_is_accepted(rules) -> None:
+    variant = CONSUMERS.get("sg-dcp-client-fixed")
+    trace = simulate(PAST_AN_ENTRY, RULE_SETS.get(rules), variant, 5)
+    (only,) = trace.rounds
+    assert (only.request.uuid, only.request.start) == (2222, 4) and trace.accepted
