@@ -19,11 +19,11 @@ from tabulate import tabulate
 
 from benchmarks._process import tree_cpu_seconds
 from benchmarks._table import print_table
-from checker.check import check
 from checker.engines import exhaustive
 from checker.engines import random as random_search
 from checker.engines.finding import Finding
 from checker.result import Verdict
+from checker.scenario_check import check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, TEXTBOOK
 from spec.model.build import ScenarioModel

@@ -14,7 +14,7 @@ import time
 
 from tabulate import tabulate
 
-from checker.check import check
+from checker.scenario_check import check
 from checker.symbolic.budget import MILLION
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS

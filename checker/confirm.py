@@ -118,7 +118,7 @@ def replay_stored(path: str | Path) -> Stored:
             return Stored("scenario", replay.outcome())
         explanation = explain(replay.trace, prop, stored["bounds"])
         return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
-    from checker.durability import FORMAT as CLUSTER_FORMAT
+    from checker.cluster_check import FORMAT as CLUSTER_FORMAT
     from checker.report.stored_cluster import load_counterexample as load_cluster
 
     if kind == CLUSTER_FORMAT:

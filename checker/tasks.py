@@ -58,7 +58,7 @@ class ScenarioTask:
         )
 
     def run(self) -> Result:
-        from checker.check import check
+        from checker.scenario_check import check
 
         result = check(
             *self._named(),
@@ -72,8 +72,8 @@ class ScenarioTask:
         return result.but(expected=self.expected(result))
 
     def planned(self) -> Result:
-        """The result before anything is decided (``checker.check.planned``)."""
-        from checker.check import planned
+        """The result before anything is decided (``checker.scenario_check.planned``)."""
+        from checker.scenario_check import planned
 
         result = planned(*self._named(), self.bounds, self.engine)
         return result.but(expected=self.expected(result))
@@ -166,14 +166,14 @@ class ClusterTask:
         )
 
     def planned(self) -> Result:
-        """The result before anything is decided (``checker.durability.planned``)."""
-        from checker.durability import planned
+        """The result before anything is decided (``checker.cluster_check.planned``)."""
+        from checker.cluster_check import planned
 
         result = planned(*self._named(), self.bounds, self.preset, self.strategy)
         return result.but(expected=self.expected(result))
 
     def run(self) -> Result:
-        from checker.durability import check_durability
+        from checker.cluster_check import check_durability
 
         result = check_durability(
             *self._named(),

@@ -4,7 +4,7 @@
 violated (the negated conjunction as an assumption, which Z3 proves faster
 than when it is asserted). If none can, each holds (one proof of their conjunction proves
 each). If some can, the scenario found says which: each of those is checked
-on its own, exactly as ``checker.check.check`` checks it (search, minimise,
+on its own, exactly as ``checker.scenario_check.check`` checks it (search, minimise,
 replay, explain), and the rest are asked again together. An unknown answer
 checks the rest one by one. So every verdict, counterexample and id is the
 one a check of that property alone gives; what is shared is the proof work
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from checker.check import check, planned
 from checker.result import Result, Stats, Verdict
+from checker.scenario_check import check, planned
 from checker.symbolic.budget import CHECK_BUDGET, Budget
 from checker.symbolic.session import Answer, Session
 from checker.timing import Stopwatch, deadline_after

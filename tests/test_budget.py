@@ -16,8 +16,8 @@ from pathlib import Path
 
 from clihelp import DCPCHECK, ROOT
 
-from checker.check import check
 from checker.result import Verdict
+from checker.scenario_check import check
 from checker.symbolic.budget import PER_CALL_MAX, Budget
 from checker.symbolic.session import Answer, Session
 from spec.bounds import Bounds

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import checker.confirm as confirm
-from checker.check import Verdict, check
 from checker.confirm import replay_scenario
+from checker.scenario_check import Verdict, check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import evaluate

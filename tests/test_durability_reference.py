@@ -21,7 +21,7 @@ from clihelp import MB51805_STALL, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.durability import model_for
+from checker.cluster_check import model_for
 from checker.report.stored_cluster import load_counterexample
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from broken_variants import BROKEN
 
-from checker.check import Verdict, check
 from checker.engines.exhaustive import scenarios
+from checker.scenario_check import Verdict, check
 from spec.bounds import Bounds
 from spec.consumers import CATALOGUE, CONSUMERS, TEXTBOOK
 from spec.expr import Compiled, all_of, substitute

@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, settings
 from hypothesis import given as given_scenario
 from strategies import scenarios
 
-from checker.check import Verdict, check
 from checker.confirm import replay_scenario
 from checker.engines.exhaustive import scenarios as every_scenario
 from checker.report.counterexample import (
@@ -25,6 +24,7 @@ from checker.report.counterexample import (
     scenario_from_json,
     scenario_to_json,
 )
+from checker.scenario_check import Verdict, check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expected import CHANGED_AT_TWO_SESSIONS, EXPECTED_AT, expected_verdict

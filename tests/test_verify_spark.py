@@ -8,7 +8,7 @@ from pathlib import Path
 
 from clihelp import run_cli
 
-from checker.durability import replay_counterexample
+from checker.cluster_check import replay_counterexample
 from checker.report.text import exit_code_against_expected
 from checker.result import Verdict
 from checker.spark.tasks import run_tasks

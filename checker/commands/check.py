@@ -27,7 +27,6 @@ from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
-from checker.check import CHECK_BUDGET, ENGINES, check, planned
 from checker.commands.common import (
     Chosen,
     Planned,
@@ -48,6 +47,7 @@ from checker.probe import probe_consumers
 from checker.report.html import write_html
 from checker.report.text import exit_code
 from checker.result import Result
+from checker.scenario_check import CHECK_BUDGET, ENGINES, check, planned
 from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.model.build import SPLIT_DEPTHS

@@ -1,8 +1,8 @@
 """What the commands share: choosing definitions by name or file, bounds from flags,
 and printing a list of results.
 
-Commands are thin: they turn arguments into checks (``checker.check``,
-``checker.durability``, ``checker.tasks``) and hand the results to
+Commands are thin: they turn arguments into checks (``checker.scenario_check``,
+``checker.cluster_check``, ``checker.tasks``) and hand the results to
 ``checker.report``.
 """
 

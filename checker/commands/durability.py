@@ -33,6 +33,7 @@ from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
+from checker.cluster_check import check_durability, planned
 from checker.commands.common import (
     Planned,
     add_cluster_bounds,
@@ -47,7 +48,6 @@ from checker.commands.common import (
     print_results,
     spark_conf_from,
 )
-from checker.durability import check_durability, planned
 from checker.engines import STRATEGIES
 from checker.engines.processes import in_order
 from checker.loading import resolve
@@ -219,7 +219,7 @@ def _silent(text: str) -> None:
 
 def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]
     """Every check searched together; the results in the checks' order."""
-    from checker.spark.durability import check_durability_on_spark
+    from checker.spark.cluster_search import check_durability_on_spark
     from checker.spark.session import check_master, spark_session
 
     check_master(args.master)  # a bad one is the only thing said

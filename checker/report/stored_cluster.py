@@ -1,7 +1,7 @@
 """Durability counterexample files read back: what to build the model from, and the actions.
 
 The format (``dcpcheck-durability-counterexample/1``) is written by
-``checker.durability.cluster_record``; docs/durability.md describes it.
+``checker.cluster_check.cluster_record``; docs/durability.md describes it.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class StoredCounterexample:
 
     def replay(self) -> Replayed:
         """Replay the stored actions on the model and on the reference cluster."""
-        from checker.durability import replay_counterexample
+        from checker.cluster_check import replay_counterexample
         from checker.loading import resolve
         from spec.rules import RULE_SETS, RuleSet
 

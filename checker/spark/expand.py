@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from checker.durability import model_for
+from checker.cluster_check import model_for
 from checker.loading import resolve
 from checker.spark.shipping import on_executor
 from spec import cluster

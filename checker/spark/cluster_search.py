@@ -3,7 +3,7 @@
 The checks (ack rule x branch rule x property) share their models: a model
 is one (ack rule, branch rule), searched once for all its properties
 (``checker.spark.bfs``). Each check's ``Exploration`` then goes through the
-same ``checker.durability.result_of`` as an in-process search: the same
+same ``checker.cluster_check.result_of`` as an in-process search: the same
 verdict, states, run, replay on the model and on the reference cluster.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from checker.durability import SANITY, result_of
+from checker.cluster_check import SANITY, result_of
 from checker.result import Result
 from checker.spark.bfs import Level, cluster_search, search_on_spark
 from checker.spark.shipping import ship
