@@ -22,6 +22,7 @@ from benchmarks._table import print_table
 from checker.engines import exhaustive
 from checker.engines import random as random_search
 from checker.engines.finding import Finding
+from checker.engines.options import Options
 from checker.result import Verdict
 from checker.scenario_check import check
 from spec.bounds import Bounds
@@ -52,7 +53,9 @@ def first_counterexample(bounds: Bounds) -> None:
     rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("collapse-snapshot")
     prop = PROPERTIES.get("no-missed-item")
     model = ScenarioModel(bounds, rules, variant)
-    z3_result, z3_wall, z3_cpu = _timed(lambda: check(rules, variant, prop, bounds, minimise=False))
+    z3_result, z3_wall, z3_cpu = _timed(
+        lambda: check(rules, variant, prop, bounds, Options(minimise=False))
+    )
     assert z3_result.verdict is Verdict.VIOLATED
     rnd, rnd_wall, rnd_cpu = _timed(
         lambda: random_search.search(model, prop, max_examples=RANDOM_CAP)

@@ -12,17 +12,15 @@ named steps (``spec.model.narrate``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypedDict
 
 from checker.confirm import explain, replay_scenario
-from checker.engines import ENGINES
-from checker.engines.finding import Finding
+from checker.engines.options import DEFAULT, Options
+from checker.engines.registry import SCENARIO_ENGINES, Z3_ENGINE, ScenarioEngine, SearchOnSpark
 from checker.report.counterexample import counterexample_id, scenario_record
 from checker.result import Result, Stats, Verdict, not_run
-from checker.symbolic.budget import CHECK_BUDGET, Budget
-from checker.timing import Stopwatch, deadline_after
+from checker.symbolic.budget import CHECK_BUDGET
+from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.model.build import ScenarioModel
@@ -30,13 +28,14 @@ from spec.model.narrate import run_of
 from spec.properties import Property
 from spec.rules.language import RuleSet
 
-if TYPE_CHECKING:
-    from checker.engines.cubes import SolveCubes
-
-__all__ = ["CHECK_BUDGET", "ENGINES", "SearchOnSpark", "check", "planned", "reproduce_command"]
-
-# An engine running elsewhere (the exhaustive search on Spark): model, property -> finding.
-SearchOnSpark = Callable[[ScenarioModel, Property], Finding]
+__all__ = [
+    "CHECK_BUDGET",
+    "SCENARIO_ENGINES",
+    "SearchOnSpark",
+    "check",
+    "planned",
+    "reproduce_command",
+]
 
 
 def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
@@ -46,49 +45,6 @@ def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
         + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
         + (f" --sessions {b.sessions}" if b.sessions != 1 else "")
     )
-
-
-class Limits(TypedDict):
-    """What a Z3 search (one proof, or cut into cubes) may spend, and whether it minimises."""
-
-    budget: Budget
-    deadline: float | None
-    minimised: bool
-
-
-def _search(
-    model: ScenarioModel,
-    prop: Property,
-    engine: str,
-    limits: Limits,
-    *,
-    spark: SearchOnSpark | None,
-    random_examples: int,
-    workers: int = 1,
-    split: int = 1,
-    cubes_on: SolveCubes | None = None,
-) -> Finding:
-    if engine == "spark" or (engine == "z3" and (workers > 1 or split > 1)):
-        from checker.engines import cubes
-
-        if engine == "spark" and cubes_on is None:
-            raise ValueError("--engine spark needs the cubes' Spark solver (cubes_on)")
-        return cubes.search(model, prop, **limits, depth=split, workers=workers, solver=cubes_on)
-    if engine == "z3":
-        from checker.engines import z3
-
-        return z3.search(model, prop, **limits)
-    if engine == "exhaustive":
-        if spark is not None:
-            return spark(model, prop)
-        from checker.engines import exhaustive
-
-        return exhaustive.search(model, prop)
-    if engine == "random":
-        from checker.engines import random
-
-        return random.search(model, prop, max_examples=random_examples)
-    raise ValueError(f"unknown engine {engine}; known: {', '.join(ENGINES)}")
 
 
 def planned(
@@ -106,43 +62,22 @@ def check(
     variant: ConsumerVariant,
     prop: Property,
     bounds: Bounds,
-    timeout_s: float | None = None,
-    minimise: bool = True,
-    engine: str = "z3",
-    spark: SearchOnSpark | None = None,
-    random_examples: int = 10_000,
-    budget: int | None = CHECK_BUDGET,
-    workers: int = 1,
-    split: int = 1,
-    cubes_on: SolveCubes | None = None,
+    options: Options = DEFAULT,
+    engine: ScenarioEngine = Z3_ENGINE,
 ) -> Result:
-    """One check. ``engine``: ``z3`` (the default: proofs and minimised
-    counterexamples), ``exhaustive`` (every scenario enumerated, with ``spark``
-    if given; a proof when it completes), ``random`` (hypothesis; finds
-    violations, never claims that a property holds).
+    """One check: ``engine`` (default ``z3``: proofs and minimised counterexamples;
+    ``checker.engines.registry`` has the others) searches the model under ``options``.
 
-    ``budget``: Z3 resource units for the search and the minimisation (None:
-    no limit); when it runs out the verdict is ``unknown``, the same on any
-    machine. ``timeout_s``: an outer wall-clock guard (its unknowns depend on
-    the machine's load). ``workers`` > 1 or ``split`` > 1: the Z3 proof is cut into the
-    cubes of ``model.split(split)`` (1: one per number of failovers) solved on that many
-    processes, each cube with the whole budget (``checker.engines.cubes``); engine
-    ``spark``: the same cubes solved by ``cubes_on`` (``checker.spark.cubes``)."""
+    ``options.budget``: Z3 resource units for the search and the minimisation (None: no
+    limit); when it runs out the verdict is ``unknown``, the same on any machine.
+    ``options.timeout_s``: an outer wall-clock guard (its unknowns depend on the
+    machine's load). ``options.workers`` > 1 or ``options.split`` > 1: the Z3 proof is cut
+    into the cubes of ``model.split(split)`` solved on that many processes, each cube with
+    the whole budget (``checker.engines.cubes``)."""
     clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
-    limits = Limits(budget=Budget(budget), deadline=deadline_after(timeout_s), minimised=minimise)
-    found = _search(
-        model,
-        prop,
-        engine,
-        limits,
-        spark=spark,
-        random_examples=random_examples,
-        workers=workers,
-        split=split,
-        cubes_on=cubes_on,
-    )
-    result = planned(rules, variant, prop, bounds, engine).but(
+    found = engine.search(model, prop, options)
+    result = planned(rules, variant, prop, bounds, engine.name).but(
         verdict=found.verdict,
         reason=found.reason,
         note=found.note,

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from checker.engines.options import DEFAULT, Options
 from checker.result import Result, Stats, Verdict
 from checker.scenario_check import check, planned
-from checker.symbolic.budget import CHECK_BUDGET, Budget
+from checker.symbolic.budget import Budget
 from checker.symbolic.session import Answer, Session
-from checker.timing import Stopwatch, deadline_after
+from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.consumers import ConsumerVariant
 from spec.errors import HarnessBug
@@ -40,19 +41,18 @@ def check_together(
     variant: ConsumerVariant,
     props: Sequence[Property],
     bounds: Bounds,
-    timeout_s: float | None = None,
-    budget: int | None = CHECK_BUDGET,
+    options: Options = DEFAULT,
 ) -> list[Result]:
-    """One ``Result`` per property, in ``props``' order (Z3 engine). ``budget``: Z3
-    resource units for each joint query and for each property checked on its own (the
-    verdicts are then the same on any machine); ``timeout_s``: an outer guard."""
+    """One ``Result`` per property, in ``props``' order (Z3 engine). ``options.budget``:
+    Z3 resource units for each joint query and for each property checked on its own (the
+    verdicts are then the same on any machine); ``options.timeout_s``: an outer guard."""
     results: dict[str, Result] = {}
     pending = list(props)
     model = ScenarioModel(bounds, rules, variant)
     while len(pending) > 1:
         clock = Stopwatch()
-        spent = Budget(budget)
-        answer, scenario = _any_violated(model, pending, spent, deadline_after(timeout_s))
+        spent = options.new_budget()
+        answer, scenario = _any_violated(model, pending, spent, options.deadline())
         if answer is Answer.UNSAT:
             results |= _proved_together(pending, rules, variant, bounds, clock, spent.spent)
             pending = []
@@ -65,12 +65,12 @@ def check_together(
                     "the reference implementation"
                 )
             for prop in broken:
-                results[prop.id] = check(rules, variant, prop, bounds, timeout_s, budget=budget)
+                results[prop.id] = check(rules, variant, prop, bounds, options)
             pending = [p for p in pending if p not in broken]
         else:
             break
     for prop in pending:
-        results[prop.id] = check(rules, variant, prop, bounds, timeout_s, budget=budget)
+        results[prop.id] = check(rules, variant, prop, bounds, options)
     return [results[p.id] for p in props]
 
 

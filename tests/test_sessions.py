@@ -19,6 +19,7 @@ from strategies import scenarios
 
 from checker.confirm import replay_scenario
 from checker.engines.exhaustive import scenarios as every_scenario
+from checker.engines.options import Options
 from checker.report.counterexample import (
     load_counterexample,
     scenario_from_json,
@@ -78,7 +79,7 @@ def test_enumeration_and_z3_agree_with_two_resumes(rules, consumer) -> None:
         for i, bad in enumerate(program(model.vars.encode(scenario))):
             violated[i] = violated[i] or bool(bad)
     for prop, enumerated in zip(props, violated, strict=True):
-        z3 = check(model.rules, model.variant, prop, TINY, minimise=False).verdict
+        z3 = check(model.rules, model.variant, prop, TINY, Options(minimise=False)).verdict
         assert z3 == (Verdict.VIOLATED if enumerated else Verdict.HOLDS), prop.id
 
 
