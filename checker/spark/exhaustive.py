@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from checker.engines.finding import Finding
+from checker.engines.registry import SearchOnSpark
 from checker.result import Verdict
-from checker.scenario_check import SearchOnSpark
 from checker.spark.models import scenario_model
 from checker.spark.parts import until_decided
 from checker.spark.shipping import ship
