@@ -19,11 +19,12 @@ from tabulate import tabulate
 
 from benchmarks._process import tree_cpu_seconds
 from benchmarks._table import print_table
-from checker.check import check
 from checker.engines import exhaustive
 from checker.engines import random as random_search
 from checker.engines.finding import Finding
+from checker.engines.options import Options
 from checker.result import Verdict
+from checker.scenario_check import check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, TEXTBOOK
 from spec.model.build import ScenarioModel
@@ -52,7 +53,9 @@ def first_counterexample(bounds: Bounds) -> None:
     rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("collapse-snapshot")
     prop = PROPERTIES.get("no-missed-item")
     model = ScenarioModel(bounds, rules, variant)
-    z3_result, z3_wall, z3_cpu = _timed(lambda: check(rules, variant, prop, bounds, minimise=False))
+    z3_result, z3_wall, z3_cpu = _timed(
+        lambda: check(rules, variant, prop, bounds, Options(minimise=False))
+    )
     assert z3_result.verdict is Verdict.VIOLATED
     rnd, rnd_wall, rnd_cpu = _timed(
         lambda: random_search.search(model, prop, max_examples=RANDOM_CAP)

@@ -15,7 +15,7 @@ import time
 
 from tabulate import tabulate
 
-from checker.durability import SANITY
+from checker.cluster_check import SANITY
 from checker.engines.explore import Exploration, explore
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS, ClusterModel, Setup
 from spec.rules import RULE_SETS

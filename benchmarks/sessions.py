@@ -14,7 +14,8 @@ import time
 
 from tabulate import tabulate
 
-from checker.check import check
+from checker.engines.options import Options
+from checker.scenario_check import check
 from checker.symbolic.budget import MILLION
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
@@ -32,8 +33,7 @@ def _proof(prop_id: str, bounds: Bounds) -> tuple[str, float, float, float]:
         CONSUMERS.get("correct"),
         PROPERTIES.get(prop_id),
         bounds,
-        minimise=False,
-        budget=CAP,
+        Options(minimise=False, budget=CAP),
     )
     units = (result.stats.budget or 0) / MILLION if result.stats else 0.0
     wall = time.perf_counter() - started

@@ -16,6 +16,7 @@ from checker.result import Replayed
 from spec.bounds import Bounds
 from spec.expr import evaluate
 from spec.model.build import ScenarioModel
+from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 from spec.reference.simulate import simulate
 from spec.run import Run
@@ -42,7 +43,7 @@ class Replay:
         return Replayed(self.confirmed, self.detail, tuple(self.mismatches))
 
 
-def replay_scenario(scenario: Scenario, model: ScenarioModel, prop: Property) -> Replay:
+def replay_scenario(scenario: Scenario, model: ScenarioModelInterface, prop: Property) -> Replay:
     try:
         trace = simulate(scenario, model.rules, model.variant, model.bounds.rounds)
     except ValueError as exc:
@@ -98,8 +99,8 @@ def replay_stored(path: str | Path) -> Stored:
     from spec.rules import RULE_SETS, RuleSet
 
     if model_of(path) == "cluster":
+        from checker.cluster_check import replay_counterexample
         from checker.corpus import cluster as cluster_corpus
-        from checker.durability import replay_counterexample
 
         found = cluster_corpus.load_counterexample(path)
         rules = resolve(RULE_SETS, RuleSet, found.rules)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from checker.engines.options import DEFAULT, Options
 from checker.result import Result
-from checker.symbolic.budget import CHECK_BUDGET
 from spec.bounds import Bounds
 from spec.cluster import ClusterBounds
 
@@ -35,11 +35,8 @@ class ScenarioTask:
     consumer: str
     property: str
     bounds: Bounds
-    timeout_s: float | None = None
-    engine: str = "z3"
-    minimise: bool = True
-    random_examples: int = 10_000
-    budget: int | None = CHECK_BUDGET  # Z3 resource units (None: no limit)
+    options: Options = DEFAULT
+    engine: str = "z3"  # a name in checker.engines.registry.SCENARIO_ENGINES
 
     @property
     def label(self) -> str:
@@ -58,22 +55,15 @@ class ScenarioTask:
         )
 
     def run(self) -> Result:
-        from checker.check import check
+        from checker.engines.registry import SCENARIO_ENGINES
+        from checker.scenario_check import check
 
-        result = check(
-            *self._named(),
-            self.bounds,
-            timeout_s=self.timeout_s,
-            minimise=self.minimise,
-            engine=self.engine,
-            random_examples=self.random_examples,
-            budget=self.budget,
-        )
+        result = check(*self._named(), self.bounds, self.options, SCENARIO_ENGINES[self.engine])
         return result.but(expected=self.expected(result))
 
     def planned(self) -> Result:
-        """The result before anything is decided (``checker.check.planned``)."""
-        from checker.check import planned
+        """The result before anything is decided (``checker.scenario_check.planned``)."""
+        from checker.scenario_check import planned
 
         result = planned(*self._named(), self.bounds, self.engine)
         return result.but(expected=self.expected(result))
@@ -99,8 +89,7 @@ class ScenarioGroupTask:
     consumer: str
     properties: tuple[str, ...]
     bounds: Bounds
-    timeout_s: float | None = None
-    budget: int | None = CHECK_BUDGET  # Z3 resource units per property (None: no limit)
+    options: Options = DEFAULT  # its budget: Z3 resource units per property
 
     @property
     def label(self) -> str:
@@ -108,9 +97,7 @@ class ScenarioGroupTask:
 
     def _alone(self) -> list[ScenarioTask]:
         return [
-            ScenarioTask(
-                self.rules, self.consumer, p, self.bounds, self.timeout_s, budget=self.budget
-            )
+            ScenarioTask(self.rules, self.consumer, p, self.bounds, self.options)
             for p in self.properties
         ]
 
@@ -130,8 +117,7 @@ class ScenarioGroupTask:
             resolve(CONSUMERS, ConsumerVariant, self.consumer),
             [resolve(PROPERTIES, Property, p) for p in self.properties],
             self.bounds,
-            timeout_s=self.timeout_s,
-            budget=self.budget,
+            self.options,
         )
         return [r.but(expected=ScenarioTask.expected(r)) for r in results]
 
@@ -144,9 +130,7 @@ class ClusterTask:
     bounds: ClusterBounds
     preset: str | None = None  # the preset these bounds are, if they are one
     rules: str = "kv-current"
-    strategy: str = "bfs"
-    max_states: int | None = None
-    timeout_s: float | None = None
+    options: Options = DEFAULT  # its strategy, max_states and timeout_s
 
     @property
     def label(self) -> str:
@@ -166,22 +150,20 @@ class ClusterTask:
         )
 
     def planned(self) -> Result:
-        """The result before anything is decided (``checker.durability.planned``)."""
-        from checker.durability import planned
+        """The result before anything is decided (``checker.cluster_check.planned``)."""
+        from checker.cluster_check import planned
 
-        result = planned(*self._named(), self.bounds, self.preset, self.strategy)
+        result = planned(*self._named(), self.bounds, self.preset, self.options.strategy)
         return result.but(expected=self.expected(result))
 
     def run(self) -> Result:
-        from checker.durability import check_durability
+        from checker.cluster_check import check_durability
 
         result = check_durability(
             *self._named(),
             self.bounds,
             preset=self.preset,
-            strategy=self.strategy,
-            max_states=self.max_states,
-            timeout_s=self.timeout_s,
+            options=self.options,
         )
         return result.but(expected=self.expected(result))
 

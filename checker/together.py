@@ -4,7 +4,7 @@
 violated (the negated conjunction as an assumption, which Z3 proves faster
 than when it is asserted). If none can, each holds (one proof of their conjunction proves
 each). If some can, the scenario found says which: each of those is checked
-on its own, exactly as ``checker.check.check`` checks it (search, minimise,
+on its own, exactly as ``checker.scenario_check.check`` checks it (search, minimise,
 replay, explain), and the rest are asked again together. An unknown answer
 checks the rest one by one. So every verdict, counterexample and id is the
 one a check of that property alone gives; what is shared is the proof work
@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from checker.check import check, planned
+from checker.engines.options import DEFAULT, Options
 from checker.result import Result, Stats, Verdict
-from checker.symbolic.budget import CHECK_BUDGET, Budget
+from checker.scenario_check import check, planned
+from checker.symbolic.budget import Budget
 from checker.symbolic.session import Session, SolverAnswer
-from checker.timing import Stopwatch, deadline_after
+from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.consumers import ConsumerVariant
 from spec.errors import HarnessBug
@@ -40,19 +41,18 @@ def check_together(
     variant: ConsumerVariant,
     props: Sequence[Property],
     bounds: Bounds,
-    timeout_s: float | None = None,
-    budget: int | None = CHECK_BUDGET,
+    options: Options = DEFAULT,
 ) -> list[Result]:
-    """One ``Result`` per property, in ``props``' order (Z3 engine). ``budget``: Z3
-    resource units for each joint query and for each property checked on its own (the
-    verdicts are then the same on any machine); ``timeout_s``: an outer guard."""
+    """One ``Result`` per property, in ``props``' order (Z3 engine). ``options.budget``:
+    Z3 resource units for each joint query and for each property checked on its own (the
+    verdicts are then the same on any machine); ``options.timeout_s``: an outer guard."""
     results: dict[str, Result] = {}
     pending = list(props)
     model = ScenarioModel(bounds, rules, variant)
     while len(pending) > 1:
         clock = Stopwatch()
-        spent = Budget(budget)
-        answer, scenario = _any_violated(model, pending, spent, deadline_after(timeout_s))
+        spent = options.new_budget()
+        answer, scenario = _any_violated(model, pending, spent, options.deadline())
         if answer is SolverAnswer.UNSAT:
             results |= _proved_together(pending, rules, variant, bounds, clock, spent.spent)
             pending = []
@@ -65,12 +65,12 @@ def check_together(
                     "the reference implementation"
                 )
             for prop in broken:
-                results[prop.id] = check(rules, variant, prop, bounds, timeout_s, budget=budget)
+                results[prop.id] = check(rules, variant, prop, bounds, options)
             pending = [p for p in pending if p not in broken]
         else:
             break
     for prop in pending:
-        results[prop.id] = check(rules, variant, prop, bounds, timeout_s, budget=budget)
+        results[prop.id] = check(rules, variant, prop, bounds, options)
     return [results[p.id] for p in props]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from checker.durability import check_durability
+from checker.cluster_check import check_durability
 from checker.result import Result
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.rules import RULE_SETS

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from clihelp import DCPCHECK, ROOT
 
-from checker.check import check
+from checker.engines.options import Options
 from checker.result import Verdict
+from checker.scenario_check import check
 from checker.symbolic.budget import PER_CALL_MAX, Budget
 from checker.symbolic.session import Session, SolverAnswer
 from spec.bounds import Bounds
@@ -35,7 +36,7 @@ def _check(consumer: str, prop: str, budget: int | None):  # type: ignore[no-unt
         CONSUMERS.get(consumer),
         PROPERTIES.get(prop),
         SMALL,
-        budget=budget,
+        Options(budget=budget),
     )
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import checker.confirm as confirm
-from checker.check import Verdict, check
 from checker.confirm import replay_scenario
+from checker.engines.options import Options
+from checker.scenario_check import Verdict, check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expr import evaluate
@@ -35,7 +36,9 @@ SEED_001 = Scenario(
 
 
 def run(rules: str, consumer: str, prop: str, bounds: Bounds = SMALL, **kw):
-    return check(RULE_SETS.get(rules), CONSUMERS.get(consumer), PROPERTIES.get(prop), bounds, **kw)
+    return check(
+        RULE_SETS.get(rules), CONSUMERS.get(consumer), PROPERTIES.get(prop), bounds, Options(**kw)
+    )
 
 
 def seed_001_holds(consumer: str, prop: str = "no-missed-item") -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from client_ablations import ABLATIONS
 
-from checker.check import check
+from checker.scenario_check import check
 from spec.bounds import Bounds
 from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS

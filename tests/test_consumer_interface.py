@@ -18,8 +18,8 @@ from conftest import ROOT
 from hypothesis import given, settings
 from strategies import scenarios
 
-from checker.check import check
 from checker.loading import resolve
+from checker.scenario_check import check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, ConsumerVariant, Reaction
 from spec.failover_table import FailoverTable

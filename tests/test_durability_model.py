@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from checker.durability import SANITY
+from checker.cluster_check import SANITY
 from checker.engines.explore import explore, replay
 from spec.cluster import (
     ACK_RULES,

@@ -21,8 +21,8 @@ from clihelp import MB51805_STALL, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from checker.cluster_check import model_for
 from checker.confirm import replay_stored
-from checker.durability import model_for
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json
 from spec.reference.cluster import ActionNotEnabled, Cluster

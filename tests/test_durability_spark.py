@@ -12,7 +12,7 @@ from clihelp import run_cli
 from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
 
 from checker.spark.bfs import Level, cluster_search, search_on_spark
-from checker.spark.durability import check_durability_on_spark
+from checker.spark.cluster_search import check_durability_on_spark
 from spec.cluster import PRESETS
 
 DATA = Path(__file__).resolve().parent / "data"

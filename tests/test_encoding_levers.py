@@ -11,10 +11,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from strategies import scenarios
 
-from checker.check import check
 from checker.engines import cubes
 from checker.engines import z3 as z3_engine
 from checker.result import Verdict
+from checker.scenario_check import check
 from checker.symbolic.budget import Budget
 from checker.symbolic.session import Session, SolverAnswer
 from spec.bounds import Bounds

@@ -12,8 +12,9 @@ from __future__ import annotations
 import pytest
 from broken_variants import BROKEN
 
-from checker.check import Verdict, check
 from checker.engines.exhaustive import scenarios
+from checker.engines.options import Options
+from checker.scenario_check import Verdict, check
 from spec.bounds import Bounds
 from spec.consumers import CATALOGUE, CONSUMERS, TEXTBOOK
 from spec.expr import Compiled, all_of, substitute
@@ -55,7 +56,8 @@ def z3_verdicts(model: ScenarioModel) -> dict[str, Verdict]:
 
 def _solve(model: ScenarioModel) -> dict[str, Verdict]:
     return {
-        p.id: check(model.rules, model.variant, p, TINY, minimise=False).verdict for p in PROPERTIES
+        p.id: check(model.rules, model.variant, p, TINY, Options(minimise=False)).verdict
+        for p in PROPERTIES
     }
 
 

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from clihelp import DCPCHECK, ROOT
 
-from checker.check import check
 from checker.engines import z3 as z3_engine
 from checker.report.files import write_counterexample
 from checker.report.text import exit_code
 from checker.result import Verdict
+from checker.scenario_check import check
 from checker.symbolic.session import Session
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS

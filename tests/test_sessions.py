@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, settings
 from hypothesis import given as given_scenario
 from strategies import scenarios
 
-from checker.check import Verdict, check
 from checker.confirm import replay_scenario
 from checker.corpus.scenario import (
     load_counterexample,
@@ -25,6 +24,8 @@ from checker.corpus.scenario import (
     scenario_to_json,
 )
 from checker.engines.exhaustive import scenarios as every_scenario
+from checker.engines.options import Options
+from checker.scenario_check import Verdict, check
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
 from spec.expected import CHANGED_AT_TWO_SESSIONS, EXPECTED_AT, expected_verdict
@@ -78,7 +79,7 @@ def test_enumeration_and_z3_agree_with_two_resumes(rules, consumer) -> None:
         for i, bad in enumerate(program(model.vars.encode(scenario))):
             violated[i] = violated[i] or bool(bad)
     for prop, enumerated in zip(props, violated, strict=True):
-        z3 = check(model.rules, model.variant, prop, TINY, minimise=False).verdict
+        z3 = check(model.rules, model.variant, prop, TINY, Options(minimise=False)).verdict
         assert z3 == (Verdict.VIOLATED if enumerated else Verdict.HOLDS), prop.id
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from checker.check import check
 from checker.result import Verdict
+from checker.scenario_check import check
 from checker.together import check_together
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from clihelp import run_cli
 
-from checker.durability import replay_counterexample
+from checker.cluster_check import replay_counterexample
+from checker.engines.options import Options
 from checker.report.text import exit_code_against_expected
 from checker.result import Verdict
 from checker.spark.tasks import run_tasks
@@ -28,7 +29,7 @@ def test_the_matrix_runs_as_spark_tasks_in_a_fixed_order(spark) -> None:
         ("rollback-doc", "correct", "valid-request"),
     ]
     bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
-    tasks = [ScenarioTask(*combo, bounds, timeout_s=120) for combo in combos]
+    tasks = [ScenarioTask(*combo, bounds, Options(timeout_s=120)) for combo in combos]
     results = [result for (result,) in run_tasks(spark, tasks)]
     assert [(r.rules, r.consumer, r.property) for r in results] == combos
     assert [r.verdict for r in results] == [Verdict.VIOLATED, Verdict.HOLDS, Verdict.HOLDS]
@@ -155,7 +156,7 @@ def test_an_unexpected_verdict_makes_verify_fail(spark) -> None:
         "collapse-snapshot",
         "no-missed-item",
         Bounds(seqnos=4, keys=2, entries=3, failovers=1),
-        timeout_s=120,
+        Options(timeout_s=120),
     )
     ((result,),) = run_tasks(spark, [task])
     assert result.expected == "violated" and exit_code_against_expected([result]) == 0

@@ -27,10 +27,8 @@ from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
-from checker.check import CHECK_BUDGET, ENGINES, check, planned
 from checker.commands.common import (
     Chosen,
-    Planned,
     add_budget_arguments,
     add_count,
     add_output_arguments,
@@ -40,14 +38,17 @@ from checker.commands.common import (
     add_spark_arguments,
     budget_from,
     chosen,
-    print_results,
     scenario_bounds_from,
     spark_conf_from,
 )
+from checker.engines.options import Options
+from checker.engines.registry import SCENARIO_ENGINES
 from checker.probe import probe_consumers
-from checker.report.html import write_html
-from checker.report.text import exit_code
+from checker.progress import Progress
+from checker.report.emit import Emit, Outputs
 from checker.result import Result
+from checker.runner import Job, run_jobs
+from checker.scenario_check import CHECK_BUDGET, check, planned
 from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.model.build import SPLIT_DEPTHS
@@ -95,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=SCENARIO_ENGINES,
         default="z3",
         help="z3 (default: proofs, minimised counterexamples); exhaustive (enumerate every "
         "scenario, on Spark); random (hypothesis; never claims 'holds'); spark (the z3 proof "
@@ -141,6 +142,16 @@ def run(args: argparse.Namespace) -> int:
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
     conf = spark_conf_from(args)
 
+    options = Options(
+        budget=budget,
+        timeout_s=args.timeout,
+        minimise=not args.no_minimise,
+        workers=args.workers,
+        split=args.split,
+        examples=args.examples,
+    )
+    engine = SCENARIO_ENGINES[args.engine]
+
     def one(
         spark,  # type: ignore[no-untyped-def]
         r: Chosen[RuleSet],
@@ -148,47 +159,38 @@ def run(args: argparse.Namespace) -> int:
         p: Chosen[Property],
         update: Callable[[str], None],
     ) -> Result:
-        on_spark = cubes_on = None
-        if spark is not None and args.engine == "spark":
-            from checker.spark.cubes import cubes_on_spark
+        names = (r.spec, c.spec, p.spec)
+        if spark is None:
+            return check(r.item, c.item, p.item, bounds, options, engine)
+        from checker.spark.solvers import SparkSolvers
 
-            cubes_on = cubes_on_spark(spark, r.spec, c.spec, p.spec, update)
-        elif spark is not None:
-            from checker.spark.exhaustive import exhaustive_on_spark
+        bound = engine.on_spark(SparkSolvers(spark), names, update)
+        return check(r.item, c.item, p.item, bounds, options, bound)
 
-            on_spark = exhaustive_on_spark(spark, r.spec, c.spec, p.spec)
-        return check(
-            r.item,
-            c.item,
-            p.item,
-            bounds,
-            timeout_s=args.timeout,
-            budget=budget,
-            workers=args.workers,
-            split=args.split,
-            cubes_on=cubes_on,
-            minimise=not args.no_minimise,
-            engine=args.engine,
-            spark=on_spark,
-            random_examples=args.examples,
-        )
-
+    outputs = Outputs(
+        "dcpcheck check",
+        args.out,
+        as_json=args.json,
+        html=args.html,
+        streamed=True,
+        fail_on_cost=args.fail_on == "cost",
+    )
+    report = Emit(outputs)
     with ExitStack() as stack:
         spark = None
-        if args.engine in ("exhaustive", "spark"):
+        if engine.needs_spark:
             from checker.spark.session import spark_session
 
             app = f"dcpcheck check --engine {args.engine}"
             spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
-        checks = [
-            Planned(
+        jobs = [
+            Job.one(
                 f"{r.item.name}/{c.item.name}: {p.item.id}",
                 partial(one, spark, r, c, p),
                 partial(planned, r.item, c.item, p.item, bounds, args.engine),
             )
             for r, c, p in combos
         ]
-        results = print_results(checks, out=args.out, as_json=args.json, quiet=args.quiet)
-    if args.html and not any(r.interrupted for r in results):
-        write_html(results, args.html, "dcpcheck check")
-    return exit_code(results, fail_on_cost=args.fail_on == "cost")
+        progress = Progress(len(jobs), quiet=args.quiet)
+        results = run_jobs(jobs, progress, each=report.one)
+    return report.finish(results)

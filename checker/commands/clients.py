@@ -23,8 +23,8 @@ are ``unknown (interrupted)``; no JUnit or HTML file is written).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections.abc import Sequence
 
 from checker.commands.check import add_selection_arguments
 from checker.commands.common import (
@@ -34,15 +34,16 @@ from checker.commands.common import (
     add_spark_arguments,
     add_task_run_arguments,
     chosen,
-    run_tasks_here_or_on_spark,
+    task_place,
     task_run_inputs,
 )
+from checker.engines.options import Options
 from checker.probe import probe_consumers
-from checker.report.files import write_counterexample
-from checker.report.html import write_html
-from checker.report.junit import write_junit
-from checker.report.text import exit_code_against_expected, result_json, summary_table
+from checker.progress import Progress
+from checker.report.emit import Outputs, emit
+from checker.report.text import summary_table
 from checker.result import Result
+from checker.runner import Job, run_jobs
 from checker.symbolic.budget import CHECK_BUDGET
 from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
@@ -85,13 +86,13 @@ def client_tasks(
     chosen_props = chosen(PROPERTIES, Property, props or safety)
     ids = tuple(p.spec for p in chosen_props)
     return [
-        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=timeout_s, budget=budget)
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, Options(budget=budget, timeout_s=timeout_s))
         for r in chosen_rules
         for c in chosen_clients
     ]
 
 
-def settings_legend(results: list[Result]) -> str:
+def settings_legend(results: Sequence[Result]) -> str:
     """One line per client judged under a setting: the value of each of its settings,
     and which is the client as it ships (its bare name, every setting at its default)."""
     lines = []
@@ -109,11 +110,11 @@ def settings_legend(results: list[Result]) -> str:
     )
 
 
-def _width(results: list[Result]) -> int:
+def _width(results: Sequence[Result]) -> int:
     return max(len(r.subject.get("consumer", "")) for r in results)
 
 
-def print_clients(results: list[Result], bounds: Bounds, out: str) -> None:
+def print_clients(results: Sequence[Result], bounds: Bounds, out: str) -> None:
     """The catalogue's table (the shared summary table, one row group per client and
     setting), which setting is the default, and what its verdicts mean."""
     print(summary_table(results, expected=True))
@@ -135,16 +136,16 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    results = run_tasks_here_or_on_spark(tasks, args, "dcpcheck clients")
-    stopped = any(r.interrupted for r in results)
-    paths = [None if r.interrupted else write_counterexample(r, args.out) for r in results]
-    if args.junit and not stopped:
-        write_junit(results, args.junit, name="dcpcheck clients")
-    if args.html and not stopped:
-        write_html(results, args.html, "dcpcheck clients")
-    if args.json:
-        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
-        print(json.dumps({"results": records}, indent=2))
-    else:
-        print_clients(results, bounds, args.out)
-    return exit_code_against_expected(results)
+    progress = Progress(len(tasks), quiet=args.quiet)
+    place = task_place(args, "dcpcheck clients")
+    results = run_jobs([Job.of(t) for t in tasks], progress, place=place)
+    outputs = Outputs(
+        "dcpcheck clients",
+        args.out,
+        as_json=args.json,
+        html=args.html,
+        junit=args.junit,
+        against_expected=True,
+        text=lambda parts: print_clients(parts[0], bounds, args.out),
+    )
+    return emit(results, outputs)

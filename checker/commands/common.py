@@ -1,31 +1,24 @@
 """What the commands share: choosing definitions by name or file, bounds from flags,
-and printing a list of results.
+and the flags of outputs, budgets, progress and Spark.
 
-Commands are thin: they turn arguments into checks (``checker.check``,
-``checker.durability``, ``checker.tasks``) and hand the results to
-``checker.report``.
+Commands are thin: they turn arguments into jobs (``checker.scenario_check``,
+``checker.cluster_check``, ``checker.tasks``), run them with the one runner
+(``checker.runner.run_jobs``) and report them with the one emit
+(``checker.report.emit``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from pathlib import Path
 from typing import Generic, TypeVar
 
 from checker.atomic import writable_dir, writable_file
 from checker.inputs import count, seconds
 from checker.loading import resolve_many
-from checker.progress import Progress
-from checker.report.files import write_counterexample
-from checker.report.text import long_form, one_line, result_json, shows_run, summary_table
-from checker.result import Result, Stats, interrupted
+from checker.runner import HERE, OnSpark, Place
 from checker.symbolic.budget import CHECK_BUDGET, MILLION
-from checker.tasks import AnyTask, planned_any, run_any
-from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.errors import UsageError
@@ -33,7 +26,6 @@ from spec.registry import Registry
 
 __all__ = [
     "Chosen",
-    "Planned",
     "add_budget_arguments",
     "add_cluster_bounds",
     "add_count",
@@ -48,11 +40,9 @@ __all__ = [
     "budget_from",
     "chosen",
     "cluster_bounds_from",
-    "print_results",
-    "run_planned",
-    "run_tasks_here_or_on_spark",
     "scenario_bounds_from",
     "spark_conf_from",
+    "task_place",
     "task_run_inputs",
 ]
 
@@ -305,82 +295,6 @@ def add_progress_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-Check = Callable[[Callable[[str], None]], Result]  # run(update) -> result
-
-
-@dataclass(frozen=True)
-class Planned:
-    """A check to run: its label, how to run it (``run(update)``, ``update`` for its own
-    progress), and its result if it never decides anything (``planned()``: unknown,
-    named and bounded)."""
-
-    label: str
-    run: Check
-    planned: Callable[[], Result]
-
-
-def run_planned(
-    checks: Sequence[Planned], each: Callable[[Result], None], progress: Progress
-) -> list[Result]:
-    """Run each check in order, calling ``each`` on its result as it finishes. Ctrl-C
-    stops the run: the check it stops is ``unknown (interrupted)`` unless it had decided
-    its verdict (a violation whose minimisation was cut short), and so is every check
-    after it."""
-    results: list[Result] = []
-    for check in checks:
-        if results and results[-1].interrupted:
-            result = interrupted(check.planned())
-        else:
-            progress.start(check.label)
-            clock = Stopwatch()
-            try:
-                result = check.run(partial(progress.update, check.label))
-            except KeyboardInterrupt:
-                result = interrupted(check.planned()).but(stats=Stats(*clock.read()))
-            progress.finish(check.label, result.verdict.value)
-        results.append(result)
-        each(result)
-    return results
-
-
-def print_results(
-    checks: Sequence[Planned],
-    *,
-    out: str | Path,
-    as_json: bool,
-    expected: bool = False,
-    quiet: bool = False,
-) -> list[Result]:
-    """Run each check in order, showing progress on stderr (a check may report its own
-    through the ``update`` it is given), write its counterexample files to ``out``, print
-    its one-line (and long) form as it finishes, then a summary table or the JSON of all;
-    return the results. After Ctrl-C the rest are reported ``unknown (interrupted)`` and
-    nothing more is written."""
-    paths: list[Path | None] = []
-    progress = Progress(len(checks), quiet=quiet)
-
-    def report(result: Result) -> None:
-        path = None if result.interrupted else write_counterexample(result, out)
-        paths.append(path)
-        if not as_json:
-            progress.close()
-            print(one_line(result, path), flush=True)
-            if shows_run(result) or result.harness_bug:
-                print("\n".join(long_form(result)), flush=True)
-
-    try:
-        results = run_planned(checks, report, progress)
-    finally:
-        progress.close()
-    if as_json:
-        records = [result_json(r, p) for r, p in zip(results, paths, strict=True)]
-        print(json.dumps({"results": records}, indent=2))
-    elif len(results) > 1:
-        print()
-        print(summary_table(results, expected=expected))
-    return results
-
-
 # -- Spark ---------------------------------------------------------------------------------------
 
 
@@ -411,41 +325,9 @@ def add_no_spark(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_tasks_here_or_on_spark(
-    tasks: Sequence[AnyTask], args: argparse.Namespace, app: str
-) -> list[Result]:
-    """Run ``checker.tasks`` tasks as Spark jobs (``args.master``, ``--conf``), or in
-    this process with ``--no-spark``, with progress on stderr (``--quiet``: none); the
-    results in the tasks' order (a group's in its properties' order). After Ctrl-C the
-    tasks not decided are ``unknown (interrupted)``."""
-    progress = Progress(len(tasks), quiet=args.quiet)
-    labels = [task.label for task in tasks]
-
-    def done(n: int, results: list[Result]) -> None:
-        verdicts = {r.verdict.value for r in results}
-        progress.finish(labels[n], verdicts.pop() if len(verdicts) == 1 else "mixed")
-
-    outputs: list[list[Result]] = []
-    try:
-        if args.no_spark or not tasks:
-            for n, task in enumerate(tasks):
-                if outputs and any(r.interrupted for r in outputs[-1]):
-                    outputs.append([interrupted(r) for r in planned_any(task)])
-                    continue
-                progress.start(labels[n])
-                try:
-                    outputs.append(run_any(task))
-                except KeyboardInterrupt:
-                    outputs.append([interrupted(r) for r in planned_any(task)])
-                done(n, outputs[-1])
-        else:
-            from checker.spark.session import spark_session
-            from checker.spark.tasks import run_tasks
-
-            conf = spark_conf_from(args)
-            with spark_session(args.master, app, conf, args.executor_wait) as spark:
-                start = lambda n: progress.start(labels[n])  # noqa: E731
-                outputs = run_tasks(spark, tasks, on_start=start, on_done=done)
-    finally:
-        progress.close()
-    return [result for output in outputs for result in output]
+def task_place(args: argparse.Namespace, app: str) -> Place:
+    """Where a run of tasks goes (``clients``, ``verify``): Spark jobs (``args.master``,
+    ``--conf``), or this process with ``--no-spark``."""
+    if args.no_spark:
+        return HERE
+    return OnSpark(args.master, app, spark_conf_from(args), args.executor_wait)

@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from collections.abc import Callable
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
+from checker.cluster_check import check_durability, planned
 from checker.commands.common import (
-    Planned,
     add_cluster_bounds,
     add_count,
     add_output_arguments,
@@ -44,16 +43,16 @@ from checker.commands.common import (
     add_timeout,
     chosen,
     cluster_bounds_from,
-    print_results,
     spark_conf_from,
 )
-from checker.durability import check_durability, planned
 from checker.engines import STRATEGIES
-from checker.engines.processes import in_order
+from checker.engines.options import Options
+from checker.engines.registry import CLUSTER_ENGINES, refuse
 from checker.loading import resolve
-from checker.report.html import write_html
-from checker.report.text import exit_code
+from checker.progress import Progress
+from checker.report.emit import Emit, Outputs
 from checker.result import Result
+from checker.runner import HERE, Forked, Job, run_jobs
 from checker.tasks import ClusterTask
 from spec.cluster import (
     ACK_RULES,
@@ -63,12 +62,10 @@ from spec.cluster import (
     BranchRule,
     ClusterProperty,
 )
-from spec.errors import UsageError
 from spec.rules import RULE_SETS, RuleSet
 
 # The durability properties a command checks unless told otherwise (durability, verify).
 DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
-ENGINES = ("explore", "spark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=CLUSTER_ENGINES,
         default="explore",
         help="explore: in this process (default); spark: distributed breadth-first search",
     )
@@ -140,16 +137,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     conf = spark_conf_from(args)
-    if args.engine == "spark" and args.strategy != "bfs":
-        raise UsageError(
-            "--engine spark searches breadth-first; --strategy dfs needs --engine explore"
-        )
-    if args.engine != "spark" and args.checkpoint:
-        raise UsageError("--checkpoint is for --engine spark")
-    if args.engine == "spark" and args.workers > 1:
-        raise UsageError(
-            "--workers is for --engine explore; on Spark, --master local[N] gives N cores"
-        )
+    engine = CLUSTER_ENGINES[args.engine]
+    options = Options(
+        timeout_s=args.timeout,
+        workers=args.workers,
+        strategy=args.strategy,
+        max_states=args.max_states,
+    )
+    refuse(engine, options, args.checkpoint)
     bounds, preset_name = cluster_bounds_from(args)
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
@@ -171,9 +166,7 @@ def run(args: argparse.Namespace) -> int:
             rules,
             bounds,
             preset=preset_name,
-            strategy=args.strategy,
-            max_states=args.max_states,
-            timeout_s=args.timeout,
+            options=options,
             progress=progress,
         )
         return result.but(expected=ClusterTask.expected(result))
@@ -184,46 +177,39 @@ def run(args: argparse.Namespace) -> int:
         partial(planned, a.item, b.item, p.item, rules, bounds, preset_name, args.strategy)
         for a, b, p in combos
     ]
-    with ExitStack() as stack:
-        if args.engine == "spark":
-            found = _on_spark(args, conf, acks, branches, props, bounds, preset_name, len(labels))
-            runs = [partial(_found, found, n) for n in range(len(labels))]
-        elif args.workers > 1:
-            work = [partial(one, a.item, b.item, p.item, _silent) for a, b, p in combos]
-            taken = stack.enter_context(in_order(work, args.workers))
-            runs = [partial(_next, taken) for _ in combos]
-        else:
-            runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
-        checks = [Planned(*check) for check in zip(labels, runs, plans, strict=True)]
-        results = print_results(
-            checks, out=args.out, as_json=args.json, expected=True, quiet=args.quiet
+    if engine.together:
+        found = _on_spark(args, options, conf, acks, branches, props, bounds, preset_name)
+        runs = [partial(_found, found, n) for n in range(len(labels))]
+    else:
+        runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
+    jobs = [Job.one(*job) for job in zip(labels, runs, plans, strict=True)]
+    place = Forked(options.workers) if options.workers > 1 and not engine.together else HERE
+    report = Emit(
+        Outputs(
+            "dcpcheck durability",
+            args.out,
+            as_json=args.json,
+            html=args.html,
+            streamed=True,
+            expected=True,
         )
-    if args.html and not any(r.interrupted for r in results):
-        write_html(results, args.html, "dcpcheck durability")
-    return exit_code(results)
+    )
+    progress = Progress(len(jobs), quiet=args.quiet)
+    return report.finish(run_jobs(jobs, progress, place=place, each=report.one))
 
 
 def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Result:
     return results[n]
 
 
-def _next(taken: Iterator[Result], update: Callable[[str], None]) -> Result:
-    """The next check's result from the worker processes (they finish in any order;
-    results are taken in the checks' order)."""
-    return next(taken)
-
-
-def _silent(text: str) -> None:
-    """A worker's progress goes nowhere: the parent reports each check as it is taken."""
-
-
-def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> list[Result]:  # type: ignore[no-untyped-def]
+def _on_spark(args, options, conf, acks, branches, props, bounds, preset_name) -> list[Result]:  # type: ignore[no-untyped-def]
     """Every check searched together; the results in the checks' order."""
-    from checker.spark.durability import check_durability_on_spark
+    from checker.spark.cluster_search import check_durability_on_spark
     from checker.spark.session import check_master, spark_session
 
     check_master(args.master)  # a bad one is the only thing said
     models = [(a.spec, b.spec) for a in acks for b in branches]
+    count = len(models) * len(props)
     if not args.quiet:
         print(
             f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on "
@@ -240,8 +226,7 @@ def _on_spark(args, conf, acks, branches, props, bounds, preset_name, count) -> 
             bounds,
             preset=preset_name,
             checkpoint=args.checkpoint,
-            max_states=args.max_states,
-            timeout_s=args.timeout * count,
+            options=options.but(timeout_s=options.timeout_s * count),
             quiet=args.quiet,
         )
     return [r.but(expected=ClusterTask.expected(r)) for r in results]

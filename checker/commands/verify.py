@@ -30,9 +30,9 @@ Ctrl-C stopped it (the checks decided by then are reported, the rest are
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+from collections.abc import Sequence
 
 from checker.commands.check import add_selection_arguments, selection
 from checker.commands.clients import client_tasks, print_clients
@@ -42,15 +42,16 @@ from checker.commands.common import (
     add_scenario_bounds,
     add_spark_arguments,
     add_task_run_arguments,
-    run_tasks_here_or_on_spark,
+    task_place,
     task_run_inputs,
 )
 from checker.commands.durability import DEFAULT_PROPERTIES
-from checker.report.files import write_counterexample
-from checker.report.html import write_html
-from checker.report.junit import write_junit
-from checker.report.text import exit_code_against_expected, result_json, summary_table
+from checker.engines.options import Options
+from checker.progress import Progress
+from checker.report.emit import Outputs, Part, emit
+from checker.report.text import summary_table
 from checker.result import Result
+from checker.runner import Job, run_jobs
 from checker.symbolic.budget import Budget
 from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
 from checker.unbounded import decision_results
@@ -101,7 +102,9 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
                 f"--durability-preset: unknown preset {name!r} (known: {', '.join(PRESETS)})"
             )
     return [
-        ClusterTask(ack, branch, prop, PRESETS[name].bounds, name, timeout_s=args.timeout)
+        ClusterTask(
+            ack, branch, prop, PRESETS[name].bounds, name, options=Options(timeout_s=args.timeout)
+        )
         for name in presets
         for ack in ACK_RULES.names()
         for branch in BRANCH_RULES.names()
@@ -113,10 +116,9 @@ def run(args: argparse.Namespace) -> int:
     budget, bounds = task_run_inputs(args)
     rules, consumers, props = selection(args)
     ids = tuple(p.spec for p in props)
+    options = Options(budget=budget, timeout_s=args.timeout)
     tasks = [
-        ScenarioGroupTask(r.spec, c.spec, ids, bounds, timeout_s=args.timeout, budget=budget)
-        for r in rules
-        for c in consumers
+        ScenarioGroupTask(r.spec, c.spec, ids, bounds, options) for r in rules for c in consumers
     ]
     clients = [] if args.no_clients else catalogue_tasks(args, bounds, budget)
     cluster_tasks = durability_tasks(args)
@@ -129,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     everything: list[AnyTask] = [*tasks, *clients, *cluster_tasks]
-    results = run_tasks_here_or_on_spark(everything, args, "dcpcheck verify")
+    progress = Progress(len(everything), quiet=args.quiet)
+    place = task_place(args, "dcpcheck verify")
+    results = run_jobs([Job.of(t) for t in everything], progress, place=place)
     stopped = any(r.interrupted for r in results)
     decision: list[Result] = []
     if not stopped and not args.no_decision:
@@ -138,38 +142,35 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             stopped = True
     sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(cluster_tasks)]
-    parts = [*_split(results, sizes), decision]
-    out_dirs = [args.out, f"{args.out}/clients", f"{args.out}/durability", args.out]
-    paths = [
-        [None if r.interrupted else write_counterexample(r, out) for r in part]
-        for part, out in zip(parts, out_dirs, strict=True)
-    ]
-    everything_done = [r for part in parts for r in part]
-    if args.junit and not stopped:
-        write_junit(everything_done, args.junit, name="dcpcheck verify")
-    if args.html and not stopped:
-        write_html(everything_done, args.html, "dcpcheck verify")
-    if args.json:
-        keys = ("results", "clients", "durability", "decision")
-        records = {
-            key: [result_json(r, p) for r, p in zip(part, part_paths, strict=True)]
-            for key, part, part_paths in zip(keys, parts, paths, strict=True)
-        }
-        print(json.dumps(records, indent=2))
-    else:
-        single, client_results, cluster, _ = parts
+    outs = [args.out, f"{args.out}/clients", f"{args.out}/durability", args.out]
+    keys = ("results", "clients", "durability", "decision")
+    parts = tuple(Part(*part) for part in zip(keys, [*sizes, len(decision)], outs, strict=True))
+
+    def text(split: Sequence[Sequence[Result]]) -> None:
+        single, client_results, cluster, _ = split
         print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
         if client_results:
             print("\nclients (dcpcheck clients):")
-            print_clients(client_results, bounds, out_dirs[1])
+            print_clients(client_results, bounds, outs[1])
         _print_durability(cluster)
         if decision:
             print(f"\ndecision level: {decision[0].bounds.describe()}")
             print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
-        print(f"\n{len(everything_done)} checks in {elapsed:.1f}s")
-    return exit_code_against_expected(everything_done)
+        print(f"\n{len(results) + len(decision)} checks in {elapsed:.1f}s")
+
+    outputs = Outputs(
+        "dcpcheck verify",
+        args.out,
+        as_json=args.json,
+        html=args.html,
+        junit=args.junit,
+        against_expected=True,
+        parts=parts,
+        text=text,
+    )
+    return emit([*results, *decision], outputs)
 
 
 def catalogue_tasks(
@@ -183,15 +184,7 @@ def catalogue_tasks(
     return client_tasks(args.rules, None, wanted, bounds, args.timeout, budget)
 
 
-def _split(results: list[Result], sizes: list[int]) -> list[list[Result]]:
-    parts, start = [], 0
-    for size in sizes:
-        parts.append(results[start : start + size])
-        start += size
-    return parts
-
-
-def _print_durability(cluster: list[Result]) -> None:
+def _print_durability(cluster: Sequence[Result]) -> None:
     if not cluster:
         return
     for name in dict.fromkeys(r.preset for r in cluster):

@@ -12,9 +12,11 @@
   (the cluster model).
 
 The Spark adapters (``checker.spark``) run the same engines on executors.
+``checker.engines.registry`` names them (``SCENARIO_ENGINES``,
+``CLUSTER_ENGINES``): each engine is one object, and every search takes one
+``checker.engines.options.Options``.
 """
 
-ENGINES = ("z3", "exhaustive", "random", "spark")
 STRATEGIES = ("bfs", "dfs")
 
-__all__ = ["ENGINES", "STRATEGIES"]
+__all__ = ["STRATEGIES"]

@@ -31,7 +31,7 @@ from checker.result import Verdict
 from checker.symbolic.budget import Budget
 from spec.errors import HarnessBug
 from spec.expr import Expr
-from spec.model.build import ScenarioModel
+from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 
 __all__ = ["SolveCubes", "Split", "combine", "in_processes", "search", "solve_cube"]
@@ -43,7 +43,7 @@ NAMED_UNKNOWN = 5  # cubes named in an unknown's reason; the rest are counted
 class Split:
     """A proof cut into ``model.split(depth)``: what each cube is solved under."""
 
-    model: ScenarioModel
+    model: ScenarioModelInterface
     prop: Property
     depth: int
     limit: int | None  # each cube's budget: the check's whole budget (None: no limit)
@@ -63,7 +63,7 @@ SolveCubes = Callable[[Split], Mapping[int, Finding]]
 
 
 def solve_cube(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     prop: Property,
     cube: Expr,
     budget: Budget,
@@ -146,7 +146,7 @@ def in_processes(workers: int = 1) -> SolveCubes:
 
 
 def search(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     prop: Property,
     *,
     budget: Budget | None = None,

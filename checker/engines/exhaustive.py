@@ -22,7 +22,7 @@ from checker.result import Verdict
 from spec.bounds import Bounds
 from spec.expr import Compiled, all_of
 from spec.failover_table import FailoverTable
-from spec.model.build import ScenarioModel
+from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 from spec.scenario import Cut, Failover, Mutation, Scenario
 
@@ -187,7 +187,7 @@ def _subsets(n: int) -> Iterator[tuple[int, ...]]:
 class Violates:
     """``violates(scenario)``: the model's "property violated" formula, compiled once."""
 
-    def __init__(self, model: ScenarioModel, prop: Property) -> None:
+    def __init__(self, model: ScenarioModelInterface, prop: Property) -> None:
         self.model = model
         self._program = Compiled([all_of(model.constraints, ~model.holds(prop))])
 
@@ -196,7 +196,7 @@ class Violates:
 
 
 def search(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     prop: Property,
     history: tuple[Mutation, ...] | None = None,
     limit: int | None = None,

@@ -1,12 +1,10 @@
 """Explicit-state model checking: breadth-first (or depth-first) search of any model.
 
-A model (stateright's ``Model``) offers ``init_states()``, ``actions(state)``
-(the guards: actions enabled in a state), ``next_state(state, action)`` (the
-effects; ``None`` drops the transition) and ``properties()``: named values
-with ``expectation`` ``"always"`` (an invariant: a state where ``holds`` is
-false is a counterexample) or ``"sometimes"`` (a state where it is true is an
-example). States must be hashable and immutable; the checker keeps a visited
-set with a parent pointer per state and never looks inside one.
+A model is any ``spec.cluster.protocol.ExplicitModel`` (stateright's
+``Model``: ``init_states()``, ``actions(state)``, ``next_state(state,
+action)``, ``properties()``, each property ``Expectation.ALWAYS`` or
+``Expectation.SOMETIMES``). The checker keeps a visited set with a parent
+pointer per state and never looks inside one.
 
 ``explore`` returns a verdict per property, the number of unique states and
 transitions explored, and for each decided property a ``Path`` from an
@@ -23,17 +21,16 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from checker.engines import STRATEGIES
 from checker.result import Verdict
+from spec.cluster.protocol import Expectation, ExplicitModel
 
 __all__ = [
     "STRATEGIES",
     "Exploration",
-    "Model",
     "Path",
-    "PropertyLike",
     "PropertyVerdict",
     "Step",
     "explore",
@@ -42,26 +39,6 @@ __all__ = [
 
 S = TypeVar("S", bound=Hashable)
 A = TypeVar("A")
-
-
-class PropertyLike(Protocol[S]):  # type: ignore[misc]
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def expectation(self) -> str: ...  # "always" | "sometimes"
-
-    def holds(self, state: S) -> bool: ...
-
-
-class Model(Protocol[S, A]):  # type: ignore[misc]
-    def init_states(self) -> Iterable[S]: ...
-
-    def actions(self, state: S) -> Iterable[A]: ...
-
-    def next_state(self, state: S, action: A) -> S | None: ...
-
-    def properties(self) -> Sequence[PropertyLike[S]]: ...
 
 
 @dataclass(frozen=True)
@@ -97,7 +74,7 @@ class PropertyVerdict(Generic[S, A]):
     or the example that makes a ``sometimes`` hold."""
 
     property: str
-    expectation: str
+    expectation: Expectation
     verdict: Verdict
     path: Path[S, A] | None = None
 
@@ -119,7 +96,7 @@ Progress = Callable[[int, int, float], None]  # (states, depth, seconds)
 
 
 def explore(
-    model: Model[S, A],
+    model: ExplicitModel[S, A],
     properties: Sequence[str] | None = None,
     *,
     strategy: str = "bfs",
@@ -142,11 +119,13 @@ def explore(
         if missing:
             raise ValueError(f"the model has no property {', '.join(sorted(missing))}")
     decided: dict[str, S] = {}
-    stop_when = [p.name for p in props if p.expectation == "always"] or [p.name for p in props]
+    stop_when = [p.name for p in props if p.expectation == Expectation.ALWAYS] or [
+        p.name for p in props
+    ]
     waiting = set(stop_when)  # properties the search may not stop before deciding
 
     # (property, its holds, its expectation is "always"): the properties still undecided
-    watched = [(p, p.holds, p.expectation == "always") for p in props]
+    watched = [(p, p.holds, p.expectation == Expectation.ALWAYS) for p in props]
 
     def check(state: S) -> bool:
         """Evaluate the undecided properties on a new state; True when the search may stop."""
@@ -205,10 +184,10 @@ def explore(
     for prop in props:
         if prop.name in decided:
             path = _path(parents, decided[prop.name])
-            verdict = Verdict.VIOLATED if prop.expectation == "always" else Verdict.HOLDS
+            verdict = Verdict.VIOLATED if prop.expectation == Expectation.ALWAYS else Verdict.HOLDS
             outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict, path)
         elif complete:
-            verdict = Verdict.HOLDS if prop.expectation == "always" else Verdict.VIOLATED
+            verdict = Verdict.HOLDS if prop.expectation == Expectation.ALWAYS else Verdict.VIOLATED
             outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict)
         else:
             outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, Verdict.UNKNOWN)
@@ -249,7 +228,7 @@ def _path(parents: dict[S, tuple[S, A] | None], state: S) -> Path[S, A]:
     return Path(state, tuple(reversed(steps)))
 
 
-def replay(model: Model[S, A], init: S, actions: Iterable[A]) -> Path[S, A]:
+def replay(model: ExplicitModel[S, A], init: S, actions: Iterable[A]) -> Path[S, A]:
     """Run ``actions`` from ``init``, each one enabled where it is taken.
 
     Raises ``ValueError`` naming the first action that is not enabled

@@ -20,7 +20,7 @@ from checker.engines.finding import Finding
 from checker.result import Verdict
 from spec.bounds import Bounds
 from spec.failover_table import FailoverTable
-from spec.model.build import ScenarioModel
+from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 from spec.scenario import Cut, Failover, Mutation, Scenario
 
@@ -111,7 +111,7 @@ class _Found(Exception):
 
 
 def search(
-    model: ScenarioModel, prop: Property, max_examples: int = 10_000, rng_seed: int = 0
+    model: ScenarioModelInterface, prop: Property, max_examples: int = 10_000, rng_seed: int = 0
 ) -> Finding:
     """Violated with the first violating scenario drawn; otherwise unknown: random
     search never proves that a property holds."""

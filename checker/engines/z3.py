@@ -27,7 +27,7 @@ from checker.result import Verdict
 from checker.symbolic.budget import Budget
 from checker.symbolic.session import Session, SolverAnswer
 from spec.expr import BOOL, Expr, Value, evaluate, var
-from spec.model.build import ScenarioModel
+from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 from spec.scenario import Scenario
 
@@ -48,7 +48,7 @@ class Minimisation:
 
 
 def open_session(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     goal: Expr,
     canonical: Expr,
     budget: Budget,
@@ -65,14 +65,14 @@ def open_session(
 
 
 def _minimising(
-    model: ScenarioModel, prop: Property, budget: Budget, deadline: float | None
+    model: ScenarioModelInterface, prop: Property, budget: Budget, deadline: float | None
 ) -> Session:
     """A session over every violation (any key), keys in order of first use."""
     return open_session(model, ~model.holds(prop), model.symmetry, budget, deadline)
 
 
 def minimise(
-    session: Session, model: ScenarioModel, values: Mapping[str, Value]
+    session: Session, model: ScenarioModelInterface, values: Mapping[str, Value]
 ) -> tuple[dict[str, Value], dict[str, int], str]:
     """Greedy lexicographic minimisation; stops (keeping what it has) on unknown."""
     progress = Minimisation(dict(values))
@@ -80,7 +80,7 @@ def minimise(
     return progress.values, progress.size, progress.note
 
 
-def shrink(session: Session, model: ScenarioModel, progress: Minimisation) -> None:
+def shrink(session: Session, model: ScenarioModelInterface, progress: Minimisation) -> None:
     """Minimise ``progress.values`` measure by measure, recording each step in ``progress``
     (so that an interrupted minimisation still says how far it got)."""
     want = model.variables
@@ -103,7 +103,7 @@ def shrink(session: Session, model: ScenarioModel, progress: Minimisation) -> No
     settle(session, model, progress)
 
 
-def settle(session: Session, model: ScenarioModel, progress: Minimisation) -> None:
+def settle(session: Session, model: ScenarioModelInterface, progress: Minimisation) -> None:
     """Among the minimal scenarios, the least assignment in the order of ``model.variables``
     (false before true, smaller numbers first): one scenario, whatever Z3 found first, so
     the counterexample (and its id) depends on the model alone."""
@@ -133,7 +133,7 @@ def settle(session: Session, model: ScenarioModel, progress: Minimisation) -> No
 
 
 def search(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     prop: Property,
     *,
     budget: Budget | None = None,
@@ -177,7 +177,7 @@ class _Solved:
 
 
 def _solve(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     prop: Property,
     budget: Budget,
     deadline: float | None,
@@ -196,7 +196,7 @@ def _solve(
 
 
 def minimised_from(
-    model: ScenarioModel,
+    model: ScenarioModelInterface,
     prop: Property,
     scenario: Scenario,
     budget: Budget,

@@ -13,6 +13,7 @@ from typing import Any
 from tabulate import tabulate
 
 from checker.result import Result, Verdict
+from spec.cluster.protocol import Expectation
 from spec.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 
 __all__ = [
@@ -49,7 +50,7 @@ def one_line(r: Result, path: Path | None = None) -> str:
             return f"{head} (interrupted before it ran; nothing is claimed)"
         return f"{head} ({r.reason} after {_size(r)}; nothing is claimed)"
     steps = f" in {len(r.run)} steps ({_size(r)})" if r.run is not None and r.run.numbered else ""
-    if r.expectation == "sometimes":
+    if r.expectation == Expectation.SOMETIMES:
         if r.verdict is Verdict.HOLDS:
             return f"{head}: example{steps}: {r.explanation}"
         return f"{head}: no reachable state within {r.bounds.describe()} ({_size(r)})"
@@ -84,7 +85,7 @@ def shows_run(r: Result) -> bool:
     """Whether the long form has a run to tell: a violation, or a *sometimes* example."""
     if r.run is None:
         return False
-    if r.expectation == "sometimes":
+    if r.expectation == Expectation.SOMETIMES:
         return r.verdict is Verdict.HOLDS and bool(r.run.steps)
     return r.verdict is Verdict.VIOLATED
 

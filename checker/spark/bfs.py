@@ -49,6 +49,7 @@ from checker.spark.expand import CANDIDATE_COLUMNS, ClusterSearch, Watched, buil
 from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
 from spec.cluster.encode import FORMAT, decode, encode, fingerprint
+from spec.cluster.protocol import Expectation
 from spec.errors import HarnessBug, InvalidInput
 
 __all__ = ["Level", "cluster_search", "search_on_spark"]
@@ -433,7 +434,7 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
     if first is not None:
         level, order = first
         path = _path(spark, storage, run.watched[m], m, level, order)
-        verdict = Verdict.VIOLATED if props[j].expectation == "always" else Verdict.HOLDS
+        verdict = Verdict.VIOLATED if props[j].expectation == Expectation.ALWAYS else Verdict.HOLDS
         outcomes[props[j].name] = PropertyVerdict(
             props[j].name, props[j].expectation, verdict, path
         )
@@ -446,7 +447,7 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
             Verdict.UNKNOWN
             if not complete
             else Verdict.HOLDS
-            if props[j].expectation == "always"
+            if props[j].expectation == Expectation.ALWAYS
             else Verdict.VIOLATED
         )
         outcomes[props[j].name] = PropertyVerdict(props[j].name, props[j].expectation, verdict)
@@ -457,9 +458,13 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
     for s in range(run.search.checked, len(props)):
         seen = run.first(m, s)
         if seen is not None and (first is None or seen <= first):
-            found = Verdict.HOLDS if props[s].expectation == "sometimes" else Verdict.VIOLATED
+            found = (
+                Verdict.HOLDS if props[s].expectation == Expectation.SOMETIMES else Verdict.VIOLATED
+            )
         elif first is None and complete:
-            found = Verdict.VIOLATED if props[s].expectation == "sometimes" else Verdict.HOLDS
+            found = (
+                Verdict.VIOLATED if props[s].expectation == Expectation.SOMETIMES else Verdict.HOLDS
+            )
         else:
             found = Verdict.UNKNOWN
         outcomes[props[s].name] = PropertyVerdict(props[s].name, props[s].expectation, found)

@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from checker.check import SearchOnSpark
 from checker.engines.finding import Finding
+from checker.engines.registry import SearchOnSpark
 from checker.result import Verdict
 from checker.spark.models import scenario_model
 from checker.spark.parts import until_decided
 from checker.spark.shipping import ship
 from spec.bounds import Bounds
-from spec.model.build import ScenarioModel
+from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 
 __all__ = ["exhaustive_on_spark"]
@@ -60,7 +60,7 @@ def exhaustive_on_spark(spark, rules: str, consumer: str, prop: str) -> SearchOn
     as the executors resolve them, run on ``spark``."""
     names = (ship(spark, rules), ship(spark, consumer), ship(spark, prop))
 
-    def search(model: ScenarioModel, _prop: Property) -> Finding:
+    def search(model: ScenarioModelInterface, _prop: Property) -> Finding:
         from checker.engines.exhaustive import history_count
 
         total = history_count(model.bounds)

@@ -23,12 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from checker.durability import model_for
+from checker.cluster_check import model_for
 from checker.loading import resolve
 from checker.spark.shipping import on_executor
 from spec import cluster
 from spec.cluster.encode import decode, encode, fingerprint
 from spec.cluster.properties import BoundProperty
+from spec.cluster.protocol import Expectation
 from spec.errors import HarnessBug
 from spec.rules import RULE_SETS, RuleSet
 
@@ -78,7 +79,7 @@ class Watched:
         property false, a ``sometimes`` property true)."""
         bits = 0
         for j, prop in enumerate(self.properties):
-            if prop.holds(state) != (prop.expectation == "always"):
+            if prop.holds(state) != (prop.expectation == Expectation.ALWAYS):
                 bits |= 1 << j
         return bits
 

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from spec.cluster.protocol import Expectation
 from spec.cluster.replica import next_message
 from spec.cluster.setup import Setup
 from spec.cluster.state import PREPARE, ClusterState, SyncWrite, node_name
@@ -49,10 +50,14 @@ class ClusterProperty:
 
     id: str
     kind: Literal["safety", "progress", "reachability"]
-    expectation: Literal["always", "sometimes"]
+    expectation: Expectation  # given as "always" or "sometimes" in a user's file
     summary: str
     condition: Callable[[Setup, ClusterState], bool]
     explain: Callable[[Setup, ClusterState], str]
+
+    def __post_init__(self) -> None:
+        if self.expectation in set(Expectation):
+            object.__setattr__(self, "expectation", Expectation(self.expectation))
 
     @property
     def name(self) -> str:
@@ -75,7 +80,7 @@ class BoundProperty:
         return self.property.id
 
     @property
-    def expectation(self) -> str:
+    def expectation(self) -> Expectation:
         return self.property.expectation
 
     def holds(self, state: ClusterState) -> bool:

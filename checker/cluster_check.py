@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from checker.corpus.cluster import cluster_record, counterexample_id
-from checker.engines.explore import Exploration, explore, replay
+from checker.engines.explore import Exploration, replay
+from checker.engines.options import DEFAULT, Options
+from checker.engines.registry import EXPLORE
 from checker.result import Replayed, Result, Stats, Verdict, not_run
 from checker.timing import Stopwatch
 from spec.cluster import (
@@ -32,6 +34,7 @@ from spec.cluster import (
 )
 from spec.cluster.actions import Action
 from spec.cluster.narrate import run_of
+from spec.cluster.protocol import Expectation
 from spec.cluster.state import ClusterState
 from spec.reference.cluster_replay import reference_knows, replay_on_reference
 from spec.reference.producer import REFERENCE_DECISIONS
@@ -107,21 +110,15 @@ def check_durability(
     bounds: ClusterBounds,
     *,
     preset: str | None = None,
-    strategy: str = "bfs",
-    max_states: int | None = None,
-    timeout_s: float | None = None,
+    options: Options = DEFAULT,
     progress: Callable[[int, int, float], None] | None = None,
 ) -> Result:
+    """The check of ``prop`` searched by the explicit-state engine under ``options``
+    (``strategy``, ``max_states``, ``timeout_s``)."""
     clock = Stopwatch()
     model = model_for(ack_rule, branch_rule, rules, bounds, (prop,))
-    exploration = explore(
-        model,
-        [prop.id] if prop.id == SANITY else [prop.id, SANITY],
-        strategy=strategy,
-        max_states=max_states,
-        timeout_s=timeout_s,
-        progress=progress,
-    )
+    watched = [prop.id] if prop.id == SANITY else [prop.id, SANITY]
+    exploration = EXPLORE.search(model, watched, options, progress)
     return result_of(model, prop, exploration, preset, clock)
 
 
@@ -170,7 +167,7 @@ def result_of(
         engine=exploration.engine or exploration.strategy,
         reason="" if outcome.verdict is not Verdict.UNKNOWN else exploration.stopped,
     )
-    if prop.expectation == "always" and outcome.verdict is Verdict.HOLDS:
+    if prop.expectation == Expectation.ALWAYS and outcome.verdict is Verdict.HOLDS:
         result = result.but(vacuous=sanity is Verdict.VIOLATED)
     path = outcome.path
     if path is not None:
@@ -233,7 +230,7 @@ def replay_counterexample(
     except ValueError as exc:
         return Replayed(False, str(exc))
     states = path.states()
-    if bound.expectation == "always":
+    if bound.expectation == Expectation.ALWAYS:
         early = [n for n, s in enumerate(states[:-1]) if not bound.holds(s)]
         if early:
             return Replayed(False, f"{prop} already fails after step {early[0]}")

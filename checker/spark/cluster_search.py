@@ -3,7 +3,7 @@
 The checks (ack rule x branch rule x property) share their models: a model
 is one (ack rule, branch rule), searched once for all its properties
 (``checker.spark.bfs``). Each check's ``Exploration`` then goes through the
-same ``checker.durability.result_of`` as an in-process search: the same
+same ``checker.cluster_check.result_of`` as an in-process search: the same
 verdict, states, run, replay on the model and on the reference cluster.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from checker.durability import SANITY, result_of
+from checker.cluster_check import SANITY, result_of
+from checker.engines.options import DEFAULT, Options
 from checker.result import Result
 from checker.spark.bfs import Level, cluster_search, search_on_spark
 from checker.spark.shipping import ship
@@ -43,11 +44,11 @@ def check_durability_on_spark(
     *,
     preset: str | None = None,
     checkpoint: str | None = None,
-    max_states: int | None = None,
-    timeout_s: float | None = None,
+    options: Options = DEFAULT,
     quiet: bool = False,
 ) -> list[Result]:
-    """A result per (model, property), models outermost; names as the command line gave them."""
+    """A result per (model, property), models outermost; names as the command line gave them.
+    ``options.max_states`` and ``options.timeout_s`` limit the whole search."""
     clock = Stopwatch()
     search = cluster_search(models, rules, bounds, properties, [SANITY])
     found = search_on_spark(
@@ -55,8 +56,8 @@ def check_durability_on_spark(
         search,
         shipped=_shipped(spark, search),
         checkpoint=checkpoint,
-        max_states=max_states,
-        timeout_s=timeout_s,
+        max_states=options.max_states,
+        timeout_s=options.timeout_s,
         progress=None if quiet else print_level,
     )
     results = []

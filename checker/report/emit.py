@@ -1,0 +1,129 @@
+"""One report sequence for every command: files, text, table, JSON, JUnit, HTML, exit code.
+
+``Outputs`` says what a command reports and where; ``emit(results,
+outputs)`` reports results already decided and returns the exit code. A
+command that shows each result as it is decided (``check``, ``durability``)
+hands ``Emit(outputs).one`` to the runner (``checker.runner.run_jobs``) and
+calls ``finish(results)`` at the end: the same output either way. For each
+result: its counterexample files (``files.write_counterexample``) and, when
+``streamed``, its one-line and long forms; then JUnit and HTML (not after
+Ctrl-C), then the JSON of every result or the command's text (default: a
+summary table when there is more than one result), then the exit code
+(``text.exit_code`` or, ``against_expected``, ``text.exit_code_against_expected``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker.report.files import write_counterexample
+from checker.report.html import write_html
+from checker.report.junit import write_junit
+from checker.report.text import (
+    exit_code,
+    exit_code_against_expected,
+    long_form,
+    one_line,
+    result_json,
+    shows_run,
+    summary_table,
+)
+from checker.result import Result
+
+__all__ = ["Emit", "Outputs", "Part", "emit"]
+
+Parts = Sequence[Sequence[Result]]
+
+
+@dataclass(frozen=True)
+class Part:
+    """The next ``size`` results: their JSON key and where their counterexamples go."""
+
+    key: str
+    size: int
+    out: str | Path
+
+
+@dataclass(frozen=True)
+class Outputs:
+    title: str  # "dcpcheck check": names the HTML and JUnit reports
+    out: str | Path  # where counterexamples go (a ``Part`` may say otherwise)
+    as_json: bool = False
+    html: str | None = None
+    junit: str | None = None
+    streamed: bool = False  # the one-line (and long) form of each result as it is decided
+    expected: bool = False  # the default table shows the expected verdicts
+    against_expected: bool = False  # exit code: verdicts against the expected ones
+    fail_on_cost: bool = False  # exit code: a cost violation fails too
+    parts: tuple[Part, ...] = ()  # (): one part, "results", every result, to ``out``
+    text: Callable[[Parts], None] | None = None  # the text after the results, per part
+
+
+class Emit:
+    """``one(result)`` as each result is decided, ``finish(results)`` at the end."""
+
+    def __init__(self, outputs: Outputs) -> None:
+        self.outputs = outputs
+        self.paths: list[Path | None] = []
+
+    def _out(self, n: int) -> str | Path:
+        start = 0
+        for part in self.outputs.parts:
+            if n < start + part.size:
+                return part.out
+            start += part.size
+        return self.outputs.out
+
+    def one(self, result: Result) -> None:
+        o = self.outputs
+        out = self._out(len(self.paths))
+        path = None if result.interrupted else write_counterexample(result, out)
+        self.paths.append(path)
+        if o.streamed and not o.as_json:
+            print(one_line(result, path), flush=True)
+            if shows_run(result) or result.harness_bug:
+                print("\n".join(long_form(result)), flush=True)
+
+    def finish(self, results: Sequence[Result]) -> int:
+        o = self.outputs
+        stopped = any(r.interrupted for r in results)
+        if o.junit and not stopped:
+            write_junit(list(results), o.junit, name=o.title)
+        if o.html and not stopped:
+            write_html(list(results), o.html, o.title)
+        parts = o.parts or (Part("results", len(results), o.out),)
+        split = _split(results, [p.size for p in parts])
+        if o.as_json:
+            paths = _split(self.paths, [p.size for p in parts])
+            records = {
+                part.key: [result_json(r, p) for r, p in zip(rs, ps, strict=True)]
+                for part, rs, ps in zip(parts, split, paths, strict=True)
+            }
+            print(json.dumps(records, indent=2))
+        elif o.text is not None:
+            o.text(split)
+        elif len(results) > 1:
+            print()
+            print(summary_table(list(results), expected=o.expected))
+        if o.against_expected:
+            return exit_code_against_expected(list(results))
+        return exit_code(list(results), fail_on_cost=o.fail_on_cost)
+
+
+def emit(results: Sequence[Result], outputs: Outputs) -> int:
+    """Report ``results`` (already decided) as ``outputs`` says; the exit code."""
+    report = Emit(outputs)
+    for result in results:
+        report.one(result)
+    return report.finish(results)
+
+
+def _split(items: Sequence, sizes: list[int]) -> list[list]:  # type: ignore[type-arg]
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(list(items[start : start + size]))
+        start += size
+    return parts

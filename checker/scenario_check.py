@@ -1,0 +1,107 @@
+"""Check one (rule set, consumer variant, property) of the single-node model within bounds.
+
+``check`` builds the scenario model (``spec.model``), hands it to an engine
+(``checker.engines``: ``z3`` proves or finds a minimised counterexample,
+``exhaustive`` enumerates every scenario, ``random`` samples with
+hypothesis), replays what it found on the reference implementation
+(``checker.confirm``; *confirmed* only if the reference shows the same
+violation along the same trace), lets the property explain the violation,
+and returns a ``checker.result.Result`` whose run is the reference trace as
+named steps (``spec.model.narrate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from checker.confirm import explain, replay_scenario
+from checker.corpus.scenario import counterexample_id, scenario_record
+from checker.engines.options import DEFAULT, Options
+from checker.engines.registry import SCENARIO_ENGINES, Z3_ENGINE, ScenarioEngine, SearchOnSpark
+from checker.result import Result, Stats, Verdict, not_run
+from checker.symbolic.budget import CHECK_BUDGET
+from checker.timing import Stopwatch
+from spec.bounds import Bounds
+from spec.consumers.api import ConsumerVariant
+from spec.model.build import ScenarioModel
+from spec.model.narrate import run_of
+from spec.properties import Property
+from spec.rules.language import RuleSet
+
+__all__ = [
+    "CHECK_BUDGET",
+    "SCENARIO_ENGINES",
+    "SearchOnSpark",
+    "check",
+    "planned",
+    "reproduce_command",
+]
+
+
+def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
+    return (
+        f"dcpcheck check --rules {rules} --consumer {consumer} --property {prop} "
+        f"--seqnos {b.seqnos} --keys {b.keys} --entries {b.entries} --failovers {b.failovers}"
+        + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
+        + (f" --sessions {b.sessions}" if b.sessions != 1 else "")
+    )
+
+
+def planned(
+    rules: RuleSet, variant: ConsumerVariant, prop: Property, bounds: Bounds, engine: str = "z3"
+) -> Result:
+    """The check's result before anything is decided: ``unknown``, named and bounded,
+    with the command that reproduces it (what an interrupted run reports for it)."""
+    subject = {"rules": rules.name, "consumer": variant.name}
+    command = reproduce_command(rules.name, variant.name, prop.id, bounds)
+    return not_run("scenario", subject, prop, bounds, engine, command)
+
+
+def check(
+    rules: RuleSet,
+    variant: ConsumerVariant,
+    prop: Property,
+    bounds: Bounds,
+    options: Options = DEFAULT,
+    engine: ScenarioEngine = Z3_ENGINE,
+) -> Result:
+    """One check: ``engine`` (default ``z3``: proofs and minimised counterexamples;
+    ``checker.engines.registry`` has the others) searches the model under ``options``.
+
+    ``options.budget``: Z3 resource units for the search and the minimisation (None: no
+    limit); when it runs out the verdict is ``unknown``, the same on any machine.
+    ``options.timeout_s``: an outer wall-clock guard (its unknowns depend on the
+    machine's load). ``options.workers`` > 1 or ``options.split`` > 1: the Z3 proof is cut
+    into the cubes of ``model.split(split)`` solved on that many processes, each cube with
+    the whole budget (``checker.engines.cubes``)."""
+    clock = Stopwatch()
+    model = ScenarioModel(bounds, rules, variant)
+    found = engine.search(model, prop, options)
+    result = planned(rules, variant, prop, bounds, engine.name).but(
+        verdict=found.verdict,
+        reason=found.reason,
+        note=found.note,
+        size=found.size,
+        interrupted=found.interrupted,
+    )
+    if found.verdict is Verdict.VIOLATED and found.scenario is not None:
+        replay = replay_scenario(found.scenario, model, prop)
+        result = result.but(witness=found.scenario, replay=replay.outcome())
+        if replay.trace is not None:
+            explanation = explain(replay.trace, prop, bounds)
+            ident = (
+                ""
+                if found.interrupted
+                else counterexample_id(rules.name, variant.name, prop.id, found.scenario)
+            )
+            result = result.but(
+                run=run_of(replay.trace),
+                explanation=explanation,
+                ident=ident,
+                record=None
+                if found.interrupted
+                else scenario_record(result, ident, replay.trace, explanation),
+            )
+    wall, cpu = clock.read()
+    stats = Stats(wall, cpu + found.cpu_elsewhere, examined=found.examined, budget=found.units)
+    return result.but(stats=replace(stats, cubes=found.cubes))
