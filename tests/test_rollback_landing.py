@@ -1,4 +1,4 @@
-"""Where a replica's rollback lands on couchstore, in the cluster model and the reference.
+"""Where a replica's rollback lands on couchstore: the cluster model, kv-replica, the references.
 
 kv_engine eba4298, ``CouchKVStore::rollback``: rewind to the newest header <= R; with
 ``couchstore_midpoint_rollback_optimisation`` (default on) reset to 0 when
@@ -11,13 +11,24 @@ and a hypothesis test requires that they agree.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import scenarios
 
+from checker.confirm import replay_scenario
+from spec.bounds import Bounds
 from spec.cluster.disk import changes_count, newest_header_at_or_below, rollback_landing
 from spec.cluster.state import COMMIT, PREPARE, SET, Item
+from spec.consumers import CONSUMERS
+from spec.failover_table import FailoverTable
+from spec.model.build import ScenarioModel
+from spec.properties import PROPERTIES
 from spec.reference.cluster import Cluster
 from spec.reference.cluster_node import Item as RefItem
+from spec.reference.simulate import simulate
+from spec.rules import RULE_SETS
+from spec.scenario import Failover, Mutation, Scenario
+from spec.trace import trace_values
 
 
 def sets(*keys: int) -> tuple[Item, ...]:
@@ -124,3 +135,64 @@ def test_model_and_reference_land_a_rollback_on_the_same_seqno(disk, midpoint: b
     assert landing == 0 or (landing in headers and landing <= seqno)
     if not midpoint:
         assert landing == newest_header_at_or_below(headers, seqno) or seqno == 0
+
+
+# -- kv-replica (the single-node scenario model) -------------------------------------------
+# kv-replica lands on its header h (the highest seqno it holds at or below R, nothing
+# persisted above h); the midpoint rule resets it when its file at h has at most
+# 2 * 1 + 1 = 3 entries (one per key).
+
+LARGE = Bounds(seqnos=6, keys=4, entries=2, failovers=1)
+
+
+def story(keys: tuple[int, ...]) -> Scenario:
+    """1:SET(A), then snapshot [2,6]: 2:SET(A) ... 6:SET(A), received deduplicated
+    (2:SET(A) away); the next producer kept the history up to 5."""
+    history = (Mutation(0), Mutation(0), *(Mutation(k) for k in keys), Mutation(0))
+    high = len(history)
+    return Scenario(
+        history=history,
+        table=FailoverTable.of((1111, 0)),
+        first_snapshot_start=1,
+        snapshot_ends=(1, high),
+        received=high,
+        failovers=(Failover(high - 1, 2222),),
+    )
+
+
+def replayed(scenario: Scenario, consumer: str, bounds: Bounds = LARGE):
+    model = ScenarioModel(bounds, RULE_SETS.get("kv-current"), CONSUMERS.get(consumer))
+    replay = replay_scenario(scenario, model, PROPERTIES.get("no-missed-item"))
+    assert not replay.mismatches, replay.mismatches  # the model predicts the reference's trace
+    return replay
+
+
+def test_kv_replica_loses_a_key_when_its_file_holds_four_keys() -> None:
+    # File at h = 5: A@1 B@3 C@4 D@5, 4 entries; discarding 1 (5..5) is below 4 / 2.
+    replay = replayed(story((1, 2, 3)), "kv-replica")
+    assert replay.violated_on_reference and replay.confirmed
+    assert replay.trace is not None and replay.trace.rounds[0].decision.rollback_seqno == 5
+
+
+def test_the_midpoint_reset_saves_kv_replica_when_its_file_holds_three_keys() -> None:
+    # File at h = 4: A@1 B@3 C@4, 3 entries: 3 / 2 <= 1, so the vbucket is reset to 0.
+    small = Bounds(seqnos=5, keys=3, entries=2, failovers=1)
+    assert not replayed(story((1, 2)), "kv-replica", small).violated_on_reference
+    off = replayed(story((1, 2)), "kv-replica-midpoint-off", small)
+    assert off.violated_on_reference and off.confirmed
+
+
+@pytest.mark.parametrize("consumer", ["kv-replica", "kv-replica-midpoint-off"])
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(scenario=scenarios(LARGE))
+def test_kv_replica_model_and_reference_agree_on_large_vbuckets(consumer, scenario) -> None:
+    model = MODELS[consumer]
+    reference = trace_values(simulate(scenario, model.rules, model.variant, LARGE.rounds), LARGE)
+    predicted = model.predicted(scenario)
+    assert {k: v for k, v in predicted.items() if k in reference} == reference
+
+
+MODELS = {
+    name: ScenarioModel(LARGE, RULE_SETS.get("kv-current"), CONSUMERS.get(name))
+    for name in ("kv-replica", "kv-replica-midpoint-off")
+}
