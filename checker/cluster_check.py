@@ -66,6 +66,7 @@ _BOUND_FLAGS = (
     "restarts",
     "prefix",
     "prefix_replicas",
+    "midpoint_rollback",
 )
 
 

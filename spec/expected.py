@@ -57,7 +57,7 @@ CHANGED_AT_TWO_SESSIONS: dict[tuple[str, str, str], tuple[str, str]] = {
         "current producer's table + 2 (the loop ends; counterexamples/sessions/)",
     )
     for rules in ("kv-current", "rollback-doc")
-    for client in ("kv-replica", "kv-replica-fixed")
+    for client in ("kv-replica", "kv-replica-fixed", "kv-replica-midpoint-off")
 }
 
 # sessions -> (rules, consumer, property) -> (verdict, why)

@@ -37,8 +37,13 @@ IGNORES_PURGED = (
 )
 REPLICA_MID_SNAPSHOT = (
     "violated",
-    "it rolls back to a disk header written mid-snapshot and claims {h,[h,h]}: a mutation "
-    "deduplicated away before h is never sent again",
+    "with couchstore's midpoint rule off it rolls back to a disk header written mid-snapshot "
+    "and claims {h,[h,h]}: a mutation deduplicated away before h is never sent again",
+)
+REPLICA_RESETS = (
+    "holds",
+    "with at most 3 keys its file has at most 3 entries, so couchstore's midpoint rule "
+    "(default on) resets every rollback to 0; the loss needs 4 keys (docs/clients.md)",
 )
 RETRY_LOOP = (
     "violated",
@@ -46,7 +51,7 @@ RETRY_LOOP = (
     "checkpoint, which is rolled back again (5 tries, then a panic; a restart reloads it)",
 )
 
-# Verdicts that are not "holds", per client name (with its settings).
+# Verdicts other than a plain "holds", per client name (with its settings).
 VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
     "java-dcp-client": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
     "java-dcp-client:mitigation=on": {"no-missed-item": KEEPS_DATA_AFTER_PURGE},
@@ -58,7 +63,7 @@ VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "cbgt": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
     "sg-dcp-client": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
-    "kv-replica": {"no-missed-item": REPLICA_MID_SNAPSHOT},
+    "kv-replica": {"no-missed-item": REPLICA_RESETS},
 }
 
 # (rules, consumer, property) -> (verdict, why)
@@ -71,3 +76,8 @@ for _rules in RULE_SETS:
             CLIENT_EXPECTED[(_rules, _client, _prop)] = VIOLATIONS.get(_client, {}).get(
                 _prop, holds
             )
+    # kv-replica with couchstore_midpoint_rollback_optimisation=false (registered apart,
+    # not yet a setting of kv-replica: not in the catalogue's rows)
+    for _prop in SAFETY:
+        CLIENT_EXPECTED[(_rules, "kv-replica-midpoint-off", _prop)] = ("holds", "not a finding")
+    CLIENT_EXPECTED[(_rules, "kv-replica-midpoint-off", "no-missed-item")] = REPLICA_MID_SNAPSHOT

@@ -47,12 +47,14 @@ PREPARE_RECEIVED = [
 ]
 
 
-def build(ack: str, branch: str, preset_name: str, rules: str = "kv-current") -> ClusterModel:
+def build(
+    ack: str, branch: str, preset_name: str, rules: str = "kv-current", midpoint: int = 1
+) -> ClusterModel:
     return model_for(
         ACK_RULES.get(ack),
         BRANCH_RULES.get(branch),
         RULE_SETS.get(rules),
-        preset(preset_name).bounds,
+        preset(preset_name).bounds.but(midpoint_rollback=midpoint),
     )
 
 
@@ -119,28 +121,29 @@ def test_the_stored_mb34150_run_is_the_seeds_scenario_on_the_reference() -> None
 
 
 @st.composite
-def walks(draw: st.DrawFn) -> tuple[str, str, str, str, list[int]]:
+def walks(draw: st.DrawFn) -> tuple[str, str, str, str, int, list[int]]:
     ack = draw(st.sampled_from(ACK_RULES.names()))
     branch = draw(st.sampled_from(BRANCH_RULES.names()))
     preset_name = draw(st.sampled_from(["mb-34150", "mb-51805", "small"]))
     rules = draw(st.sampled_from(RULE_SETS.names()))
+    midpoint = draw(st.sampled_from([1, 0]))  # couchstore's midpoint rollback on or off
     choices = draw(st.lists(st.integers(0, 2**16), min_size=5, max_size=25))
-    return ack, branch, preset_name, rules, choices
+    return ack, branch, preset_name, rules, midpoint, choices
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walks())
 def test_model_and_reference_agree_along_random_walks(
-    walk: tuple[str, str, str, str, list[int]],
+    walk: tuple[str, str, str, str, int, list[int]],
 ) -> None:
-    ack, branch, preset_name, rules, choices = walk
-    model = build(ack, branch, preset_name, rules)
+    ack, branch, preset_name, rules, midpoint, choices = walk
+    model = build(ack, branch, preset_name, rules, midpoint)
     bound = {p.name: p for p in model.properties()}
     (state,) = model.init_states()
     cluster = Cluster(model.setup.bounds.to_json(), ack, branch, rules)
     taken: list[str] = []
     for choice in choices:
-        where = f"{ack}/{branch}/{preset_name}/{rules} after {taken}"
+        where = f"{ack}/{branch}/{preset_name}/{rules}/midpoint {midpoint} after {taken}"
         enabled = model.actions(state)
         assert as_set([a.to_json() for a in enabled]) == as_set(cluster.enabled()), where
         if not enabled:

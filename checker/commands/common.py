@@ -152,6 +152,8 @@ CLUSTER_BOUNDS_HELP = {
     "restarts": "replica restarts",
     "prefix": "SETs N0 holds at the start, in one closed snapshot",
     "prefix_replicas": "replicas (N1, N2, ...) that start with the prefix received and persisted",
+    "midpoint_rollback": "1 (default, as kv_engine) or 0: couchstore resets a replica to 0 when "
+    "its rollback would discard at least half of its disk's seqnos",
 }
 
 

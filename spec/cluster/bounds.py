@@ -45,6 +45,13 @@ class ClusterBounds:
     * ``prefix``: SETs N0 holds at the start, in one closed snapshot
       ``[1, prefix]``; ``prefix_replicas``: how many replicas (N1, N2, ...)
       start with that snapshot received and persisted.
+
+    And one storage setting, which decides verdicts (so it is named with the run):
+
+    * ``midpoint_rollback``: 1 (kv_engine's default) or 0, couchstore's
+      ``couchstore_midpoint_rollback_optimisation``: a replica whose rollback
+      would discard at least half of the seqnos on its disk resets the
+      vbucket to 0 instead (``CouchKVStore::rollback``; docs/durability.md).
     """
 
     nodes: int = 3
@@ -58,6 +65,7 @@ class ClusterBounds:
     restarts: int = 0
     prefix: int = 0
     prefix_replicas: int = 0
+    midpoint_rollback: int = 1
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -84,6 +92,8 @@ class ClusterBounds:
                     f"{name} must be at most {most} (got {getattr(self, name)}); the "
                     "presets' state spaces already reach millions of states"
                 )
+        if self.midpoint_rollback not in (0, 1):
+            raise ValueError("midpoint_rollback must be 1 (on, kv_engine's default) or 0 (off)")
         if self.items < self.prefix:
             raise ValueError(f"items ({self.items}) must be at least prefix ({self.prefix})")
         if self.prefix_replicas > self.replicas:
@@ -100,6 +110,8 @@ class ClusterBounds:
         )
         if self.prefix:
             text += f", prefix {self.prefix} SETs on N0..N{self.prefix_replicas}"
+        if not self.midpoint_rollback:
+            text += ", couchstore midpoint rollback off"
         return text
 
     def to_json(self) -> dict[str, int]:

@@ -7,7 +7,7 @@ gives the same bytes for equal states in every process (no salted
 fits a 64-bit column). A distributed search (``checker.spark.bfs``) keys its
 visited set by fingerprint and ships states as these bytes.
 
-Layout (format 1), every number an unsigned LEB128 varint (one byte below 128):
+Layout (format 2), every number an unsigned LEB128 varint (one byte below 128):
 
     state := active+1 epoch prepares sets restarts nodes acks[nodes]
              count write[count] count write[count]          (acknowledged, in flight)
@@ -15,6 +15,7 @@ Layout (format 1), every number an unsigned LEB128 varint (one byte below 128):
     write := seqno epoch key faults_before
     node  := flags persisted_seqno persisted_hps high_prepared_seqno
              count item[count] count snapshot[count] max_entries count entry[count]
+             count header[count]                            (header: a seqno)
     flags := alive | snapshot_has_prepare << 1 | connected << 2 | marker_due << 3
     item  := op key epoch prepare_seqno                     (op: PREPARE 0, COMMIT 1, SET 2)
     snapshot := snap_start snap_end;  entry := uuid seqno
@@ -33,7 +34,7 @@ from spec.failover_table import FailoverEntry, FailoverTable
 
 __all__ = ["FORMAT", "decode", "encode", "fingerprint"]
 
-FORMAT = 1
+FORMAT = 2
 _OPS = (PREPARE, COMMIT, SET)
 _OP_CODE = {op: code for code, op in enumerate(_OPS)}
 _MEMORY = 200_000  # nodes remembered each way before the memory is cleared
@@ -80,6 +81,8 @@ def _encode_node(node: NodeState) -> bytes:
     values += (table.max_entries, len(table.entries))
     for entry in table.entries:
         values += (entry.uuid, entry.seqno)
+    values.append(len(node.headers))
+    values += node.headers
     for value in values:
         if 0 <= value < 0x80:
             out.append(value)
@@ -150,6 +153,7 @@ def _decode_node(data: bytes) -> NodeState:
     snapshots = tuple((r.next(), r.next()) for _ in range(r.next()))
     max_entries = r.next()
     entries = tuple(FailoverEntry(r.next(), r.next()) for _ in range(r.next()))
+    headers = tuple(r.take(r.next()))
     if r.at != len(data):
         raise ValueError("trailing bytes after a node")
     return NodeState(
@@ -159,6 +163,7 @@ def _decode_node(data: bytes) -> NodeState:
         table=FailoverTable(entries, max_entries),
         persisted_seqno=persisted_seqno,
         persisted_hps=persisted_hps,
+        headers=headers,
         high_prepared_seqno=hps,
         snapshot_has_prepare=bool(flags & 2),
         connected=bool(flags & 4),

@@ -31,8 +31,9 @@ for _ack in ACK_RULES:
         "persisted-snapshot",
         "no-lost-syncwrite",
         "violated",
-        "MB-34150: N1 is promoted with its branch at its persisted snapshot (2), N2 is rolled "
-        "back to 2 and discards 3:PREPARE, N1 crashes, N2 is promoted without it",
+        "MB-34150: N1 is promoted with its branch at its persisted snapshot (2), N2 is told to "
+        "roll back to 2 and loses 3:PREPARE (its 2-entry disk is reset by couchstore's midpoint "
+        "rule; with it off it lands on its header at 2), N1 crashes, N2 is promoted without it",
     )
     _expect(
         "mb-34150",
@@ -40,9 +41,9 @@ for _ack in ACK_RULES:
         "highest-snapshot",
         "no-lost-syncwrite",
         "holds",
-        "the MB-34150 fix: the branch point covers every complete snapshot, so no replica "
-        "holding the acked PREPARE is rolled back (the PREPARE is alone in its snapshot in "
-        "this preset, so the ack rules do not differ here; see mb-34150-wide)",
+        "the branch point at the highest complete snapshot (MB-53189) covers the PREPARE's "
+        "snapshot, so no replica holding the acked PREPARE is rolled back (the PREPARE is alone "
+        "in its snapshot in this preset, so the ack rules do not differ here; see mb-34150-wide)",
     )
     for _branch in BRANCH_RULES:
         _expect(
@@ -139,8 +140,9 @@ for _ack in ("ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"):
         "highest-snapshot",
         "no-lost-syncwrite",
         "violated",
-        "finding (docs/findings.md): N2 acked 3:PREPARE (snapshot [3,3] complete) but persisted "
-        "only up to 2; N1 is promoted mid-snapshot [4,5] with its branch at 3 and tells N2 "
-        "(also mid [4,5]) to roll back to 3; kv_engine's rollback lands on the disk's seqno 2 "
-        "and drops every unpersisted item above it, the acked PREPARE with them",
+        "MB-34453's known limitation, still there (docs/findings.md): N2 acked 3:PREPARE "
+        "(snapshot [3,3] complete) but persisted only up to 2; N1 is promoted mid-snapshot "
+        "[4,5] with its branch at 3 and tells N2 (also mid [4,5]) to roll back to 3; couchstore "
+        "lands on N2's newest header at or below 3, seqno 2 (and, midpoint rule on, resets its "
+        "2-entry disk), dropping the unpersisted acked PREPARE",
     )

@@ -99,6 +99,7 @@ def promoted(setup: Setup, node: NodeState, epoch: int) -> NodeState:
         high_prepared_seqno=0,
         persisted_seqno=0,
         persisted_hps=0,
+        headers=(),
     )
     return node
 

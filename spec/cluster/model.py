@@ -66,7 +66,13 @@ class ClusterModel:
         snapshots = ((1, b.prefix),) if b.prefix else ()
         first = NodeState(True, prefix, snapshots, table, marker_due=False)
         with_prefix = NodeState(
-            True, prefix, snapshots, table, persisted_seqno=b.prefix, connected=True
+            True,
+            prefix,
+            snapshots,
+            table,
+            persisted_seqno=b.prefix,
+            headers=(b.prefix,) if b.prefix else (),
+            connected=True,
         )
         empty = NodeState(True, (), (), table, connected=True)
         replicas = tuple(

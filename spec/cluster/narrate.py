@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from spec.cluster import actions as act
 from spec.cluster.actions import Action
 from spec.cluster.active import acked_by
+from spec.cluster.disk import changes_count, newest_header_at_or_below
 from spec.cluster.replica import reconnect_decision, rollback_landing, stream_request
 from spec.cluster.setup import Setup
 from spec.cluster.state import ClusterState, NodeState, node_name, uuid_name
@@ -61,11 +62,19 @@ def describe_state(state: ClusterState) -> list[str]:
         extra = (
             f"table {table_text(node.table)}"
             if i == state.active
-            else f"persisted {node.persisted_seqno}, HPS {node.high_prepared_seqno}, "
+            else f"persisted {node.persisted_seqno}{_headers(node)}, "
+            f"HPS {node.high_prepared_seqno}, "
             f"table {table_text(node.table)}"
         )
         lines.append(f"{node_name(i)}  {role}  {history(node)}   {extra}")
     return lines
+
+
+def _headers(node: NodeState) -> str:
+    """The disk headers a rollback can land on, when there are more than the newest."""
+    if len(node.headers) < 2:
+        return ""
+    return f" (headers at {', '.join(str(h) for h in node.headers)})"
 
 
 def _lost_items(before: NodeState, after: NodeState) -> str:
@@ -179,14 +188,30 @@ def _reconnect(setup: Setup, before: ClusterState, after: ClusterState, index: i
     if decision.outcome is Outcome.ACCEPT:
         return f"{asked}: ok ({decision.case}); takes table {table_text(new.table)}"
     rollback = decision.rollback_seqno or 0
-    landing = rollback_landing(old, rollback)
+    landing = rollback_landing(setup, old, rollback)
     text = f"{asked}: rollback to {rollback} ({decision.case}); "
     if landing == 0:
-        return text + f"its vbucket is reset, discarding {_lost_items(old, new)}"
+        why = _why_reset(old, rollback)
+        return text + f"its vbucket is reset{why}, discarding {_lost_items(old, new)}"
     where = f"keeps up to {landing}" + (
-        f" (persisted only {old.persisted_seqno})" if landing < rollback else ""
+        f" (its newest disk header at or below {rollback})" if landing < rollback else ""
     )
     return text + f"{node_name(index)} {where}, discarding {_lost_items(old, new)}"
+
+
+def _why_reset(node: NodeState, rollback: int) -> str:
+    header = newest_header_at_or_below(node.headers, rollback)
+    if rollback == 0:
+        return ""
+    if header == 0:
+        return " (no disk header at or below it)"
+    newest = node.headers[-1]
+    total = changes_count(node.items, newest, 0, newest)
+    gone = changes_count(node.items, newest, header, newest)
+    return (
+        f" (couchstore midpoint: rolling back to its header at {header} would discard "
+        f"{gone} of {total} disk entries)"
+    )
 
 
 def run_of(setup: Setup, init: ClusterState, steps: Sequence[tuple[Action, ClusterState]]) -> Run:

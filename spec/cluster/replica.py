@@ -17,6 +17,7 @@ from spec.cluster.actions import (
     ReplicateItem,
     RestartReplica,
 )
+from spec.cluster.disk import rollback_landing as landing_on_disk
 from spec.cluster.setup import Setup
 from spec.cluster.state import (
     PREPARE,
@@ -135,9 +136,11 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
 # Who: a replica's flusher. What: persists every item received so far, with the
 # snapshot range it lies in and the HPS (under ack-at-snapshot-end the HPS only
 # moves at snapshot ends, so mid-snapshot the persisted HPS is the one of the last
-# complete snapshot, as in seed 004). Not modelled: flushing a prefix of what was
-# received, the active's own persistence (it never restarts), failover-table
-# writes (the table is taken as persisted when it changes).
+# complete snapshot, as in seed 004), and writes a couchstore header at its high
+# seqno: one flush may cover several snapshots, or stop mid-snapshot, so headers
+# sit at flush points, not at snapshot ends (spec.cluster.disk). Not modelled:
+# flushing a prefix of what was received, the active's own persistence (it never
+# restarts), failover-table writes (the table is taken as persisted when it changes).
 
 
 def persist_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[PersistReplica]:
@@ -155,7 +158,11 @@ def apply_persist_replica(
 
 def persisted(setup: Setup, node: NodeState) -> NodeState:
     """``node`` once its flusher persisted everything it received."""
-    return node.but(persisted_seqno=node.high_seqno, persisted_hps=node.high_prepared_seqno)
+    return node.but(
+        persisted_seqno=node.high_seqno,
+        persisted_hps=node.high_prepared_seqno,
+        headers=(*node.headers, node.high_seqno),
+    )
 
 
 # -- AckPrepare(node) ---------------------------------------------------------------------
@@ -223,12 +230,14 @@ def restarted(setup: Setup, node: NodeState) -> NodeState:
 # the active, answered by the rule set. OK: it takes the active's failover table
 # and the stream opens (a new PassiveStream: cur_snapshot_prepare starts false, or
 # true with the MB-51805 fix). ROLLBACK(R): the replica rolls back as kv_engine
-# does: its disk goes back to the newest header at or below R and every unpersisted
-# item above that is discarded, so it keeps min(R, persisted seqno); at 0 the
-# vbucket is reset. Its table is pruned there; it stays disconnected and asks again
-# with another ReconnectReplica. Not modelled: couchstore's headers (a disk with
-# items above R is assumed to hold a header at R; kv_engine may land lower, or
-# reset when more than half the items would go), purging and compaction.
+# does (spec.cluster.disk): its disk goes back to the newest header at or below R,
+# or the vbucket is reset to 0 when there is none, when R is 0, or when the
+# midpoint optimisation (bounds.midpoint_rollback, on by default) finds that at
+# least half of the disk's entries would go; every unpersisted item above the
+# header is discarded. Its table is pruned there, its HPS is the last PREPARE at or
+# below min(persisted HPS, header); it stays disconnected and asks again with
+# another ReconnectReplica. Not modelled: magma, purging and compaction, the HPS
+# recorded in the header itself.
 
 
 def stream_request(node: NodeState) -> StreamRequest:
@@ -240,9 +249,11 @@ def producer_of(active: NodeState) -> ProducerState:
     return ProducerState(active.table, active.high_seqno, 0)
 
 
-def rollback_landing(node: NodeState, rollback_seqno: int) -> int:
-    """Where a rollback to ``rollback_seqno`` leaves ``node``: unpersisted items go."""
-    return min(rollback_seqno, node.persisted_seqno)
+def rollback_landing(setup: Setup, node: NodeState, rollback_seqno: int) -> int:
+    """Where a rollback to ``rollback_seqno`` leaves ``node`` (0: its vbucket is reset)."""
+    return landing_on_disk(
+        node.items, node.headers, rollback_seqno, bool(setup.bounds.midpoint_rollback)
+    )
 
 
 def reconnect_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[ReconnectReplica]:
@@ -281,11 +292,12 @@ def apply_reconnect_replica(
             f"{setup.rules.name} answered {decision.outcome.value} to a valid request "
             f"{stream_request(node)}"
         )
-    return state.with_node(action.node, rolled_back(node, action.node, decision.rollback_seqno))
+    landing = rollback_landing(setup, node, decision.rollback_seqno)
+    return state.with_node(action.node, rolled_back(node, action.node, landing))
 
 
-def rolled_back(node: NodeState, index: int, rollback_seqno: int) -> NodeState:
-    landing = rollback_landing(node, rollback_seqno)
+def rolled_back(node: NodeState, index: int, landing: int) -> NodeState:
+    """``node`` once its rollback landed at seqno ``landing`` (0: reset)."""
     if landing == 0:
         return NodeState(True, (), (), FailoverTable.of((reset_uuid(index), 0)), marker_due=True)
     items, snapshots = node.truncated(landing)
@@ -296,6 +308,7 @@ def rolled_back(node: NodeState, index: int, rollback_seqno: int) -> NodeState:
         table=node.table.prune(landing, reset_uuid(index)),
         persisted_seqno=landing,
         persisted_hps=hps,
+        headers=tuple([h for h in node.headers if h <= landing]),
         high_prepared_seqno=hps,
         snapshot_has_prepare=False,
         connected=False,

@@ -64,16 +64,17 @@ def _ack_rules() -> None:
         ),
         AckRule(
             "ack-at-snapshot-end",
-            "MB-34150 fix: the HPS moves (and acks happen) only once the whole snapshot "
-            "holding the PREPARE is received; without the MB-51805 fix",
-            "MB-34150 solution 1-2 (MB-34197); PassiveStream::handleSnapshotEnd",
+            "MB-34197 (2019, in 6.5.0): the HPS moves (and acks happen) only once the whole "
+            "snapshot holding the PREPARE is received; without the MB-51805 fix",
+            "kv_engine 8a0f8da1b (MB-34197): PassiveDurabilityMonitor; "
+            "PassiveStream::handleSnapshotEnd",
             hps_on_prepare=False,
             hps_at_snapshot_end=True,
             prepare_flag_on_new_stream=False,
         ),
         AckRule(
             "ack-at-snapshot-end+restart-fix",
-            "MB-34150 and MB-51805 fixes: as ack-at-snapshot-end, and a new stream "
+            "MB-34197 and the MB-51805 fix: as ack-at-snapshot-end, and a new stream "
             "(after a restart or reconnect) notifies the end of the snapshot it resumes",
             "kv_engine PassiveStream::acceptStream (cur_snapshot_prepare = true)",
             hps_on_prepare=False,
@@ -96,14 +97,15 @@ def _branch_rules() -> None:
     for rule in (
         BranchRule(
             "persisted-snapshot",
-            "6.0: the end of the highest snapshot persisted whole",
-            "MB-34150 description step 3; KVBucket::setVBucketState (6.0)",
+            "the end of the highest snapshot persisted whole (MB-35003, 2019, in 6.5.0; "
+            "MB-34150's description step 3)",
+            "kv_engine f40669692 (MB-35003): the flusher's persisted snapshot range",
             _persisted_snapshot,
         ),
         BranchRule(
             "highest-snapshot",
-            "MB-34150 fix: the end of the highest snapshot received whole",
-            "MB-34150 solution 3; CheckpointManager::getFailoverSeqno",
+            "MB-53189 (2025, master only): the end of the highest snapshot received whole",
+            "kv_engine a854b96e6 (MB-53189): CheckpointManager::getFailoverSeqno",
             _highest_snapshot,
         ),
     ):

@@ -5,7 +5,8 @@ State variables grouped by owner, as in the TLA+ replication specs:
 * every node (``NodeState``): its history of items (seqno i is ``items[i-1]``),
   the snapshot markers it received (the active: the snapshots it closed), its
   failover table, what survives a restart (``persisted_seqno``,
-  ``persisted_hps``), its PassiveDurabilityMonitor position
+  ``persisted_hps``, and ``headers``: the seqno of every couchstore header
+  its flusher wrote, where a rollback can land), its PassiveDurabilityMonitor position
   (``high_prepared_seqno``) and the PassiveStream's in-memory flag
   ``snapshot_has_prepare`` (kv_engine's ``cur_snapshot_prepare``);
 * the cluster (``ClusterState``): which node is active, the epoch (failovers
@@ -201,6 +202,9 @@ class NodeState:
     snapshots it closed (items above the last one are its open snapshot).
     ``connected``: a stream from the current active is open (accepted);
     ``marker_due``: that stream's next message is a snapshot marker.
+    ``headers``: for a replica, the high seqno of every disk header its flusher
+    wrote (one per flush, oldest first; the newest is ``persisted_seqno``), the
+    points ``CouchKVStore::rollback`` can rewind to; empty for the active.
     """
 
     alive: bool
@@ -209,6 +213,7 @@ class NodeState:
     table: FailoverTable
     persisted_seqno: int = 0
     persisted_hps: int = 0
+    headers: tuple[int, ...] = ()
     high_prepared_seqno: int = 0
     snapshot_has_prepare: bool = False
     connected: bool = False
@@ -280,6 +285,7 @@ class NodeState:
             "table": self.table.to_json(),
             "persisted_seqno": self.persisted_seqno,
             "persisted_hps": self.persisted_hps,
+            "headers": list(self.headers),
             "high_prepared_seqno": self.high_prepared_seqno,
             "snapshot_has_prepare": self.snapshot_has_prepare,
             "connected": self.connected,

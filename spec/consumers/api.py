@@ -12,7 +12,7 @@ the guide; docs/model.md the semantics.
 The consumer's state, as a variant sees it (``ConsumerView``):
 
 * its data: ``last``, ``keep``, ``held_at_or_below(x)``, ``snapshot_of(x)``,
-  ``consistent_at_or_below(x)``;
+  ``consistent_at_or_below(x)``, ``entries_between(lo, hi)``;
 * what it remembers: ``claim``, the stream request it would send (uuid,
   start, snapshot range, flags), which ``ConsumerVariant.remembered`` sets
   when the stream ends and a rollback reaction may replace;
@@ -205,6 +205,12 @@ class ConsumerView(Protocol):
     def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]: ...
 
     def consistent_at_or_below(self, seqno: Expr | int) -> Expr: ...
+
+    def entries_between(self, low: Expr | int, high: Expr | int) -> Expr:
+        """``couchstore_changes_count(low, high)`` on a file holding the consumer's items
+        at or below ``high`` (and ``keep``): how many keys have their newest such item at a
+        seqno in ``[low, high]``, both included (a by-seqno index: one entry per key)."""
+        ...
 
     @property
     def log(self) -> LogView: ...

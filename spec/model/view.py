@@ -14,7 +14,7 @@ from functools import cached_property
 from operator import attrgetter
 
 from spec.consumers.api import ResumeRequest
-from spec.expr import Expr, const, ite, lift
+from spec.expr import Expr, any_of, const, ite, lift
 from spec.model.held import HeldData
 from spec.table_exprs import TableExprs
 
@@ -73,6 +73,17 @@ class SymbolicView:
 
     def consistent_at_or_below(self, seqno: Expr | int) -> Expr:
         return self._highest(self.stream.boundary, seqno)
+
+    def entries_between(self, low: Expr | int, high: Expr | int) -> Expr:
+        low, high = lift(low), lift(high)
+        data, xs = self.stream, self.stream.seqnos
+        kept = {x: data.held[x] & (const(x) <= self.keep) & (const(x) <= high) for x in xs}
+        count: Expr = const(0)
+        for x in xs:
+            newer = [kept[y] & (data.key[y] == data.key[x]) for y in xs if y > x]
+            version = kept[x] & ~any_of(*newer)
+            count = count + ite(version & (low <= x), const(1), const(0))
+        return count
 
     def _highest(self, marked: dict[int, Expr], seqno: Expr | int) -> Expr:
         """The highest seqno x that is ``marked``, at most ``seqno`` and kept; 0 if none."""

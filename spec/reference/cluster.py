@@ -95,6 +95,8 @@ class Cluster:
         self.max_sets = int(bounds.get("sets", 0))
         self.max_failovers = int(bounds.get("failovers", 2))
         self.max_restarts = int(bounds.get("restarts", 0))
+        # couchstore_midpoint_rollback_optimisation (kv_engine's default: on)
+        self.midpoint_rollback = bool(int(bounds.get("midpoint_rollback", 1)))
         prefix = int(bounds.get("prefix", 0))
         prefix_replicas = int(bounds.get("prefix_replicas", 0))
 
@@ -119,6 +121,7 @@ class Cluster:
                 if node.index <= prefix_replicas:
                     node.disk.seqno = prefix
                     node.disk.markers = [list(m) for m in node.markers]
+                    node.disk.headers = [prefix]
         self.active: Node | None = self.nodes[0]
 
     # -- helpers ---------------------------------------------------------------------
@@ -272,6 +275,7 @@ class Cluster:
         replica.disk.seqno = replica.high_seqno
         replica.disk.markers = replica.markers_up_to(replica.high_seqno)
         replica.disk.hps = replica.hps
+        replica.disk.headers.append(replica.high_seqno)  # the flush commits a header
 
     def AckPrepare(self, node: str) -> None:
         replica = self._replica("AckPrepare", node)
@@ -313,14 +317,44 @@ class Cluster:
             raise RuntimeError(f"the producer refused a valid request {request}: {answer}")
         self._roll_back(replica, answer.rollback_seqno)
 
+    def rollback_point(self, replica: Node, seqno: int) -> int:
+        """Where ``KVBucket::rollback(seqno)`` leaves ``replica`` on couchstore (0: reset).
+
+        ``CouchKVStore::rollback`` (kv_engine eba4298): count the entries of the file at
+        its newest header, step back one header at a time while the header's seqno is
+        above ``seqno`` (none left: reset); with the midpoint optimisation, reset when
+        the entries from that header to the newest, both included, are at least half
+        (integer division) of the file's. A landing at 0 is a reset too."""
+        if seqno == 0:
+            return 0
+        headers = replica.disk.headers
+        if not headers:
+            return 0
+        newest = headers[-1]
+        position = len(headers) - 1
+        while headers[position] > seqno:
+            position -= 1
+            if position < 0:
+                return 0
+        header = headers[position]
+        if self.midpoint_rollback:
+            index = replica.by_seqno_index(newest)
+            total = len(index)
+            discarded = len([x for x in index.values() if header <= x <= newest])
+            if discarded >= total // 2:
+                return 0
+        return header
+
     def _roll_back(self, replica: Node, seqno: int) -> None:
-        """KVBucket::rollback: back to the disk at or below ``seqno``, memory above dropped."""
-        landing = min(seqno, replica.disk.seqno)
+        """KVBucket::rollback: back to a disk header (``rollback_point``), memory above
+        dropped; at 0 the vbucket is reset."""
+        landing = self.rollback_point(replica, seqno)
         if landing == 0:
             replica.items = []
             replica.markers = []
             replica.table = FailoverTable.of((uuid_of_reset(replica.index), 0))
             replica.disk.seqno, replica.disk.markers, replica.disk.hps = 0, [], 0
+            replica.disk.headers = []
             replica.hps = 0
             return
         replica.markers = replica.markers_up_to(landing)
@@ -330,6 +364,7 @@ class Cluster:
             hps = replica.last_prepare_up_to(landing)
         replica.hps = hps
         replica.disk.seqno, replica.disk.hps = landing, hps
+        replica.disk.headers = [h for h in replica.disk.headers if h <= landing]
         replica.disk.markers = [list(m) for m in replica.markers]
         replica.table = replica.table.prune(landing, uuid_of_reset(replica.index))
 
@@ -467,6 +502,7 @@ class Cluster:
                 node.role,
                 [(x, i.op, i.key, i.epoch) for x, i in enumerate(node.items, start=1)],
                 node.disk.seqno if replica else None,
+                list(node.disk.headers) if replica else None,
                 node.hps if replica else None,
                 [(e.uuid, e.seqno) for e in node.table],
                 node.stream is not None if replica else None,

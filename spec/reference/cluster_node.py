@@ -52,11 +52,13 @@ class Item:
 
 @dataclass
 class Disk:
-    """What the flusher wrote: a prefix of the history, the markers covering it, the HPS."""
+    """What the flusher wrote: a prefix of the history, the markers covering it, the HPS,
+    and a couchstore file header per flush (``headers``: their seqnos, oldest first)."""
 
     seqno: int = 0
     markers: list[list[int]] = field(default_factory=list)
     hps: int = 0
+    headers: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -110,6 +112,18 @@ class Node:
             if self.items[x - 1].op == "PREPARE":
                 return x
         return 0
+
+    def by_seqno_index(self, up_to: int) -> dict[tuple[str, str], int]:
+        """A couchstore file holding the history up to ``up_to``: its by-seqno index, one
+        entry per document at its newest seqno; a PREPARE lives in the prepare namespace,
+        SETs and COMMITs update the key's committed document."""
+        index: dict[tuple[str, str], int] = {}
+        for x in range(1, min(up_to, len(self.items)) + 1):
+            item = self.items[x - 1]
+            namespace = "prepare" if item.op == "PREPARE" else "committed"
+            index.pop((namespace, item.key), None)
+            index[(namespace, item.key)] = x
+        return index
 
     def complete_markers(self, up_to: int) -> list[list[int]]:
         return [m for m in self.markers if m[1] <= up_to]

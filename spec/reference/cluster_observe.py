@@ -4,7 +4,7 @@
 (``spec.reference.cluster``) builds it from the reference's objects and
 ``observe_model_state`` from a model state's JSON form (the ``state`` of each
 step of a ``dcpcheck-durability-counterexample/1`` file, ``ClusterState.to_json``),
-without importing the model. Replica-side fields (persisted seqno, HPS,
+without importing the model. Replica-side fields (persisted seqno, disk headers, HPS,
 streaming) are ``None`` for the active, and a dead node is only ``dead``: the
 model clears or ignores them there.
 """
@@ -22,6 +22,7 @@ def node_summary(
     role: str,
     items: list[tuple[int, str, str, int]],
     persisted: int | None,
+    headers: list[int] | None,
     hps: int | None,
     table: list[tuple[int, int]],
     streaming: bool | None,
@@ -34,6 +35,7 @@ def node_summary(
         "high_seqno": len(items),
         "items": items,
         "persisted_seqno": persisted,
+        "headers": headers,
         "hps": hps,
         "table": table,
         "streaming": streaming,
@@ -52,6 +54,8 @@ def observe_model_state(state: Mapping[str, Any]) -> dict[str, Any]:
             role,
             [(i["seqno"], i["op"], i["key"], i["epoch"]) for i in node["items"]],
             node["persisted_seqno"] if replica else None,
+            # (a file written before headers were recorded has none: it then differs)
+            list(node.get("headers", ["not recorded"])) if replica else None,
             node["high_prepared_seqno"] if replica else None,
             [(e["id"], e["seq"]) for e in node["table"]],
             node["connected"] if replica else None,

@@ -161,9 +161,11 @@ class ReferenceView:
         log: ReferenceLog,
         producer_log: ReferenceLog,
         memory: Memory | None = None,
+        keys: Mapping[int, int] | None = None,
     ) -> None:
         self._keep = keep
         self._held = tuple(sorted(x for x in held if x <= keep))
+        self._keys = dict(keys or {})  # seqno -> key of each held item
         self._markers = tuple(markers)
         self._consistent_points = tuple(sorted(set(consistent_points) | {0}))
         self._log = log
@@ -197,6 +199,20 @@ class ReferenceView:
         """The largest consistent point (0 or a whole snapshot's end) <= min(seqno, keep)."""
         bound = min(int_value(seqno, "consistent_at_or_below(seqno)"), self._keep)
         return const(max(point for point in self._consistent_points if point <= bound))
+
+    def entries_between(self, low: Expr | int, high: Expr | int) -> Expr:
+        """Entries in [low, high] of a file holding the held items <= high (and <= keep):
+        keys whose newest such item has its seqno in [low, high]."""
+        lo = int_value(low, "entries_between(low)")
+        hi = int_value(high, "entries_between(high)")
+        newest: dict[int, int] = {}  # key -> seqno of its version in that file
+        for seqno in self._held:
+            if seqno > hi:
+                continue
+            if seqno not in self._keys:
+                raise ValueError(f"the view does not know the key of held seqno {seqno}")
+            newest[self._keys[seqno]] = max(seqno, newest.get(self._keys[seqno], 0))
+        return const(sum(1 for seqno in newest.values() if lo <= seqno <= hi))
 
     @property
     def log(self) -> ReferenceLog:
@@ -289,6 +305,7 @@ class ReferenceConsumer:
             self.log,
             self.log if producer_log is None else producer_log,
             self.memory,
+            {seqno: item.key for seqno, item in self._held.items()},
         )
 
     # -- the resume -----------------------------------------------------------------------

@@ -13,20 +13,48 @@ Our reading of couchbase/kv_engine (engines/ep/src/):
   equals the stream's start, it removes the newest entry and asks again with
   the previous uuid and the same start and snapshot, keeping its data.
 * **Any other ROLLBACK(R).** ``DcpConsumer::doRollback`` -> ``KVBucket::rollback``
-  -> ``CouchKVStore::rollback`` (kvstore/couch-kvstore/couch-kvstore.cc)
-  goes back to the newest disk header at or below R; ``EPVBucket::
-  postProcessRollback`` (ep_vb.cc) prunes the failover table above that
-  seqno h (``FailoverTable::pruneEntries``) and resets the checkpoints at h;
-  R = 0, or no header at or below R, resets the vbucket. Then
-  ``PassiveStream::reconnectStream(vb, h)`` (dcp/passive_stream.cc) asks for
-  {uuid = newest entry, or 0 when h is 0; start h; snapshot [h, h]}.
-  A header may sit after any item the flusher wrote, mid-snapshot too (see
-  MB-51805). We model the flusher writing a header after every item: the
-  newest header at or below R is the highest seqno the replica holds at or
-  below R. Other flush timings give lower headers; they are not explored.
-  ``pruneEntries`` refills an emptied table with a fresh uuid at h, which no
-  producer knows; we model it as an empty log (uuid 0), which kv_engine's
-  producer rejects the same way (uuid not found, rollback to 0).
+  (kv_bucket.cc; R = 0 resets the vbucket) -> ``CouchKVStore::rollback``
+  (kvstore/couch-kvstore/couch-kvstore.cc) rewinds the file's headers while
+  the header's seqno is above R, so it lands on the newest header h <= R (no
+  header left, or h = 0: the vbucket is reset); ``EPBucket::
+  rollbackUnpersistedItems`` (ep_bucket.cc) then drops every unpersisted
+  item above h. **Midpoint reset:** with ``couchstore_midpoint_rollback_
+  optimisation`` (configuration.json, default true) it first counts the
+  file's by-seqno entries, ``totSeqCount`` = ``couchstore_changes_count(0,
+  L)`` (L: the newest header) and ``rollbackSeqCount`` =
+  ``couchstore_changes_count(h, L)`` (h and L included), and resets the
+  vbucket when ``totSeqCount / 2 <= rollbackSeqCount`` (integer division):
+  a rollback that would discard at least half of the file starts again from
+  0. ``EPVBucket::postProcessRollback`` (ep_vb.cc) prunes the failover table
+  above h (``FailoverTable::pruneEntries``) and resets the checkpoints at h.
+  Then ``PassiveStream::reconnectStream(vb, h)`` (dcp/passive_stream.cc)
+  asks for {uuid = newest entry, or 0 when h is 0; start h; snapshot [h, h]}.
+* **Where headers are.** The flusher writes a header per flush, at the
+  high seqno it persisted; a flush may stop mid-snapshot (see MB-51805) or
+  span several snapshots. Here the flusher wrote a header after every item
+  up to h, the highest seqno held at or below R, and persisted nothing above
+  h (items above it are dropped by ``rollbackUnpersistedItems``). Of all the
+  flush timings that land on h this is the one where the midpoint reset
+  happens least: every item persisted above h adds one entry to
+  ``rollbackSeqCount`` and at most one to ``totSeqCount``, so if this timing
+  resets, every timing landing on h resets. Timings whose newest header at
+  or below R is lower than h (sparser flushes) are not explored here; the
+  durability model (spec/cluster/disk.py) explores every flush timing.
+  ``view.entries_between`` counts the file's by-seqno entries, one per key.
+  ``pruneEntries`` refills
+  an emptied table with a fresh uuid at h, which no producer knows; we model
+  it as an empty log (uuid 0), which kv_engine's producer rejects the same
+  way (uuid not found, rollback to 0).
+* **Not modelled:** magma (``MagmaKVStore::rollback`` has its own rollback
+  points and reset rule), prepares and system events in the file's count,
+  compaction (which drops old headers).
+
+All of it is from couchbase/kv_engine at eba4298 (2026-08). The midpoint reset
+is a setting: ``kv-replica`` has it on (kv_engine's default),
+``kv-replica-midpoint-off`` off. It decides the verdict: a rollback in a vbucket
+of at most 3 keys always discards at least half of its entries, so with it on
+kv-replica resets and loses nothing at those sizes; the loss below needs a
+larger vbucket and a small rollback (docs/clients.md).
 
 ``kv-replica-fixed``: ``CouchKVStore::rollback`` skips the headers written
 mid-snapshot (a header records its persisted snapshot range: keep going back
@@ -48,7 +76,11 @@ from spec.expr import Expr, ite
 
 class KvReplica(ConsumerVariant):
     name = "kv-replica"
-    summary = "kv_engine's replica: back to its newest disk header h <= R, asks {h, [h,h]}"
+    summary = (
+        "kv_engine's replica: back to its newest disk header h <= R (reset to 0 when that "
+        "discards half its disk), asks {h, [h,h]}"
+    )
+    midpoint_rollback = True  # couchstore_midpoint_rollback_optimisation (default true)
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
         snap_start, snap_end = view.snapshot_of(view.last)
@@ -62,6 +94,20 @@ class KvReplica(ConsumerVariant):
         (the flusher wrote one after every item)."""
         return view.held_at_or_below(rollback_seqno)
 
+    def landing(self, view: ConsumerView, rollback_seqno: Expr) -> Expr:
+        """Where ``KVBucket::rollback`` leaves the replica: its header h, or 0 (a reset)
+        when the midpoint optimisation finds ``totSeqCount / 2 <= rollbackSeqCount``."""
+        header = self.header(view, rollback_seqno)
+        if not self.midpoint_rollback:
+            return header
+        # The file's newest header is h itself (nothing persisted above it): of all flush
+        # timings landing on h, the one where the reset happens least (module docstring).
+        total = view.entries_between(0, header)
+        discarded = view.entries_between(header, header)
+        # total / 2 <= discarded (integer division) is total <= 2 * discarded + 1.
+        reset = total <= discarded + discarded + 1
+        return ite(reset, 0, header)
+
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
     ) -> Reaction:
@@ -69,9 +115,9 @@ class KvReplica(ConsumerVariant):
         # handleRollbackResponse: avoid a rollback to 0 with the previous entry's uuid.
         spare = (rollback_seqno == 0) & (log.length > 1) & (log.seqno_at(0) == view.claim.start)
         spare_log = log.dropped(1)
-        # doRollback: back to a disk header h <= R, table pruned above it, then
+        # doRollback: back to a disk header h <= R (or reset), table pruned above it, then
         # reconnectStream asks {h, [h, h]}.
-        header = self.header(view, rollback_seqno)
+        header = self.landing(view, rollback_seqno)
         pruned = log.pruned(header)
         reconnect = view.claim.at(header, uuid=ite(header == 0, 0, pruned.latest_uuid))
         return Reaction(
@@ -91,7 +137,13 @@ class KvReplicaFixed(KvReplica):
         return view.consistent_at_or_below(rollback_seqno)
 
 
-VARIANTS = (KvReplica(), KvReplicaFixed())
+class KvReplicaMidpointOff(KvReplica):
+    name = "kv-replica-midpoint-off"
+    summary = "kv-replica with couchstore_midpoint_rollback_optimisation=false"
+    midpoint_rollback = False
+
+
+VARIANTS = (KvReplica(), KvReplicaFixed(), KvReplicaMidpointOff())
 
 
 # Where each behaviour above was read (machine-readable; spec.consumers.citations).
