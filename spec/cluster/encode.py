@@ -94,7 +94,7 @@ def encode(state: ClusterState) -> bytes:
     head = [active, state.epoch, state.prepares, state.sets, state.restarts, len(state.nodes)]
     head += state.acks
     out: list[int] = []
-    if 0 <= min(head) and max(head) < 0x80:
+    if min(head) >= 0 and max(head) < 0x80:
         out = head  # the common case: one byte each
     else:
         for value in head:
