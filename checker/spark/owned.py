@@ -12,8 +12,10 @@ A level is two steps, each a plain function of files so that it runs alike in a
 Spark task and, for a small level, in the driver's own process:
 
 * ``successors``: partition ``q``'s frontier expanded in queue order, each new
-  successor with the partition that owns it (a successor seen twice in one
-  partition is sent once: the first copy has the least order);
+  successor with the partition that owns it (a successor met twice in one
+  partition is sent once: the first copy has the least order; one equal to a
+  state of the frontier is not sent: it is visited; both are dropped by the
+  state's own hash and equality, before it is encoded);
 * ``settle``: everything sent to partition ``q``, reduced to the least order per
   state, less the states ``q`` visited before (a merge of sorted fingerprints,
   ``np.searchsorted``), written as ``q``'s part of the next level with its new
@@ -89,7 +91,9 @@ def successors(
     fs, root = where.filesystem()
     partitions = where.partitions
     running = set(models)
-    seen: set[tuple[int, int]] = set()
+    # states met in this partition this level, per model: the frontier's (visited) and
+    # the successors already sent; a state met again is dropped before it is encoded
+    met: list[set[Any]] = [set() for _ in watched]
     with fs.open_input_file(part_file(f"{root}/{frontier_dir}", q)) as stream:
         batches = pq.ParquetFile(stream).iter_batches(
             BATCH, columns=["model", "fp", "order", "state"]
@@ -102,6 +106,8 @@ def successors(
                 w = watched[m]
                 model = w.model
                 state = decode(data)
+                seen = met[m]
+                seen.add(state)
                 actions = model.actions(state)
                 if len(actions) > MAX_ACTIONS:
                     raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
@@ -111,12 +117,12 @@ def successors(
                     if after is None:
                         continue
                     made += 1
+                    known = len(seen)
+                    seen.add(after)
+                    if len(seen) == known:
+                        continue
                     blob = encode(after)
                     fp = fingerprint(blob)
-                    key = (m, fp)
-                    if key in seen:
-                        continue
-                    seen.add(key)
                     row = (m, fp, parent, index, order + bytes((index,)), blob, w.decides(after))
                     yield fp % partitions, row
                 transitions[m] += made
