@@ -1,18 +1,24 @@
 """Distributed breadth-first search of the cluster model, level by level, on Spark.
 
-The frontier and the visited set are Spark DataFrames keyed by ``(model, fp)``,
-``fp`` a state's 64-bit fingerprint (``spec.cluster.encode``). One level:
+Each state is owned by partition ``fp mod P`` (``fp`` its 64-bit fingerprint,
+``spec.cluster.encode``), in every level; partition ``q`` keeps its part of each
+level and the fingerprints it has visited in files (``checker.spark.owned``).
+A level is one Spark job with one shuffle:
 
-1. the frontier (level ``d``'s files, one partition each) is sorted by
-   ``order`` within its partitions;
-2. ``mapInArrow`` expands it on the executors (``checker.spark.expand``: the
-   model's own ``actions`` and ``next_state``), a row per new successor;
-3. successors are grouped by fingerprint, keeping the one first in queue
-   order (the least ``order``), and anti-joined with every level so far;
-4. what is left is level ``d + 1``: written as Parquet to ``incoming/``,
-   summarised while it is written (new states, and the first state deciding
-   each watched property, per model: ``_level.json``) and published by a
-   rename into ``levels/level=<d+1>``.
+1. partition ``q``'s task reads ``q``'s part of the frontier, sorted by ``order``,
+   and expands it with the model's own ``actions`` and ``next_state``;
+2. each successor goes to the partition that owns it (``partitionBy``: the JVM
+   moves pickled rows, it never groups or joins them);
+3. the owner keeps the least ``order`` per state, drops the states it visited
+   before (a merge against its sorted fingerprints), writes its part of the new
+   level and its new visited file, and returns a summary (new states, and the
+   first state deciding each watched property, per model);
+4. the driver adds the summaries up (``_level.json``) and publishes the level by
+   renaming ``incoming/level=<d+1>`` into ``levels/``.
+
+A level whose frontier has fewer than ``driver_below`` states is searched in
+the driver's own process, partition by partition, with the same functions and
+files: no Spark job, so a small model costs about what one process costs.
 
 A level's rows are ``(model, fp, parent, action, order, state, decides)``:
 walking ``parent`` back gives a counterexample, and because ``order`` is the
@@ -24,7 +30,8 @@ summaries and counterexample rows reach the driver; states stay in files.
 
 ``checkpoint``: keep the level files there; a search killed mid-level
 resumes from its last published level (``search.json`` says whose levels
-they are; another search's directory is refused). On a cluster of several
+they are and into how many partitions they are cut; another search's directory
+is refused). On a cluster of several
 hosts it must be a path every executor and the driver share (HDFS, S3,
 NFS). Without it the files go to a temporary directory, removed at the end.
 """

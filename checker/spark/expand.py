@@ -1,20 +1,17 @@
-"""What an executor does for the distributed breadth-first search: expand a level.
+"""What a search's executors know: its models, by name, and the rows they make.
 
 The driver (``checker.spark.bfs``) hands Spark a ``ClusterSearch`` (names and
-bounds: picklable) and the frontier as rows of ``(model, fp, order, state)``;
-``expand`` runs in ``mapInArrow`` on the executors. It builds each model once
-per Python worker (``spec.cluster.ClusterModel``, resolved by name as the
-driver did), decodes each state with ``spec.cluster.encode``, asks the model
+bounds: picklable); each Python worker builds the models once
+(``models_of``: ``spec.cluster.ClusterModel``, resolved by name as the driver
+did) and keeps them for every level. States are the bytes of
+``spec.cluster.encode``; ``checker.spark.owned`` decodes them, asks the model
 for its ``actions`` and ``next_state`` and evaluates the watched properties
-on each successor: the search never looks inside a state.
+on each successor (``Watched.decides``): the search never looks inside a state.
 
 ``order`` is the state's place in the order an in-process breadth-first
 search (a FIFO queue) would discover it: the action indices along its first
 path, one byte per step, so that within a level byte order is queue order.
-A successor's order is its parent's plus the action's index; a partition's
-rows come sorted by order, so the first time a successor appears in a
-partition is its best order there, and later copies are dropped before the
-shuffle.
+A successor's order is its parent's plus the action's index.
 """
 
 from __future__ import annotations
