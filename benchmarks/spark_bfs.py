@@ -24,6 +24,8 @@ mb-34150 (a few minutes).
 
 from __future__ import annotations
 
+import os
+
 from tabulate import tabulate
 
 from benchmarks._process import measured_run
@@ -53,6 +55,7 @@ def run(quick: bool = False) -> None:
         raise SystemExit("a check hit a cap (unknown): the comparison means nothing")
     states = sum(s for *_, s in reference)
     one = measured["spark local[1]"]["wall"]
+    alone = measured["explore (one process)"]
     rows = [
         [
             name,
@@ -62,6 +65,8 @@ def run(quick: bool = False) -> None:
             f"{m['driver'] / 2**20:,.0f}",
             f"{m['jvm'] / 2**20:,.0f}" if m["jvm"] else "-",
             f"{one / m['wall']:.2f}",
+            f"{m['wall'] / alone['wall']:.2f}",
+            f"{m['cpu'] / alone['cpu']:.2f}",
         ]
         for name, m in measured.items()
     ]
@@ -80,7 +85,11 @@ def run(quick: bool = False) -> None:
                 "driver MiB",
                 "JVM MiB",
                 "x local[1]",
+                "wall / one process",
+                "CPU / one process",
             ],
         )
     )
+    load = os.getloadavg()
+    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print()

@@ -11,18 +11,30 @@ import pytest
 from clihelp import run_cli
 from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
 
-from checker.spark.bfs import Level, cluster_search, search_on_spark
+from checker.spark.bfs import DRIVER_BELOW_CONF, Level, cluster_search, search_on_spark
 from checker.spark.cluster_search import check_durability_on_spark
 from spec.cluster import PRESETS
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.mark.parametrize("where", ["spark jobs", "driver"])
 @pytest.mark.parametrize("preset", ["mb-51805"])  # mb-34150 and -wide: benchmarks/spark_bfs.py
-def test_every_check_matches_the_in_process_search(spark, preset: str) -> None:
-    results = check_durability_on_spark(
-        spark, MODELS, PROPERTIES, "kv-current", PRESETS[preset].bounds, preset=preset, quiet=True
-    )
+def test_every_check_matches_the_in_process_search(spark, preset: str, where: str) -> None:
+    """Every level a Spark job (one shuffle), or every level in the driver's process."""
+    spark.conf.set(DRIVER_BELOW_CONF, "0" if where == "spark jobs" else str(10**9))
+    try:
+        results = check_durability_on_spark(
+            spark,
+            MODELS,
+            PROPERTIES,
+            "kv-current",
+            PRESETS[preset].bounds,
+            preset=preset,
+            quiet=True,
+        )
+    finally:
+        spark.conf.unset(DRIVER_BELOW_CONF)
     pairs = [(a, b, p) for a, b in MODELS for p in PROPERTIES]
     assert [(r.ack_rule, r.branch_rule, r.property) for r in results] == pairs
     for result, (ack, branch, prop) in zip(results, pairs, strict=True):

@@ -66,6 +66,7 @@ def test_a_killed_python_worker_is_retried_and_the_verdicts_stand(
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [*DCPCHECK, *map(str, args), "--engine", "spark", "--out", str(tmp_path / "c")]
     command += ["--master", spark_cluster.url]
+    command += ["--conf", "spark.dcpcheck.bfs.driverBelow=0"]  # every level a Spark job
     proc = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

@@ -1,18 +1,24 @@
 """Distributed breadth-first search of the cluster model, level by level, on Spark.
 
-The frontier and the visited set are Spark DataFrames keyed by ``(model, fp)``,
-``fp`` a state's 64-bit fingerprint (``spec.cluster.encode``). One level:
+Each state is owned by partition ``fp mod P`` (``fp`` its 64-bit fingerprint,
+``spec.cluster.encode``), in every level; partition ``q`` keeps its part of each
+level and the fingerprints it has visited in files (``checker.spark.owned``).
+A level is one Spark job with one shuffle:
 
-1. the frontier (level ``d``'s files, one partition each) is sorted by
-   ``order`` within its partitions;
-2. ``mapInArrow`` expands it on the executors (``checker.spark.expand``: the
-   model's own ``actions`` and ``next_state``), a row per new successor;
-3. successors are grouped by fingerprint, keeping the one first in queue
-   order (the least ``order``), and anti-joined with every level so far;
-4. what is left is level ``d + 1``: written as Parquet to ``incoming/``,
-   summarised while it is written (new states, and the first state deciding
-   each watched property, per model: ``_level.json``) and published by a
-   rename into ``levels/level=<d+1>``.
+1. partition ``q``'s task reads ``q``'s part of the frontier, sorted by ``order``,
+   and expands it with the model's own ``actions`` and ``next_state``;
+2. each successor goes to the partition that owns it (``partitionBy``: the JVM
+   moves pickled rows, it never groups or joins them);
+3. the owner keeps the least ``order`` per state, drops the states it visited
+   before (a merge against its sorted fingerprints), writes its part of the new
+   level and its new visited file, and returns a summary (new states, and the
+   first state deciding each watched property, per model);
+4. the driver adds the summaries up (``_level.json``) and publishes the level by
+   renaming ``incoming/level=<d+1>`` into ``levels/``.
+
+A level whose frontier has fewer than ``driver_below`` states is searched in
+the driver's own process, partition by partition, with the same functions and
+files: no Spark job, so a small model costs about what one process costs.
 
 A level's rows are ``(model, fp, parent, action, order, state, decides)``:
 walking ``parent`` back gives a counterexample, and because ``order`` is the
@@ -24,7 +30,8 @@ summaries and counterexample rows reach the driver; states stay in files.
 
 ``checkpoint``: keep the level files there; a search killed mid-level
 resumes from its last published level (``search.json`` says whose levels
-they are; another search's directory is refused). On a cluster of several
+they are and into how many partitions they are cut; another search's directory
+is refused). On a cluster of several
 hosts it must be a path every executor and the driver share (HDFS, S3,
 NFS). Without it the files go to a temporary directory, removed at the end.
 """
@@ -45,7 +52,8 @@ from pathlib import Path
 from checker.engines.explore import Exploration, PropertyVerdict, Step
 from checker.engines.explore import Path as Run
 from checker.result import Verdict
-from checker.spark.expand import CANDIDATE_COLUMNS, ClusterSearch, Watched, build, expand
+from checker.spark.expand import ClusterSearch, Watched, build, models_of
+from checker.spark.owned import Part, Where, settle, successors
 from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
 from spec.cluster.encode import FORMAT, decode, encode, fingerprint
@@ -54,10 +62,13 @@ from spec.errors import HarnessBug, InvalidInput
 
 __all__ = ["Level", "cluster_search", "search_on_spark"]
 
+LAYOUT = 2  # level files owned by partition (checker.spark.owned); 1 had no visited files
 LEVELS = "levels"
 INCOMING = "incoming"
 SEARCH_FILE = "search.json"
-SUMMARY_FILE = "_level.json"  # Spark skips names starting with "_" when it reads a level
+SUMMARY_FILE = "_level.json"  # readers of a level skip names starting with "_"
+DRIVER_BELOW = 20_000  # frontier states: fewer cost less in one process than a Spark job
+DRIVER_BELOW_CONF = "spark.dcpcheck.bfs.driverBelow"
 
 
 @dataclass
@@ -72,6 +83,7 @@ class Level:
     seconds: float = 0.0
     partitions: int = 0
     retried: int = 0  # tasks that failed and ran again
+    on_driver: bool = False  # a small level, searched in the driver's process
 
     def to_json(self) -> dict[str, object]:
         out = asdict(self)
@@ -106,6 +118,7 @@ def cluster_search(
     names = [*(n for pair in models for n in pair), rules, *properties]
     definition = {
         "format": FORMAT,
+        "layout": LAYOUT,
         "models": [list(pair) for pair in models],
         "rules": rules,
         "bounds": bounds.to_json(),
@@ -159,26 +172,42 @@ def search_on_spark(
     max_states: int | None = None,
     timeout_s: float | None = None,
     progress: LevelProgress | None = None,
+    driver_below: int | None = None,
 ) -> list[tuple[Watched, dict[str, Exploration]]]:
     """Search every model of ``search``: each model with an ``Exploration`` per checked
     property, as ``checker.engines.explore.explore`` returns for it alone.
 
     ``shipped``: the same search named as the executors resolve it (user files sent
     with the job: ``checker.spark.shipping``); ``max_states``: per model;
-    ``timeout_s``: for the whole search."""
+    ``timeout_s``: for the whole search; ``driver_below``: a level whose frontier has
+    fewer states is searched in the driver's process (default: the Spark setting
+    ``spark.dcpcheck.bfs.driverBelow``, else ``DRIVER_BELOW``)."""
     started = time.perf_counter()
     temp = None if checkpoint else tempfile.mkdtemp(prefix="dcpcheck-bfs-")
     storage = Storage(spark, checkpoint or temp)  # type: ignore[arg-type]
+    if driver_below is None:
+        driver_below = int(spark.conf.get(DRIVER_BELOW_CONF, str(DRIVER_BELOW)))
     try:
         run = _Run(search, build(search))
-        _open(spark, storage, run)
-        _search(spark, storage, run, shipped or search, max_states, timeout_s, started, progress)
+        where = _open(storage, run, max(2, 2 * spark.sparkContext.defaultParallelism))
+        _search(
+            spark,
+            storage,
+            run,
+            shipped or search,
+            where,
+            driver_below,
+            max_states,
+            timeout_s,
+            started,
+            progress,
+        )
         seconds = time.perf_counter() - started
         return [
             (
                 w,
                 {
-                    w.properties[j].name: _exploration(spark, storage, run, m, j, seconds)
+                    w.properties[j].name: _exploration(where, run, m, j, seconds)
                     for j in range(search.checked)
                 },
             )
@@ -196,20 +225,9 @@ def _level(index: int) -> tuple[str, str]:
     return LEVELS, f"level={index}"
 
 
-def _schema():  # type: ignore[no-untyped-def]
-    from pyspark.sql.types import BinaryType, IntegerType, LongType, StructField, StructType
-
-    kinds = {"int32": IntegerType(), "int64": LongType(), "binary": BinaryType()}
-    return StructType(
-        [
-            StructField(name, kinds[kind], nullable=name in ("parent", "action"))
-            for name, kind in CANDIDATE_COLUMNS
-        ]
-    )
-
-
-def _open(spark, storage: Storage, run: _Run) -> None:  # type: ignore[no-untyped-def]
-    """Start the search in ``storage``, or resume the one there."""
+def _open(storage: Storage, run: _Run, partitions: int) -> Where:
+    """Start the search in ``storage``, or resume the one there (with its number of
+    partitions: a state's owner must not change)."""
     if storage.exists(SEARCH_FILE):
         there = json.loads(storage.read_text(SEARCH_FILE))
         if there.get("ident") != run.search.ident:
@@ -218,11 +236,18 @@ def _open(spark, storage: Storage, run: _Run) -> None:  # type: ignore[no-untype
                 "holds the levels of another search (other rules, bounds, properties or "
                 "files); give another --checkpoint directory or remove this one",
             )
+        partitions = int(there["partitions"])
     else:
         search = asdict(run.search) | {"bounds": run.search.bounds.to_json()}
-        record = {"format": FORMAT, "ident": run.search.ident, "search": search}
+        record = {
+            "format": FORMAT,
+            "ident": run.search.ident,
+            "partitions": partitions,
+            "search": search,
+        }
         storage.mkdirs(LEVELS)
         storage.write_text(json.dumps(record, indent=2), SEARCH_FILE)
+    where = Where(storage.root, partitions)
     storage.delete(INCOMING)  # a level being written when the last run was killed
     published = sorted(
         int(name.split("=")[1]) for name in storage.children(LEVELS) if name.startswith("level=")
@@ -233,71 +258,66 @@ def _open(spark, storage: Storage, run: _Run) -> None:  # type: ignore[no-untype
         summary = storage.read_text(*_level(index), SUMMARY_FILE)
         run.levels.append(Level.from_json(json.loads(summary)))
     if not run.levels:
-        _write_initial(spark, storage, run)
+        _write_initial(storage, run, where)
+    return where
 
 
-def _write_initial(spark, storage: Storage, run: _Run) -> None:  # type: ignore[no-untyped-def]
+def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
     """Level 0: each model's initial states, in its order."""
-    rows = []
+    started = time.perf_counter()
+    buckets: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
     for m, w in enumerate(run.watched):
-        seen: set[int] = set()
         for i, state in enumerate(w.model.init_states()):
             blob = encode(state)
             fp = fingerprint(blob)
-            if fp not in seen:
-                seen.add(fp)
-                rows.append((m, fp, None, None, bytes((i,)), blob, w.decides(state)))
-    frame = spark.createDataFrame(rows, _schema()).coalesce(1)
-    _publish(storage, run, 0, frame, dict, time.perf_counter(), 1)
+            row = (m, fp, None, None, bytes((i,)), blob, w.decides(state))
+            buckets[fp % where.partitions].append(row)
+    target = f"{INCOMING}/level=0"
+    props = len(run.search.properties)
+    parts = [
+        settle(where, None, target, q, rows, len(run.watched), props)
+        for q, rows in enumerate(buckets)
+    ]
+    _publish(storage, run, 0, parts, [0] * len(run.watched), started, where, 0, True)
 
 
 def _publish(
     storage: Storage,
     run: _Run,
     index: int,
-    frame,  # type: ignore[no-untyped-def]
-    transitions: Callable[[], dict[int, int]],
+    parts: Sequence[Part],
+    transitions: Sequence[int],
     started: float,
-    partitions: int,
-    retried: Callable[[], int] = lambda: 0,
+    where: Where,
+    retried: int,
+    on_driver: bool,
 ) -> None:
-    """Write level ``index`` to ``incoming/``, summarised while it is written (a Spark
-    ``Observation``: no second pass), then publish it by rename.
-
-    ``transitions``, ``retried``: read once the level is written."""
-    from pyspark.sql import Observation
-    from pyspark.sql import functions as F
-
+    """Summarise level ``index`` from its partitions' reports, then publish it by renaming
+    ``incoming/level=index``; the level before keeps its rows, not its visited files."""
     models = range(len(run.watched))
     watched = range(len(run.search.properties))
-    # one SQL expression a metric: a level costs few calls to the JVM
-    metrics = [F.expr(f"count_if(model = {m})").alias(f"n{m}") for m in models] + [
-        F.expr(f"min(CASE WHEN model = {m} AND decides & {1 << j} != 0 THEN order END)").alias(
-            f"m{m}p{j}"
-        )
-        for m in models
-        for j in watched
+    firsts = [
+        [p.first[m][j] for p in parts if p.first[m][j] is not None] for m in models for j in watched
     ]
-    observed = Observation(f"level {index}")
-    frame.observe(observed, *metrics).write.mode("overwrite").parquet(
-        storage.uri(INCOMING, f"level={index}")
-    )
-    values = observed.get
     level = Level(
         index=index,
-        states={m: values[f"n{m}"] for m in models},
+        states={m: sum(p.states[m] for p in parts) for m in models},
         first={
-            m: [None if (o := values[f"m{m}p{j}"]) is None else bytes(o) for j in watched]
-            for m in models
+            m: [min(firsts[m * len(watched) + j], default=None) for j in watched] for m in models
         },
-        transitions=transitions(),
+        transitions=dict(enumerate(transitions)),
         seconds=time.perf_counter() - started,
-        partitions=partitions,
-        retried=retried(),
+        partitions=where.partitions,
+        retried=retried,
+        on_driver=on_driver,
     )
     storage.write_text(json.dumps(level.to_json()), INCOMING, f"level={index}", SUMMARY_FILE)
     storage.rename(f"{INCOMING}/level={index}", f"{LEVELS}/level={index}")
     run.levels.append(level)
+    if index:
+        for name in storage.children(*_level(index - 1)):
+            if name.startswith("_visited-"):
+                storage.delete(*_level(index - 1), name)
 
 
 # -- the levels --------------------------------------------------------------------------------
@@ -308,6 +328,8 @@ def _search(
     storage: Storage,
     run: _Run,
     shipped: ClusterSearch,
+    where: Where,
+    driver_below: int,
     max_states: int | None,
     timeout_s: float | None,
     started: float,
@@ -326,74 +348,91 @@ def _search(
         if remaining is not None and remaining <= 0:
             run.stopped |= {m: f"time limit ({timeout_s:g}s) reached" for m in models}
             return
-        timer = None
-        if remaining is not None:
-            timer = threading.Timer(remaining, sc.cancelJobsWithTag, [tag])
-            timer.daemon = True
-            timer.start()
-        sc.addJobTag(tag)
-        sc.setInterruptOnCancel(True)
-        try:
-            _next_level(spark, storage, run, shipped, models, tag)
-        except Exception:
-            if timeout_s is not None and time.perf_counter() - started >= timeout_s:
-                run.stopped |= {m: f"time limit ({timeout_s:g}s) reached" for m in models}
-                return
-            raise
-        finally:
-            if timer is not None:
-                timer.cancel()
-            sc.removeJobTag(tag)
+        frontier = sum(run.levels[-1].states.get(m, 0) for m in models)
+        if frontier < driver_below:
+            _next_level_here(storage, run, where, models)
+        else:
+            timer = None
+            if remaining is not None:
+                timer = threading.Timer(remaining, sc.cancelJobsWithTag, [tag])
+                timer.daemon = True
+                timer.start()
+            sc.addJobTag(tag)
+            sc.setInterruptOnCancel(True)
+            try:
+                _next_level(sc, storage, run, shipped, where, models, tag)
+            except Exception:
+                if timeout_s is not None and time.perf_counter() - started >= timeout_s:
+                    run.stopped |= {m: f"time limit ({timeout_s:g}s) reached" for m in models}
+                    return
+                raise
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                sc.removeJobTag(tag)
         if progress is not None:
             progress(run.levels[-1], run.states())
 
 
-def _next_level(spark, storage, run, shipped, models, tag) -> None:  # type: ignore[no-untyped-def]
-    from pyspark.sql import functions as F
-
+def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int]) -> None:
+    """A small level, expanded and settled in the driver's process, partition by
+    partition, with the functions a Spark task runs: no Spark job."""
     started = time.perf_counter()
-    sc = spark.sparkContext
     index = len(run.levels)
+    frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
+    transitions = [0] * len(run.watched)
+    buckets: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
+    for q in range(where.partitions):
+        for owner, row in successors(run.watched, where, frontier, q, models, transitions):
+            buckets[owner].append(row)
+    props = len(run.search.properties)
+    parts = []
+    for q in range(where.partitions):
+        parts.append(settle(where, frontier, target, q, buckets[q], len(run.watched), props))
+        buckets[q] = []
+    _publish(storage, run, index, parts, transitions, started, where, 0, True)
+
+
+def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type: ignore[no-untyped-def]
+    """A level as one Spark job of one shuffle: partition ``q``'s task expands ``q``'s
+    frontier, the successors go to their owners, whose tasks settle them."""
+    started = time.perf_counter()
+    index = len(run.levels)
+    frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     counted = sc.accumulator([0] * len(run.watched), _PerModel())
-    partitions = max(2, 2 * sc.defaultParallelism)
-    level_tag = f"{tag}-level-{index}"  # this level's jobs, for the failed tasks they had
+    level_tag = f"{tag}-level-{index}"  # this level's job, for the failed tasks it had
     sc.addJobTag(level_tag)
-    # A level's files are its partitions (the hash partitions of the level before), so
-    # the frontier is read as written; sorted by order for expand's first-seen rule.
-    frontier = (
-        spark.read.schema(_schema())
-        .parquet(storage.uri(*_level(index - 1)))
-        .where(F.col("model").isin(models))
-        .select("model", "fp", "order", "state")
-        .sortWithinPartitions("model", "order")
-    )
-    candidates = frontier.mapInArrow(partial(_expand, shipped, counted), _schema())
-    best = (
-        candidates.repartition(partitions, "model", "fp")
-        .groupBy("model", "fp")
-        .agg(F.min(F.struct("order", "parent", "action", "state", "decides")).alias("best"))
-    )
-    visited = spark.read.schema(_schema()).parquet(storage.uri(LEVELS)).select("model", "fp")
-    new = best.join(visited, ["model", "fp"], "left_anti").select(
-        "model", "fp", "best.parent", "best.action", "best.order", "best.state", "best.decides"
-    )
     try:
-        _publish(
-            storage,
-            run,
-            index,
-            new,
-            lambda: dict(enumerate(counted.value)),
-            started,
-            partitions,
-            lambda: _failed_tasks(sc, level_tag),
+        p = where.partitions
+        props = len(run.search.properties)
+        parts = (
+            sc.parallelize(range(p), p)
+            .mapPartitions(partial(_expand_task, shipped, where, frontier, tuple(models), counted))
+            .partitionBy(p, _owner)
+            .mapPartitionsWithIndex(
+                partial(_settle_task, where, frontier, target, len(run.watched), props)
+            )
+            .collect()
         )
+        retried = _failed_tasks(sc, level_tag)
     finally:
         sc.removeJobTag(level_tag)
+    _publish(storage, run, index, parts, counted.value, started, where, retried, False)
 
 
-def _expand(search: ClusterSearch, counted, batches):  # type: ignore[no-untyped-def]
-    yield from expand(search, batches, counted)
+def _owner(key: int) -> int:
+    return key
+
+
+def _expand_task(search, where, frontier, models, counted, partitions):  # type: ignore[no-untyped-def]
+    transitions = [0] * len(search.models)
+    for q in partitions:
+        yield from successors(models_of(search), where, frontier, q, models, transitions)
+    counted.add(transitions)
+
+
+def _settle_task(where, visited, target, models, props, q, pairs):  # type: ignore[no-untyped-def]
+    yield settle(where, visited, target, q, (row for _, row in pairs), models, props)
 
 
 def _failed_tasks(sc, tag: str) -> int:  # type: ignore[no-untyped-def]
@@ -424,7 +463,7 @@ class _PerModel:
 # -- an Exploration per check -------------------------------------------------------------------
 
 
-def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: float) -> Exploration:  # type: ignore[no-untyped-def]
+def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exploration:
     """What an in-process breadth-first search of model ``m`` for property ``j`` (and the
     properties watched alongside) finds."""
     props = run.watched[m].properties
@@ -433,12 +472,12 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
     outcomes: dict[str, PropertyVerdict] = {}
     if first is not None:
         level, order = first
-        path = _path(spark, storage, run.watched[m], m, level, order)
+        path = _path(where, run.watched[m], m, level, order)
         verdict = Verdict.VIOLATED if props[j].expectation == Expectation.ALWAYS else Verdict.HOLDS
         outcomes[props[j].name] = PropertyVerdict(
             props[j].name, props[j].expectation, verdict, path
         )
-        states = sum(per_level[:level]) + _rank(spark, storage, m, level, order) + 1
+        states = sum(per_level[:level]) + _rank(where, m, level, order) + 1
         complete, stopped, depth = False, "all properties decided", max(0, level - 1)
         transitions = sum(lv.transitions.get(m, 0) for lv in run.levels[: level + 1])
     else:
@@ -481,28 +520,35 @@ def _exploration(spark, storage: Storage, run: _Run, m: int, j: int, seconds: fl
     )
 
 
-def _rank(spark, storage: Storage, m: int, level: int, order: bytes) -> int:  # type: ignore[no-untyped-def]
+def _dataset(where: Where, folder: str):  # type: ignore[no-untyped-def]
+    import pyarrow.dataset as ds
+
+    fs, root = where.filesystem()
+    return ds.dataset(f"{root}/{folder}", filesystem=fs, format="parquet", partitioning="hive")
+
+
+def _rank(where: Where, m: int, level: int, order: bytes) -> int:
     """States of model ``m`` in ``level`` an in-process search discovers before ``order``."""
-    from pyspark.sql import functions as F
+    import pyarrow as pa
+    import pyarrow.dataset as ds
 
-    frame = spark.read.schema(_schema()).parquet(storage.uri(*_level(level)))
-    return frame.where((F.col("model") == m) & (F.col("order") < F.lit(bytearray(order)))).count()
+    earlier = (ds.field("model") == m) & (ds.field("order") < pa.scalar(order, pa.binary()))
+    return int(_dataset(where, "/".join(_level(level))).count_rows(filter=earlier))
 
 
-def _path(spark, storage: Storage, w: Watched, m: int, level: int, order: bytes) -> Run:  # type: ignore[no-untyped-def]
+def _path(where: Where, w: Watched, m: int, level: int, order: bytes) -> Run:
     """The run to the state at (``level``, ``order``): an ancestor's order is a prefix of
     its descendant's, so one scan of the levels finds them all; the run is then
     replayed on the model, which must reach the states stored."""
-    from pyspark.sql import functions as F
+    import pyarrow as pa
+    import pyarrow.dataset as ds
 
-    prefixes = [bytearray(order[: n + 1]) for n in range(level + 1)]
-    rows = (
-        spark.read.parquet(storage.uri(LEVELS))
-        .where((F.col("model") == m) & F.col("order").isin(prefixes))
-        .select("level", "fp", "parent", "action", "state")
-        .collect()
+    prefixes = pa.array([order[: n + 1] for n in range(level + 1)], pa.binary())
+    table = _dataset(where, LEVELS).to_table(
+        columns=["level", "fp", "parent", "action", "state"],
+        filter=(ds.field("model") == m) & ds.field("order").isin(prefixes),
     )
-    by_level = {r["level"]: r for r in rows}
+    by_level = {r["level"]: r for r in table.to_pylist()}
     if sorted(by_level) != list(range(level + 1)):
         raise HarnessBug(f"the search's files lack the run to a state at level {level}")
     init = decode(bytes(by_level[0]["state"]))

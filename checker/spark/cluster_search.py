@@ -29,7 +29,8 @@ def print_level(level: Level, states: int) -> None:
     retried = f", {level.retried} failed tasks retried" if level.retried else ""
     print(
         f"    level {level.index}: {new:,} new states, {states:,} in all, "
-        f"{level.partitions} partitions, {level.seconds:.1f}s{retried}",
+        f"{'in the driver' if level.on_driver else f'{level.partitions} partitions'}, "
+        f"{level.seconds:.1f}s{retried}",
         file=sys.stderr,
         flush=True,
     )

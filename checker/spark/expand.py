@@ -1,25 +1,21 @@
-"""What an executor does for the distributed breadth-first search: expand a level.
+"""What a search's executors know: its models, by name, and the rows they make.
 
 The driver (``checker.spark.bfs``) hands Spark a ``ClusterSearch`` (names and
-bounds: picklable) and the frontier as rows of ``(model, fp, order, state)``;
-``expand`` runs in ``mapInArrow`` on the executors. It builds each model once
-per Python worker (``spec.cluster.ClusterModel``, resolved by name as the
-driver did), decodes each state with ``spec.cluster.encode``, asks the model
+bounds: picklable); each Python worker builds the models once
+(``models_of``: ``spec.cluster.ClusterModel``, resolved by name as the driver
+did) and keeps them for every level. States are the bytes of
+``spec.cluster.encode``; ``checker.spark.owned`` decodes them, asks the model
 for its ``actions`` and ``next_state`` and evaluates the watched properties
-on each successor: the search never looks inside a state.
+on each successor (``Watched.decides``): the search never looks inside a state.
 
 ``order`` is the state's place in the order an in-process breadth-first
 search (a FIFO queue) would discover it: the action indices along its first
 path, one byte per step, so that within a level byte order is queue order.
-A successor's order is its parent's plus the action's index; a partition's
-rows come sorted by order, so the first time a successor appears in a
-partition is its best order there, and later copies are dropped before the
-shuffle.
+A successor's order is its parent's plus the action's index.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,13 +23,11 @@ from checker.cluster_check import model_for
 from checker.loading import resolve
 from checker.spark.shipping import on_executor
 from spec import cluster
-from spec.cluster.encode import decode, encode, fingerprint
 from spec.cluster.properties import BoundProperty
 from spec.cluster.protocol import Expectation
-from spec.errors import HarnessBug
 from spec.rules import RULE_SETS, RuleSet
 
-__all__ = ["CANDIDATE_COLUMNS", "ClusterSearch", "Watched", "build", "expand"]
+__all__ = ["CANDIDATE_COLUMNS", "MAX_ACTIONS", "ClusterSearch", "Watched", "build", "models_of"]
 
 # (name, Arrow type name) of what ``expand`` yields; the level files add nothing else.
 CANDIDATE_COLUMNS = (
@@ -109,59 +103,10 @@ def build(search: ClusterSearch) -> list[Watched]:
 _built: dict[str, list[Watched]] = {}
 
 
-def _models(search: ClusterSearch) -> list[Watched]:
+def models_of(search: ClusterSearch) -> list[Watched]:
     """Built once per Python worker and search (a worker serves every level)."""
     watched = _built.get(search.ident)
     if watched is None:
         _built.clear()
         watched = _built[search.ident] = build(search)
     return watched
-
-
-def expand(search: ClusterSearch, batches: Iterator[Any], counted: Any = None) -> Iterator[Any]:
-    """Successor rows (``CANDIDATE_COLUMNS``) of the frontier rows in ``batches``
-    (Arrow record batches of ``model, fp, order, state``, sorted by model and order).
-
-    ``counted``: a Spark accumulator of the transitions made in each model, if any."""
-    import pyarrow as pa
-
-    watched = _models(search)
-    schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
-    seen: set[tuple[int, int]] = set()
-    transitions = [0] * len(watched)
-    for batch in batches:
-        out: tuple[list[Any], ...] = tuple([] for _ in CANDIDATE_COLUMNS)
-        models, fps, parent_orders, states = (
-            batch.column(name).to_pylist() for name in ("model", "fp", "order", "state")
-        )
-        for m, parent, parent_order, data in zip(models, fps, parent_orders, states, strict=True):
-            w = watched[m]
-            model = w.model
-            state = decode(data)
-            actions = model.actions(state)
-            if len(actions) > MAX_ACTIONS:
-                raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
-            for index, action in enumerate(actions):
-                after = model.next_state(state, action)
-                if after is None:
-                    continue
-                transitions[m] += 1
-                blob = encode(after)
-                fp = fingerprint(blob)
-                if (m, fp) in seen:
-                    continue
-                seen.add((m, fp))
-                row = (m, fp, parent, index, parent_order + bytes((index,)), blob)
-                for column, value in zip(out, row, strict=False):
-                    column.append(value)
-                out[6].append(w.decides(after))
-        if out[0]:
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array(column, type=field.type)
-                    for column, field in zip(out, schema, strict=True)
-                ],
-                schema=schema,
-            )
-    if counted is not None:
-        counted.add(transitions)

@@ -94,26 +94,38 @@ def _encode_node(node: NodeState) -> bytes:
 def encode(state: ClusterState) -> bytes:
     """The state's bytes: equal states, equal bytes, in any process."""
     active = 0 if state.active is None else state.active + 1
+    head = [active, state.epoch, state.prepares, state.sets, state.restarts, len(state.nodes)]
+    head += state.acks
     out: list[int] = []
-    for value in (active, state.epoch, state.prepares, state.sets, state.restarts):
-        _put(out, value)
-    out.append(len(state.nodes))
-    for value in state.acks:
-        _put(out, value)
+    if min(head) >= 0 and max(head) < 0x80:
+        out = head  # the common case: one byte each
+    else:
+        for value in head:
+            _put(out, value)
     _writes(out, state.acknowledged)
     _writes(out, state.in_flight)
-    parts = [b""]
+    parts = [bytes(out)]
     for node in state.nodes:
-        data = _node_bytes.get(node)
-        if data is None:
-            if len(_node_bytes) >= _MEMORY:
-                _node_bytes.clear()
-            data = _node_bytes[node] = _encode_node(node)
-        size: list[int] = []
-        _put(size, len(data))
-        parts += (bytes(size), data)
-    parts[0] = bytes(out)
+        sized = _node_bytes.get(node)  # the node's length and bytes
+        if sized is None:
+            data = _encode_node(node)
+            _remember(node, data)
+            sized = _node_bytes[node]
+        parts.append(sized)
     return b"".join(parts)
+
+
+def _remember(node: NodeState, data: bytes) -> NodeState:
+    """Keep ``node`` and its bytes both ways: the node a later ``decode`` of these bytes
+    gives is the object ``encode`` looks up (found by identity, not compared)."""
+    if len(_node_bytes) >= _MEMORY or len(_node_values) >= _MEMORY:
+        _node_bytes.clear()
+        _node_values.clear()
+    node = _node_values.setdefault(data, node)
+    size: list[int] = []
+    _put(size, len(data))
+    _node_bytes.setdefault(node, bytes(size) + data)
+    return node
 
 
 class _Reader:
@@ -193,9 +205,7 @@ def _decode(data: bytes) -> ClusterState:
         r.at += size
         node = _node_values.get(part)
         if node is None:
-            if len(_node_values) >= _MEMORY:
-                _node_values.clear()
-            node = _node_values[part] = _decode_node(part)
+            node = _remember(_decode_node(part), part)
         nodes.append(node)
     if r.at != len(data):
         raise ValueError("trailing bytes after a state")

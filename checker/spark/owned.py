@@ -1,0 +1,233 @@
+"""The states a partition owns: one level of the distributed search, per partition.
+
+A state belongs to partition ``fp mod P`` (``fp`` its 64-bit fingerprint), in every
+level. Level ``d`` of partition ``q`` is one Parquet file,
+``level=d/part-q.parquet``, of rows ``(model, fp, parent, action, order, state,
+decides)`` sorted by ``(model, order)``; beside it ``_visited-q.arrow`` holds the
+``(model, fp)`` of every state partition ``q`` owns in levels ``0..d``, sorted
+(an Arrow IPC file: read back as NumPy arrays without a copy per row). Files
+whose names start with ``_`` are not rows of the level for Spark or pyarrow.
+
+A level is two steps, each a plain function of files so that it runs alike in a
+Spark task and, for a small level, in the driver's own process:
+
+* ``successors``: partition ``q``'s frontier expanded in queue order, each new
+  successor with the partition that owns it (a successor met twice in one
+  partition is sent once: the first copy has the least order; one equal to a
+  state of the frontier is not sent: it is visited; both are dropped by the
+  state's own hash and equality, before it is encoded);
+* ``settle``: everything sent to partition ``q``, reduced to the least order per
+  state, less the states ``q`` visited before (a merge of sorted fingerprints,
+  ``np.searchsorted``), written as ``q``'s part of the next level with its new
+  visited file; what it returns (states per model, the first order deciding
+  each property) is all the driver learns of the level.
+
+Both are deterministic, so a task Spark runs again writes the same files.
+Files are written under a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from checker.spark.expand import CANDIDATE_COLUMNS, MAX_ACTIONS, Watched
+from spec.cluster.encode import decode, encode, fingerprint
+from spec.errors import HarnessBug
+
+__all__ = ["Part", "Where", "part_file", "settle", "successors"]
+
+Row = tuple[int, int, int | None, int | None, bytes, bytes, int]
+BATCH = 8192  # frontier rows read at a time: a task's memory is one batch and its successors
+
+
+@dataclass(frozen=True)
+class Where:
+    """The search's directory (a URI or a path) and its number of partitions."""
+
+    root: str
+    partitions: int
+
+    def filesystem(self):  # type: ignore[no-untyped-def]
+        """(pyarrow filesystem, the root's path on it)."""
+        from pyarrow import fs
+
+        root = self.root
+        if "://" not in root:
+            return fs.LocalFileSystem(), root
+        return fs.FileSystem.from_uri(root.replace("s3a://", "s3://", 1))
+
+
+@dataclass
+class Part:
+    """What settling one partition of a level found: states per model, and per model
+    and watched property the least order of a state deciding it."""
+
+    states: list[int]
+    first: list[list[bytes | None]]
+
+
+def part_file(level_dir: str, q: int) -> str:
+    return f"{level_dir}/part-{q:05d}.parquet"
+
+
+def _visited_file(level_dir: str, q: int) -> str:
+    return f"{level_dir}/_visited-{q:05d}.arrow"
+
+
+def successors(
+    watched: Sequence[Watched],
+    where: Where,
+    frontier_dir: str,
+    q: int,
+    models: Sequence[int],
+    transitions: list[int],
+) -> Iterator[tuple[int, Row]]:
+    """(owner, row) for each successor of partition ``q``'s frontier in ``models``;
+    ``transitions[m]`` counts the transitions made in model ``m``."""
+    import pyarrow.parquet as pq
+
+    fs, root = where.filesystem()
+    partitions = where.partitions
+    running = set(models)
+    # states met in this partition this level, per model: the frontier's (visited) and
+    # the successors already sent; a state met again is dropped before it is encoded
+    met: list[set[Any]] = [set() for _ in watched]
+    with fs.open_input_file(part_file(f"{root}/{frontier_dir}", q)) as stream:
+        batches = pq.ParquetFile(stream).iter_batches(
+            BATCH, columns=["model", "fp", "order", "state"]
+        )
+        for batch in batches:
+            columns = (batch.column(i).to_pylist() for i in range(4))
+            for m, parent, order, data in zip(*columns, strict=True):
+                if m not in running:
+                    continue
+                w = watched[m]
+                model = w.model
+                state = decode(data)
+                seen = met[m]
+                seen.add(state)
+                actions = model.actions(state)
+                if len(actions) > MAX_ACTIONS:
+                    raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
+                made = 0
+                for index, action in enumerate(actions):
+                    after = model.next_state(state, action)
+                    if after is None:
+                        continue
+                    made += 1
+                    known = len(seen)
+                    seen.add(after)
+                    if len(seen) == known:
+                        continue
+                    blob = encode(after)
+                    fp = fingerprint(blob)
+                    row = (m, fp, parent, index, order + bytes((index,)), blob, w.decides(after))
+                    yield fp % partitions, row
+                transitions[m] += made
+
+
+def settle(
+    where: Where,
+    visited_dir: str | None,
+    level_dir: str,
+    q: int,
+    rows: Iterable[Row],
+    models: int,
+    properties: int,
+) -> Part:
+    """Write partition ``q`` of a level from the candidate ``rows`` sent to it:
+    the least order per ``(model, fp)``, less what ``visited_dir`` (the level
+    before; None for level 0) says ``q`` has visited."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    best: dict[tuple[int, int], Row] = {}
+    for row in rows:
+        key = (row[0], row[1])
+        there = best.get(key)
+        if there is None or row[4] < there[4]:
+            best[key] = row
+    fs, root = where.filesystem()
+    before = _read_visited(fs, f"{root}/{visited_dir}", q) if visited_dir is not None else None
+    by_model: list[list[int]] = [[] for _ in range(models)]
+    for m, fp in best:
+        by_model[m].append(fp)
+    kept: list[Row] = []
+    visited = []
+    for m in range(models):
+        fps = np.array(by_model[m], dtype=np.int64)
+        old = before[m] if before is not None else np.empty(0, dtype=np.int64)
+        if len(old) and len(fps):
+            at = np.searchsorted(old, fps).clip(0, len(old) - 1)
+            fps = fps[old[at] != fps]
+        kept += (best[(m, int(fp))] for fp in fps.tolist())
+        visited.append(np.union1d(old, fps) if len(fps) else old)
+    kept.sort(key=lambda r: (r[0], r[4]))
+    part = Part([0] * models, [[None] * properties for _ in range(models)])
+    for m, _fp, _parent, _action, order, _state, decides in kept:
+        part.states[m] += 1
+        if decides:
+            first = part.first[m]
+            for j in range(properties):
+                if decides >> j & 1 and first[j] is None:
+                    first[j] = order  # rows are in order: the first is the least
+    schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
+    columns = list(zip(*kept, strict=True)) if kept else [[] for _ in CANDIDATE_COLUMNS]
+    table = pa.Table.from_arrays(
+        [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)], schema=schema
+    )
+    target = f"{root}/{level_dir}"
+    fs.create_dir(target, recursive=True)
+    _atomic(fs, part_file(target, q), lambda s: pq.write_table(table, s, compression="lz4"))
+    vis = pa.table(
+        {
+            "model": pa.array(
+                np.repeat(np.arange(models, dtype=np.int32), [len(v) for v in visited])
+            ),
+            "fp": pa.array(np.concatenate(visited) if visited else np.empty(0, dtype=np.int64)),
+        }
+    )
+    _atomic(fs, _visited_file(target, q), lambda s: _write_ipc(s, vis))
+    return part
+
+
+def _write_ipc(stream, table) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    with pa.ipc.new_file(stream, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _read_visited(fs, level_dir: str, q: int) -> dict[int, Any]:  # type: ignore[no-untyped-def]
+    """Model -> its sorted fingerprints that partition ``q`` visited."""
+    import numpy as np
+    import pyarrow as pa
+
+    with fs.open_input_file(_visited_file(level_dir, q)) as stream:
+        table = pa.ipc.open_file(stream).read_all()
+    models = table.column("model").to_numpy()
+    fps = table.column("fp").to_numpy()
+    bounds = np.searchsorted(models, np.arange(int(models.max()) + 2 if len(models) else 1))
+    out = _Empty()
+    out.update((m, fps[bounds[m] : bounds[m + 1]]) for m in range(len(bounds) - 1))
+    return out
+
+
+class _Empty(dict):  # type: ignore[type-arg]
+    """No fingerprints for a model the file does not list."""
+
+    def __missing__(self, key: int):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        return np.empty(0, dtype=np.int64)
+
+
+def _atomic(fs, path: str, write) -> None:  # type: ignore[no-untyped-def]
+    folder, name = path.rsplit("/", 1)
+    temp = f"{folder}/.{name}.tmp"  # a name no reader of the level lists
+    with fs.open_output_stream(temp) as stream:
+        write(stream)
+    fs.move(temp, path)
