@@ -64,6 +64,35 @@ def _below_every_entry(table: TableExprs, history: History, x: int) -> Expr:
     return implies(under & history.present(x), history.epoch[x] == 0)
 
 
+def _last_held(s: Boundary) -> Expr:
+    """The consumer's last item: the highest seqno it holds at or below keep (0 if none)."""
+    last: Expr = const(0)
+    for x in s.data.seqnos:
+        last = ite(s.data.held[x] & (const(x) <= s.keep), const(x), last)
+    return last
+
+
+def _held_version_at(s: Boundary, key: int, upto: Expr) -> tuple[Expr, Expr, Expr]:
+    d = s.data
+    live, seqno, epoch = const(False), const(0), const(0)
+    for x in d.seqnos:
+        here = d.held[x] & (const(x) <= s.keep) & (const(x) <= upto) & (d.key[x] == key)
+        live = ite(here, ~d.deleted[x], live)
+        seqno = ite(here, const(x), seqno)
+        epoch = ite(here, d.epoch[x], epoch)
+    return live, seqno, epoch
+
+
+def _live_version_at(history: History, key: int, upto: Expr) -> tuple[Expr, Expr, Expr]:
+    live, seqno, epoch = const(False), const(0), const(0)
+    for x in history.seqnos:
+        here = history.present(x) & (const(x) <= upto) & (history.key[x] == key)
+        live = ite(here, ~history.deleted[x], live)
+        seqno = ite(here, const(x), seqno)
+        epoch = ite(here, history.epoch[x], epoch)
+    return live, seqno, epoch
+
+
 def _live_version(s: Boundary, history: History, key: int, upto: int) -> tuple[Expr, Expr, Expr]:
     """(live, seqno, epoch) of ``key``'s last mutation at or below ``upto`` in ``history``."""
     live, seqno, epoch = const(False), const(0), const(0)
@@ -95,7 +124,13 @@ def library(bv: BoundaryVars) -> list[Lemma]:
     def add(name: str, words: str, formula: Expr) -> None:
         out.append(Lemma(name, words, formula))
 
+    last = _last_held(s)
     add("keep-streamed", "keep is at most the streamed producer's high seqno", s.keep <= g.high)
+    add(
+        "last-streamed",
+        "the consumer's last item is at most the streamed producer's high seqno",
+        last <= g.high,
+    )
     add("filter-keep", "the catch-up filter is at most keep", s.filter <= s.keep)
     add("filter-zero", "the catch-up filter is 0", s.filter == 0)
     add(
@@ -176,6 +211,29 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             f"table entry {j}, unless the log has it, is at or above the agreement point",
             implies(table.live(j) & ~in_log, table.seq[j] >= s.agree),
         )
+    end_of_last = const(0)
+    for x in bv.seqnos:
+        end_of_last = ite(last == x, ite(d.inside(x), d.end_of[x], const(x)), end_of_last)
+    for k in range(b.keys):
+        live_c, seq_c, epoch_c = _held_version_at(s, k, last)
+        live_g, seq_g, epoch_g = _live_version_at(g, k, last)
+        same = (live_c == live_g) & implies(live_c, (seq_c == seq_g) & (epoch_c == epoch_g))
+        for name, upto, where in (
+            ("snapshot", end_of_last, "in the rest of its last item's snapshot"),
+            ("history", g.high, "above it"),
+        ):
+            again = any_of(
+                *(
+                    (last < y) & (const(y) <= upto) & g.present(y) & (g.key[y] == k)
+                    for y in bv.seqnos
+                )
+            )
+            add(
+                f"last-{name}.{k}",
+                f"key {k} is live on the consumer at its last item as in the streamed history, "
+                f"unless that history changes it {where}",
+                any_of(again, same),
+            )
     for x in bv.seqnos:
         held = d.held[x] & (const(x) <= s.keep)
         add(
@@ -237,9 +295,28 @@ def library(bv: BoundaryVars) -> list[Lemma]:
         )
         add(
             f"marker-keep.{x}",
-            f"seqno {x}, if at or below keep, is inside a marker the consumer knows",
-            implies(const(x) <= s.keep, d.end_of[x] != 0),
+            f"seqno {x}, if at or below the consumer's last item, is inside a marker it knows",
+            implies(const(x) <= last, d.end_of[x] != 0),
         )
+        for y in bv.seqnos:
+            if y <= x:
+                continue
+            both = d.inside(x) & d.inside(y)
+            add(
+                f"marker-nest.{x}.{y}",
+                f"if the marker the consumer knows for {x} reaches {y}, {y}'s starts there too",
+                implies(both & (d.end_of[x] >= y), d.start_of[y] == d.start_of[x]),
+            )
+            add(
+                f"marker-order.{x}.{y}",
+                f"the marker the consumer knows for {x} starts no later than {y}'s",
+                implies(both, d.start_of[x] <= d.start_of[y]),
+            )
+            add(
+                f"marker-reach.{x}.{y}",
+                f"if the marker the consumer knows for {x} reaches {y}, {y}'s reaches as far",
+                implies(both & (d.end_of[x] >= y), d.end_of[y] >= d.end_of[x]),
+            )
         later = [
             g.present(y) & (g.key[y] == g.key[x]) & (const(y) <= d.end_of[x])
             for y in bv.seqnos
@@ -247,10 +324,10 @@ def library(bv: BoundaryVars) -> list[Lemma]:
         ]
         add(
             f"received.{x}",
-            f"the streamed producer's mutation at {x} (at or below keep) is held, a tombstone, "
-            "or superseded in its snapshot",
+            f"the streamed producer's mutation at {x} (at or below the consumer's last item) is "
+            "held, a tombstone, or superseded in its snapshot",
             implies(
-                (const(x) <= s.keep) & g.present(x) & ~d.held[x],
+                (const(x) <= last) & g.present(x) & ~d.held[x],
                 any_of(g.deleted[x], *later),
             ),
         )
