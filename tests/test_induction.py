@@ -59,6 +59,20 @@ def test_a_proof_for_every_session_agrees_with_the_bounded_checks(rules, consume
         assert every is Verdict.VIOLATED
 
 
+TINY = Bounds(seqnos=1, keys=1, entries=3, failovers=2)
+
+
+# Every catalogued consumer and property: python -m benchmarks induction (minutes).
+@pytest.mark.parametrize("consumer", ["correct", "collapse-snapshot", "java-dcp-client"])
+@pytest.mark.parametrize("prop", ["no-missed-item"])
+def test_every_consumer_any_verdict_agrees_with_the_bounded_checks(consumer, prop) -> None:
+    every = _every("kv-current", consumer, prop, TINY)
+    bounded = [_bounded("kv-current", consumer, prop, TINY, k) for k in (1, 2, 3)]
+    if every is Verdict.HOLDS:
+        assert bounded == [Verdict.HOLDS] * 3, "holds for every K but violated at some K"
+    assert (every is Verdict.VIOLATED) == (Verdict.VIOLATED in bounded)
+
+
 def test_the_correct_consumer_is_proved_for_every_number_of_sessions_at_small_bounds() -> None:
     assert _every("kv-current", "correct", "no-missed-item", SMALL) is Verdict.HOLDS
 
