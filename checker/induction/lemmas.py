@@ -331,6 +331,21 @@ def library(bv: BoundaryVars) -> list[Lemma]:
                 any_of(g.deleted[x], *later),
             ),
         )
+        stale = [
+            d.held[y] & (const(y) <= s.keep) & (d.key[y] == g.key[x]) & ~d.deleted[y]
+            for y in bv.seqnos
+            if y < x
+        ]
+        add(
+            f"missed-tombstone.{x}",
+            f"if the consumer lacks the streamed producer's tombstone at {x} (at or below its "
+            "last item, not superseded in its snapshot), it holds no live item of that key "
+            "below it",
+            implies(
+                (const(x) <= last) & g.present(x) & g.deleted[x] & ~d.held[x] & ~any_of(*later),
+                ~any_of(*stale),
+            ),
+        )
         add(
             f"truthful.{x}",
             f"the producer's table says which epoch wrote {x}",
