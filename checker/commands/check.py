@@ -4,11 +4,13 @@
                    [--property ID ...] [--json] [--out DIR] [--budget M] [--timeout S]
                    [--workers N] [--split D] [--fail-on safety|cost] [--quiet]
                    [--seqnos N] [--keys N] [--entries N] [--failovers N]
+                   [--sessions K|any] [--show-invariant]
 
 For every combination, Z3 either finds a violating scenario (minimised,
 replayed on the reference implementation, written to DIR as
 ``<id>.json`` and ``<id>.itf.json``) or proves there is none within the
-bounds. Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
+bounds (``--sessions any``: for every number of resumes, by an induction over
+resumes, ``checker.induction``). Verdicts: ``violated``, ``holds`` (with the bounds it holds for),
 ``unknown`` (the budget of Z3 work ran out, or the outer --timeout, or
 Ctrl-C: nothing is claimed). The same command gives the same verdicts and
 the same counterexamples on any machine, loaded or not (--budget counts
@@ -28,6 +30,7 @@ from functools import partial
 
 from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
+    ANY_SESSIONS,
     Chosen,
     add_budget_arguments,
     add_count,
@@ -51,6 +54,7 @@ from checker.runner import Job, run_jobs
 from checker.scenario_check import CHECK_BUDGET, check, planned
 from checker.symbolic.budget import MILLION
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
+from spec.errors import UsageError
 from spec.model.build import SPLIT_DEPTHS
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
@@ -129,13 +133,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(no-needless-rollback is violated by design under kv-current: its purge rollback)",
     )
     add_progress_arguments(parser)
-    add_scenario_bounds(parser)
+    add_scenario_bounds(parser, any_sessions=True)
+    parser.add_argument(
+        "--show-invariant",
+        action="store_true",
+        help="with --sessions any: print each lemma of the invariant in words and as a formula",
+    )
     add_spark_arguments(parser, "--engine exhaustive|spark")
 
 
 def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
     bounds = scenario_bounds_from(args)
+    if args.sessions == ANY_SESSIONS and (args.engine != "z3" or args.workers > 1):
+        raise UsageError("--sessions any: only with --engine z3 and one worker")
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
     rules, consumers, props = selection(args)
@@ -159,6 +170,17 @@ def run(args: argparse.Namespace) -> int:
         p: Chosen[Property],
         update: Callable[[str], None],
     ) -> Result:
+        if args.sessions == ANY_SESSIONS:  # the induction over resumes (checker.induction)
+            from checker.induction.every_session import check_every_session
+
+            return check_every_session(
+                r.item,
+                c.item,
+                p.item,
+                bounds,
+                options,
+                show_invariant=args.show_invariant,
+            )
         names = (r.spec, c.spec, p.spec)
         if spark is None:
             return check(r.item, c.item, p.item, bounds, options, engine)

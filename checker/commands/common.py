@@ -25,6 +25,7 @@ from spec.errors import UsageError
 from spec.registry import Registry
 
 __all__ = [
+    "ANY_SESSIONS",
     "Chosen",
     "add_budget_arguments",
     "add_cluster_bounds",
@@ -103,17 +104,22 @@ def add_count(
 SCENARIO_BOUNDS = ("seqnos", "keys", "entries", "failovers", "rounds", "max_entries")
 
 
-def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> None:
+def add_scenario_bounds(
+    parser: argparse.ArgumentParser, sessions: int = 1, any_sessions: bool = False
+) -> None:
+    """The scenario bounds; ``any_sessions``: ``--sessions any`` is allowed (an induction
+    over resumes, ``checker.induction``), read back as ``ANY_SESSIONS``."""
     group = parser.add_argument_group("bounds (a verdict holds within these)")
     defaults = Bounds()
     group.add_argument(
         "--sessions",
-        type=int,
+        type=_sessions if any_sessions else int,
         default=sessions,
-        metavar="K",
+        metavar="K|any" if any_sessions else "K",
         help=(
             f"resumes per trace (default {sessions}): each but the last may be cut after any "
             "prefix of its stream, with failovers and compactions before the next"
+            + ("; any: every number of resumes, by induction" if any_sessions else "")
         ),
     )
     group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
@@ -130,10 +136,24 @@ def add_scenario_bounds(parser: argparse.ArgumentParser, sessions: int = 1) -> N
     )
 
 
+ANY_SESSIONS = "any"
+
+
+def _sessions(text: str) -> int | str:
+    if text == ANY_SESSIONS:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'any', got {text!r}") from None
+
+
 def scenario_bounds_from(args: argparse.Namespace) -> Bounds:
+    """The bounds given (with ``--sessions any``: the other bounds, sessions 1)."""
+    sessions = getattr(args, "sessions", 1)
     try:
         given = {name: getattr(args, name) for name in SCENARIO_BOUNDS}
-        return Bounds(**given, sessions=getattr(args, "sessions", 1))
+        return Bounds(**given, sessions=1 if sessions == ANY_SESSIONS else sessions)
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None
 

@@ -331,13 +331,7 @@ class ScenarioModel:
         for r in range(self.bounds.sessions):
             producer, table = self._producers[r]
             purge = purges[r]
-            trace: dict[str, Expr] = {}
-            trace.update(self._producer_fields(producer, table, purge))
-            trace.update(self._consumer_fields(data))
-            rounds, accepted = self._rounds(data, state, producer, table, purge, record=r == 0)
-            trace.update(rounds)
-            missing = set(self.fields.sorts) - set(trace)
-            assert not missing, missing
+            trace, accepted = self.resume(data, state, producer, table, purge, record=r == 0)
             if r > 0:
                 trace = {name: ite(happens, e, _zero_like(e)) for name, e in trace.items()}
             out.append((happens, trace))
@@ -363,6 +357,33 @@ class ScenarioModel:
             happens = happens & self._accepted(trace) & v[f"s{r + 1}.on"]
             self._held_after_cuts.append((happens, SymbolicView(data, state, table).last))
         return out
+
+    def resume(
+        self,
+        data: HeldData,
+        state: ConsumerState,
+        producer: History,
+        table: TableExprs,
+        purge: Expr,
+        record: bool = False,
+    ) -> tuple[dict[str, Expr], tuple[Expr, ...]]:
+        """One resume from any consumer state (``data``, ``state`` without its claim) to
+        any producer (``producer``, ``table``, ``purge``): its trace (every trace field),
+        and (keep, filter, start, snap_start, snap_end) at the request accepted (only with
+        ``sessions`` >= 2; zeros otherwise). ``sessions`` chains these; the induction over
+        resumes (``checker.induction``) applies it to an arbitrary boundary state."""
+        trace: dict[str, Expr] = {}
+        trace.update(self._producer_fields(producer, table, purge))
+        trace.update(self._consumer_fields(data))
+        rounds, accepted = self._rounds(data, state, producer, table, purge, record=record)
+        trace.update(rounds)
+        missing = set(self.fields.sorts) - set(trace)
+        assert not missing, missing
+        return trace, accepted
+
+    def accepted(self, trace: Mapping[str, Expr]) -> Expr:
+        """Some request of the resume whose ``trace`` this is was accepted."""
+        return self._accepted(dict(trace))
 
     def _accepted(self, trace: dict[str, Expr]) -> Expr:
         return any_of(

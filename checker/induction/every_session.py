@@ -1,0 +1,203 @@
+"""``--sessions any``: a property for every number of resumes, by induction.
+
+``check_every_session`` runs Houdini over resumes (``checker.induction.houdini``).
+
+* The induction closes: ``holds`` for every number of sessions within the other
+  bounds (``EverySession``), with the invariant it used in the note (its lemmas'
+  names; with ``show_invariant`` each in words and as a formula).
+* It does not: the bounded check (``checker.scenario_check``) at K = 1, 2, 3 sessions looks
+  for a real violation, replayed on the reference like every counterexample; the
+  first found is the verdict (its bounds say its number of sessions). None found:
+  ``unknown (induction)``, with the counterexample to induction (a state the
+  invariant allows from which one more session violates the property), never
+  ``holds``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from checker.engines.options import DEFAULT, Options
+from checker.induction.houdini import Induction, InductionOutcome, induct
+from checker.result import Result, Stats, Verdict
+from checker.scenario_check import check, planned, reproduce_command
+from checker.timing import Stopwatch
+from spec.bounds import Bounds
+from spec.consumers.api import ConsumerVariant
+from spec.errors import HarnessBug
+from spec.expr import Value
+from spec.properties import Property
+from spec.rules.language import RuleSet
+from spec.scenario import key_name
+
+__all__ = ["BOUNDED_SESSIONS", "EverySession", "check_every_session", "describe_state"]
+
+# The bounded searches a failed induction falls back to, for a real counterexample.
+BOUNDED_SESSIONS = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class EverySession:
+    """The bounds of a proof for every number of sessions: all but ``sessions``."""
+
+    within: Bounds
+    every_session = True  # the reports tell the invariant (checker.commands.common)
+
+    def describe(self) -> str:
+        b = self.within
+        text = (
+            f"seqnos<={b.seqnos}, keys<={b.keys}, table entries<={b.entries}, "
+            f"failovers<={b.failovers} in all, rounds<={b.rounds} per resume, "
+            "every number of sessions (induction)"
+        )
+        if b.max_entries < b.entries:
+            text += f", tables capped at {b.max_entries}"
+        return text
+
+    def to_json(self) -> dict[str, int | str]:  # type: ignore[override]
+        return {**self.within.to_json(), "sessions": "any"}
+
+
+def check_every_session(
+    rules: RuleSet,
+    variant: ConsumerVariant,
+    prop: Property,
+    bounds: Bounds,
+    options: Options = DEFAULT,
+    show_invariant: bool = False,
+) -> Result:
+    """``prop`` for every number of sessions within ``bounds`` (other than sessions): an
+    induction under ``options.budget`` Z3 units; when it does not close, the bounded
+    checks at 1, 2, 3 sessions under what is left of the budget."""
+    clock = Stopwatch()
+    bounds = replace(bounds, sessions=1)
+    units = options.new_budget()
+    deadline = options.deadline()
+    command = reproduce_command(rules.name, variant.name, prop.id, bounds) + " --sessions any"
+    base = planned(rules, variant, prop, bounds).but(bounds=EverySession(bounds), command=command)
+    found = induct(rules, variant, prop, bounds, units, deadline)
+    if found.outcome is InductionOutcome.PROVED:
+        wall, cpu = clock.read()
+        return base.but(
+            verdict=Verdict.HOLDS,
+            note=invariant_note(found, prop, show_invariant),
+            stats=Stats(wall, cpu, budget=units.spent),
+        )
+    if found.outcome is InductionOutcome.UNKNOWN:
+        wall, cpu = clock.read()
+        return base.but(
+            verdict=Verdict.UNKNOWN,
+            reason=f"induction: {found.reason}",
+            stats=Stats(wall, cpu, budget=units.spent),
+        )
+    for sessions in BOUNDED_SESSIONS:
+        left = None if units.limit is None else max(1, units.limit - units.spent)
+        bounded = check(
+            rules,
+            variant,
+            prop,
+            replace(bounds, sessions=sessions),
+            options.but(budget=left),
+        )
+        units.charge(bounded.stats.budget or 0)
+        if bounded.verdict is Verdict.VIOLATED:
+            wall, cpu = clock.read()
+            note = (
+                f"--sessions any: the induction did not close ({_why(found)}); the bounded "
+                f"search found this violation at {sessions} session(s)"
+            )
+            return bounded.but(
+                note="\n".join(n for n in (bounded.note, note) if n),
+                stats=replace(bounded.stats, seconds=wall, cpu_seconds=cpu, budget=units.spent),
+            )
+        if (
+            found.outcome is InductionOutcome.FIRST
+            and sessions == 1
+            and bounded.verdict is Verdict.HOLDS
+        ):
+            raise HarnessBug(
+                f"{rules.name}/{variant.name}: {prop.id}: the induction's first resume violates "
+                "it but the one-session check proves it"
+            )
+    wall, cpu = clock.read()
+    searched = ", ".join(str(k) for k in BOUNDED_SESSIONS)
+    return base.but(
+        verdict=Verdict.UNKNOWN,
+        reason=f"unknown (induction): {_why(found)}; no violation at K = {searched} sessions",
+        note=cti_note(found, bounds),
+        stats=Stats(wall, cpu, budget=units.spent),
+    )
+
+
+def _why(found: Induction) -> str:
+    if found.outcome is InductionOutcome.CTI:
+        return (
+            f"the property with {len(found.lemmas)} lemmas is not preserved by one more "
+            "session (counterexample to induction below)"
+        )
+    if found.outcome is InductionOutcome.DOMAIN:
+        return found.reason
+    return "the first resume violates it"
+
+
+def invariant_note(found: Induction, prop: Property, show: bool) -> str:
+    names = ", ".join(c.name for c in found.lemmas)
+    lines = [
+        f"invariant: {prop.id} on the next resume, and {len(found.lemmas)} lemmas "
+        f"({found.dropped} of the library dropped, {found.queries} queries): {names}"
+    ]
+    if show:
+        for lemma in found.lemmas:
+            lines.append(f"  {lemma.name}: {lemma.words}")
+            lines.append(f"    {lemma.formula}")
+    return "\n    ".join(lines)
+
+
+def cti_note(found: Induction, bounds: Bounds) -> str:
+    if not found.cti:
+        return ""
+    lines = ["counterexample to induction (a boundary state the invariant allows):"]
+    lines += ["  " + line for line in describe_state(found.cti, bounds)]
+    if found.lemmas:
+        lines.append("lemmas it satisfies: " + ", ".join(c.name for c in found.lemmas))
+    return "\n    ".join(lines)
+
+
+def _item(values: dict[str, Value], who: str, x: int) -> str:
+    op = "DEL" if values[f"{who}.del.{x}"] else "SET"
+    return f"{x}:{op}({key_name(int(values[f'{who}.key.{x}']))})e{values[f'{who}.epoch.{x}']}"
+
+
+def _table(values: dict[str, Value], name: str, length: str, slots: int) -> str:
+    n = int(values[length])
+    entries = [f"{values[f'{name}.uuid.{i}']}@{values[f'{name}.seq.{i}']}" for i in range(n)]
+    return "[" + ", ".join(entries) + "]"
+
+
+def describe_state(values: dict[str, Value], bounds: Bounds) -> list[str]:
+    """A boundary state (unprefixed names -> values) in a few lines."""
+    xs = range(1, bounds.seqnos + 1)
+    p_high, g_high = int(values["p.high"]), int(values["g.high"])
+    held = [_item(values, "c", x) for x in xs if values[f"c.held.{x}"]]
+    markers = sorted(
+        {
+            (int(values[f"c.start.{x}"]), int(values[f"c.end.{x}"]))
+            for x in xs
+            if values[f"c.end.{x}"]
+        }
+    )
+    whole = [str(x) for x in xs if values[f"c.boundary.{x}"]]
+    return [
+        "producer: "
+        + " ".join(_item(values, "p", x) for x in xs if x <= p_high)
+        + f"; table {_table(values, 'p', 'p.len', bounds.entries)}; purge {values['p.purge']}; "
+        f"{values['used']} failover(s) so far",
+        "consumer: holds "
+        + (" ".join(held) or "nothing")
+        + f"; markers {markers}; whole snapshots end at {', '.join(whole) or 'none'}; "
+        f"keep {values['keep']}; filter {values['filter']}; "
+        f"log {_table(values, 'log', 'log.len', bounds.entries)}",
+        "streamed from (ghost): "
+        + " ".join(_item(values, "g", x) for x in xs if x <= g_high)
+        + f"; same history as the producer up to {values['g.agree']}",
+    ]

@@ -1,0 +1,159 @@
+"""Houdini over resumes: the largest set of library lemmas that, with the property, is
+inductive for one more session.
+
+The invariant is ``domain /\\ P /\\ lemmas`` over a boundary state
+(``spec.model.boundary``), where ``P`` is "the property holds on the resume from this
+state". Three kinds of query, each an ordinary Z3 check under one ``Budget``:
+
+1. *initiation*: every boundary state before the first resume (a one-session model's
+   scenarios) satisfies it: lemmas false in some such state are dropped; ``P`` or the
+   domain false there is not an invariant failure but a violation at one session;
+2. *consecution*: from any state satisfying it, a resume, its stream accepted and cut,
+   failovers and a compaction lead to a state that satisfies it: a lemma false after
+   some step is dropped and the query asked again (Houdini), until none is;
+3. the domain (every value within the ranges the boundary variables are declared with,
+   the producer's table well formed) is never dropped: a step leaving it means the
+   boundary state is not general enough, and the answer is ``unknown``, never a proof.
+
+``P`` false after a step (relative to every lemma left) is a counterexample to
+induction: the state before the step is returned as the CTI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from checker.induction.lemmas import Lemma, library
+from checker.symbolic.budget import Budget
+from checker.symbolic.session import Answer, Session
+from spec.bounds import Bounds
+from spec.consumers.api import ConsumerVariant
+from spec.expr import Value, all_of, evaluate_many, substitute
+from spec.model.boundary import BoundaryVars, Step, initial
+from spec.model.build import ScenarioModel
+from spec.properties import Property
+from spec.rules.language import RuleSet
+
+__all__ = ["Induction", "InductionOutcome", "induct"]
+
+
+class InductionOutcome(StrEnum):
+    PROVED = "proved"  # the invariant is inductive and implies the property
+    FIRST = "first"  # the property fails on the first resume (a violation at K = 1)
+    CTI = "cti"  # the property is not inductive relative to the lemmas left
+    DOMAIN = "domain"  # a step leaves the boundary domain (the model is not general enough)
+    UNKNOWN = "unknown"  # the solver gave up (budget, timeout)
+
+
+@dataclass
+class Induction:
+    outcome: InductionOutcome
+    lemmas: list[Lemma] = field(default_factory=list)  # those left (the invariant's)
+    dropped: int = 0
+    cti: dict[str, Value] = field(default_factory=dict)  # the boundary state, unprefixed
+    reason: str = ""
+    queries: int = 0
+
+
+def induct(
+    rules: RuleSet,
+    variant: ConsumerVariant,
+    prop: Property,
+    bounds: Bounds,
+    budget: Budget,
+    deadline: float | None = None,
+    lemmas: list[Lemma] | None = None,
+) -> Induction:
+    bv = BoundaryVars(bounds)
+    candidates = list(lemmas) if lemmas is not None else library(bv)
+    step = Step(bounds, rules, variant, bv.prefix)
+    holds_here = substitute([prop.holds(step.model.fields)], step.trace)[0]
+    ranges = bv.domain(bv.state)
+    domain = all_of(*ranges.values())
+
+    # 1. initiation, over the one-session model's scenarios.
+    first = ScenarioModel(bounds, rules, variant)
+    start = {bv.prefix + n: e for n, e in initial(first).fields().items()}
+    at_start = substitute([c.formula for c in candidates], start)
+    fixed_start = [*substitute([domain], start), first.holds(prop)]
+    queries = 0
+    session = Session(budget=budget, deadline=deadline)
+    session.declare(first.variables, first.ranges, [first.constraints, *at_start, *fixed_start])
+    session.add(first.constraints)
+    alive = list(range(len(candidates)))
+    while True:
+        queries += 1
+        goal = ~all_of(*fixed_start, *(at_start[i] for i in alive))
+        answer = session.check(goal, want=first.variables)
+        if answer.answer is Answer.UNKNOWN:
+            return Induction(
+                InductionOutcome.UNKNOWN, reason=f"solver: {answer.reason}", queries=queries
+            )
+        if answer.answer is Answer.UNSAT:
+            break
+        domain_ok, first_ok = evaluate_many(fixed_start, answer.values)
+        if not domain_ok:
+            return Induction(
+                InductionOutcome.DOMAIN,
+                reason="a state before the first resume is outside the boundary domain",
+                queries=queries,
+            )
+        if not first_ok:
+            return Induction(InductionOutcome.FIRST, queries=queries)
+        values = evaluate_many([at_start[i] for i in alive], answer.values)
+        alive = [i for i, ok in zip(alive, values, strict=True) if ok]
+
+    # 2. consecution, over an arbitrary boundary state and the step's choices.
+    after = {bv.prefix + n: e for n, e in step.after.fields().items()}
+    nexts = substitute([c.formula for c in candidates], after)
+    fixed_next = substitute([domain, holds_here], after)
+    names = {**bv.sorts, **step.choices}
+    session = Session(budget=budget, deadline=deadline)
+    session.declare(
+        names,
+        {**bv.prefixed_ranges, **step.choice_ranges},
+        [
+            domain,
+            holds_here,
+            step.constraints,
+            *nexts,
+            *fixed_next,
+            *(c.formula for c in candidates),
+        ],
+    )
+    session.add(domain, holds_here, step.constraints)
+    while True:
+        queries += 1
+        here = all_of(*(candidates[i].formula for i in alive))
+        there = ~all_of(*fixed_next, *(nexts[i] for i in alive))
+        answer = session.check(here, there, want=names)
+        if answer.answer is Answer.UNKNOWN:
+            return Induction(
+                InductionOutcome.UNKNOWN, reason=f"solver: {answer.reason}", queries=queries
+            )
+        if answer.answer is Answer.UNSAT:
+            kept = [candidates[i] for i in alive]
+            return Induction(
+                InductionOutcome.PROVED, kept, len(candidates) - len(kept), queries=queries
+            )
+        domain_ok, holds_ok = evaluate_many(fixed_next, answer.values)
+        state = {n[len(bv.prefix) :]: v for n, v in answer.values.items() if n in bv.sorts}
+        if not domain_ok:
+            names = list(ranges)
+            outside = substitute([ranges[n] for n in names], after)
+            inside = evaluate_many(outside, answer.values)
+            left = [n for n, ok in zip(names, inside, strict=True) if not ok]
+            return Induction(
+                InductionOutcome.DOMAIN,
+                reason=f"a step leaves the boundary domain ({', '.join(left)} out of range)",
+                cti=state,
+                queries=queries,
+            )
+        if not holds_ok:
+            kept = [candidates[i] for i in alive]
+            return Induction(
+                InductionOutcome.CTI, kept, len(candidates) - len(kept), state, queries=queries
+            )
+        values = evaluate_many([nexts[i] for i in alive], answer.values)
+        alive = [i for i, ok in zip(alive, values, strict=True) if ok]

@@ -1,0 +1,137 @@
+"""``--sessions any``: the induction over resumes is sound, and finds what bounds find.
+
+At small bounds an ``any`` verdict must agree with the bounded checks at K = 1, 2, 3
+(a ``holds`` for every K with a violation at some K is a harness bug); kv-replica's
+two-session rollback loop must come back as a real counterexample; a rule set with a
+clause removed must break the invariant the whole rule set has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from clihelp import run_cli
+
+from checker.engines.options import Options
+from checker.induction.every_session import check_every_session
+from checker.induction.houdini import InductionOutcome, induct
+from checker.result import Verdict
+from checker.scenario_check import check
+from checker.symbolic.budget import Budget
+from spec.bounds import Bounds
+from spec.consumers import CONSUMERS
+from spec.properties import PROPERTIES
+from spec.rules import RULE_SETS
+
+SMALL = Bounds(seqnos=2, keys=1, entries=2, failovers=1)
+# The smallest bounds of kv-replica's loop (counterexamples/sessions/): one seqno, a
+# first table of two entries, a failover before each resume.
+LOOP = Bounds(seqnos=1, keys=1, entries=4, failovers=2)
+
+
+def _every(rules: str, consumer: str, prop: str, bounds: Bounds) -> Verdict:
+    r, c, p = RULE_SETS.get(rules), CONSUMERS.get(consumer), PROPERTIES.get(prop)
+    return check_every_session(r, c, p, bounds).verdict
+
+
+def _bounded(rules: str, consumer: str, prop: str, bounds: Bounds, k: int) -> Verdict:
+    r, c, p = RULE_SETS.get(rules), CONSUMERS.get(consumer), PROPERTIES.get(prop)
+    return check(r, c, p, replace(bounds, sessions=k), Options(minimise=False)).verdict
+
+
+@pytest.mark.parametrize(
+    ("rules", "consumer", "prop"),
+    [
+        ("kv-current", "correct", "no-missed-item"),
+        ("kv-current", "correct", "no-foreign-snapshot"),
+        ("rollback-doc", "collapse-snapshot", "no-missed-item"),
+        ("kv-current", "go-dcp", "no-missed-item"),
+    ],
+)
+def test_a_proof_for_every_session_agrees_with_the_bounded_checks(rules, consumer, prop) -> None:
+    every = _every(rules, consumer, prop, SMALL)
+    bounded = [_bounded(rules, consumer, prop, SMALL, k) for k in (1, 2, 3)]
+    if every is Verdict.HOLDS:
+        assert bounded == [Verdict.HOLDS] * 3, "holds for every K but violated at some K"
+    if every is Verdict.VIOLATED:
+        assert Verdict.VIOLATED in bounded
+    if Verdict.VIOLATED in bounded:
+        assert every is Verdict.VIOLATED
+
+
+TINY = Bounds(seqnos=1, keys=1, entries=3, failovers=2)
+
+
+# Every catalogued consumer and property: python -m benchmarks induction (minutes).
+@pytest.mark.parametrize("consumer", ["correct", "collapse-snapshot", "java-dcp-client"])
+@pytest.mark.parametrize("prop", ["no-missed-item"])
+def test_every_consumer_any_verdict_agrees_with_the_bounded_checks(consumer, prop) -> None:
+    every = _every("kv-current", consumer, prop, TINY)
+    bounded = [_bounded("kv-current", consumer, prop, TINY, k) for k in (1, 2, 3)]
+    if every is Verdict.HOLDS:
+        assert bounded == [Verdict.HOLDS] * 3, "holds for every K but violated at some K"
+    assert (every is Verdict.VIOLATED) == (Verdict.VIOLATED in bounded)
+
+
+def test_the_correct_consumer_is_proved_for_every_number_of_sessions_at_small_bounds() -> None:
+    assert _every("kv-current", "correct", "no-missed-item", SMALL) is Verdict.HOLDS
+
+
+def test_kv_replicas_two_session_loop_is_found_as_a_real_counterexample() -> None:
+    r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("kv-replica")
+    result = check_every_session(r, c, PROPERTIES.get("bounded-rollback"), LOOP)
+    assert result.verdict is Verdict.VIOLATED
+    assert result.confirmed
+    assert result.bounds.to_json()["sessions"] == 2
+    assert result.ident == "bounded-rollback--kv-current--kv-replica--3df517344d"
+
+
+def test_a_rule_set_without_one_clause_breaks_the_invariant_of_the_whole_one() -> None:
+    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    prop = PROPERTIES.get("no-missed-item")
+    whole = induct(rules, variant, prop, SMALL, Budget())
+    assert whole.outcome is InductionOutcome.PROVED
+    steps = tuple(s for s in rules.steps if s.name != "uuid-not-found")
+    mutant = replace(rules, name="kv-current-without-uuid-not-found", steps=steps)
+    again = induct(mutant, variant, prop, SMALL, Budget(), lemmas=whole.lemmas)
+    assert again.outcome is not InductionOutcome.PROVED
+    assert check_every_session(mutant, variant, prop, SMALL).verdict is not Verdict.HOLDS
+
+
+def test_a_lemma_false_before_the_first_resume_is_not_in_the_invariant() -> None:
+    from checker.induction.lemmas import Lemma
+    from spec.model.boundary import BoundaryVars
+
+    state = BoundaryVars(SMALL).state
+    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    false_at_start = Lemma("nothing-held", "the consumer holds nothing", ~state.data.held[1])
+    found = induct(
+        rules,
+        variant,
+        PROPERTIES.get("no-foreign-snapshot"),
+        SMALL,
+        Budget(),
+        lemmas=[false_at_start],
+    )
+    assert false_at_start not in found.lemmas
+
+
+def test_the_command_line_says_every_number_of_sessions_and_shows_the_invariant(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    args = ["check", "--rules", "kv-current", "--consumer", "correct"]
+    args += ["--property", "no-foreign-snapshot", "--seqnos", "2", "--keys", "1"]
+    args += ["--entries", "2", "--failovers", "1", "--sessions", "any", "--show-invariant"]
+    done = run_cli([*args, "--out", tmp_path, "--quiet"], monkeypatch=monkeypatch, capsys=capsys)
+    assert done.code == 0
+    assert "every number of sessions (induction)" in done.out
+    assert "streamed.1: an item the consumer keeps at 1 is the streamed producer's" in done.out
+
+
+def test_sessions_any_is_refused_with_another_engine(tmp_path, monkeypatch, capsys) -> None:
+    args = ["check", "--rules", "kv-current", "--consumer", "correct", "--sessions", "any"]
+    args += ["--engine", "random", "--out", tmp_path]
+    done = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
+    assert done.code == 2
+    assert "--sessions any" in done.err
