@@ -1,5 +1,7 @@
 # make verify : set up .venv if needed, then run every built-in variant x property (single-node matrix, then the durability model)
-# make test   : set up .venv if needed, then run the whole test suite
+# make test   : set up .venv if needed, then run the whole test suite (ruff, then pytest on
+#               TEST_WORKERS parallel workers: pytest-xdist, one Spark JVM per worker)
+# make coverage : make test's pytest run, measuring branch coverage of spec/ and checker/
 # make lint / make bench / make clean
 
 PYTHON  ?= python3
@@ -7,6 +9,11 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.dcpcheck-installed
 SPARK_MASTER ?= local[*]
+# make test's pytest workers (a number, or auto: one per CPU core, at most 4: beyond that the
+# longest tests set the wall time). Tests that must share a worker (a doc's examples, in
+# order; the standalone Spark cluster) carry an xdist_group mark.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 # make verify's bounds: every verdict holds (or is violated) for scenarios this big.
 VERIFY_BOUNDS ?= --seqnos 8 --keys 3 --entries 5 --failovers 3
 
@@ -14,7 +21,7 @@ VERIFY_BOUNDS ?= --seqnos 8 --keys 3 --entries 5 --failovers 3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 
-.PHONY: setup verify test lint bench clean check-tools browser
+.PHONY: setup verify test coverage lint bench clean check-tools browser
 
 setup: $(STAMP)
 
@@ -44,7 +51,11 @@ browser:
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+
+coverage: $(STAMP) browser
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --cov=spec --cov=checker --cov-branch \
+	  --cov-report=term:skip-covered --cov-report=json:coverage.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -53,4 +64,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info .coverage coverage.json

@@ -1,8 +1,11 @@
-"""Shared test setup: hypothesis profiles and paths."""
+"""Shared test setup: hypothesis profiles, paths, fixtures, and how ``make test`` spreads the
+tests over parallel workers (pytest-xdist, ``-n``; each worker is a process with its own
+session fixtures, so its own Spark JVM)."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,3 +58,38 @@ def spark_cluster(tmp_path_factory):
         yield cluster
     finally:
         sparkcluster.stop(cluster)
+
+
+# Tests that must run in one worker, in collection order: a doc's examples (a later one may
+# use what an earlier one wrote in the doc's scratch copy, tests/test_docs_examples.py), and
+# the tests sharing the standalone Spark cluster (two JVMs and a worker's executors: one per
+# run is enough). Every other test is a work unit of its own.
+_DOC_EXAMPLE = re.compile(
+    r"^(tests/test_docs_examples\.py::test_doc_example_runs\w*)\[(.+?):\d+\]$"
+)
+_ONE_WORKER_MODULES = ("tests/test_spark_cluster.py",)
+
+
+def work_unit(nodeid: str) -> str:
+    """The work unit a test belongs to: tests of one unit run in one worker, in order."""
+    doc = _DOC_EXAMPLE.match(nodeid)
+    if doc:
+        return f"{doc.group(1)}[{doc.group(2)}]"
+    module = nodeid.split("::", 1)[0]
+    return module if module in _ONE_WORKER_MODULES else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    """xdist's load-by-scope scheduler with ``work_unit`` as the scope (its own grouping,
+    ``--dist loadgroup``, does not group under pytest 9.2: it rewrites ``item._nodeid``,
+    which pytest 9.2 no longer reads). Units with more tests go first (xdist's default
+    order), so a doc's examples start early instead of finishing last."""
+    if config.getvalue("dist") not in ("load", "loadscope", "loadfile", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByWorkUnit(config, log)

@@ -16,10 +16,10 @@ DECIDERS = {name: Decider(RULE_SETS.get(name)) for name in NAMES}
 
 
 def on_random_requests(test: Callable[..., None]) -> Callable[..., None]:
-    """``test(name, inputs)`` for each built-in rule set, on 1,000 random (request,
+    """``test(name, inputs)`` for each built-in rule set, on 300 random (request,
     producer) inputs."""
     examples = given(inputs=decision_inputs())(test)
-    return pytest.mark.parametrize("name", NAMES)(settings(max_examples=1000)(examples))
+    return pytest.mark.parametrize("name", NAMES)(settings(max_examples=300)(examples))
 
 
 @on_random_requests

@@ -25,7 +25,7 @@ def test_every_builtin_rule_set_has_a_reference() -> None:
 
 
 @pytest.mark.parametrize("name", BUILTIN)
-@settings(max_examples=3000)
+@settings(max_examples=1000)
 @given(inputs=decision_inputs())
 def test_clause_form_matches_reference_on_random_inputs(name, inputs) -> None:
     req, producer = inputs
