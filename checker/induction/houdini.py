@@ -26,7 +26,7 @@ from enum import StrEnum
 
 from checker.induction.lemmas import Lemma, library
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Answer, Session
+from checker.symbolic.session import Session, SolverAnswer
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.expr import Value, all_of, evaluate_many, substitute
@@ -86,11 +86,11 @@ def induct(
         queries += 1
         goal = ~all_of(*fixed_start, *(at_start[i] for i in alive))
         answer = session.check(goal, want=first.variables)
-        if answer.answer is Answer.UNKNOWN:
+        if answer.answer is SolverAnswer.UNKNOWN:
             return Induction(
                 InductionOutcome.UNKNOWN, reason=f"solver: {answer.reason}", queries=queries
             )
-        if answer.answer is Answer.UNSAT:
+        if answer.answer is SolverAnswer.UNSAT:
             break
         domain_ok, first_ok = evaluate_many(fixed_start, answer.values)
         if not domain_ok:
@@ -128,11 +128,11 @@ def induct(
         here = all_of(*(candidates[i].formula for i in alive))
         there = ~all_of(*fixed_next, *(nexts[i] for i in alive))
         answer = session.check(here, there, want=names)
-        if answer.answer is Answer.UNKNOWN:
+        if answer.answer is SolverAnswer.UNKNOWN:
             return Induction(
                 InductionOutcome.UNKNOWN, reason=f"solver: {answer.reason}", queries=queries
             )
-        if answer.answer is Answer.UNSAT:
+        if answer.answer is SolverAnswer.UNSAT:
             kept = [candidates[i] for i in alive]
             return Induction(
                 InductionOutcome.PROVED, kept, len(candidates) - len(kept), queries=queries
