@@ -17,6 +17,7 @@ from checker.tasks import ClusterTask, ScenarioTask
 from spec.bounds import Bounds
 from spec.cluster import PRESETS
 from spec.cluster.actions import action_from_json
+from spec.consumers import catalogue_names
 from spec.rules import RULE_SETS
 
 SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
@@ -64,9 +65,11 @@ def test_verify_prints_the_table_and_writes_junit(
     assert "durability, preset mb-51805" in result.out
     assert "clients (dcpcheck clients)" in result.out
     suite = ET.parse(junit).getroot()
-    # the matrix (2 consumers), the client catalogue (8 variants), the durability checks,
-    # the decision-level proofs (bounded-rollback, valid-request)
-    assert suite.get("tests") == str(2 + 8 + 12 + 2) and suite.get("failures") == "0"
+    # the matrix (2 consumers), the client catalogue (every client and fix, as it ships and
+    # under each other setting), the durability checks, the decision-level proofs
+    # (bounded-rollback, valid-request)
+    clients = len(catalogue_names())
+    assert suite.get("tests") == str(2 + clients + 12 + 2) and suite.get("failures") == "0"
     durability = [c for c in suite if c.get("classname", "").startswith("dcpcheck.durability.")]
     assert len(durability) == 12
     assert list((tmp_path / "cex").glob("no-missed-item--kv-current--collapse-snapshot--*.json"))
@@ -102,7 +105,9 @@ def test_verify_json_carries_the_durability_results_with_their_expectations(
     )
     assert result.code == 0, result.err
     clients = json.loads(result.out)["clients"]
-    assert len(clients) == 8 and all(r["verdict"] == r["expected"] == "holds" for r in clients)
+    assert len(clients) == len(catalogue_names()) and all(
+        r["verdict"] == r["expected"] == "holds" for r in clients
+    )
     records = json.loads(result.out)["durability"]
     assert len(records) == 12
     assert all(r["verdict"] == r["expected"] for r in records)
