@@ -17,7 +17,7 @@ from dataclasses import replace
 from checker.confirm import explain, replay_scenario
 from checker.corpus.scenario import counterexample_id, scenario_record
 from checker.engines.options import DEFAULT, Options
-from checker.engines.registry import SCENARIO_ENGINES, Z3_ENGINE, ScenarioEngine, SearchOnSpark
+from checker.engines.registry import Z3_ENGINE, ScenarioEngine
 from checker.result import Result, Stats, Verdict, not_run
 from checker.symbolic.budget import CHECK_BUDGET
 from checker.timing import Stopwatch
@@ -30,8 +30,6 @@ from spec.rules.language import RuleSet
 
 __all__ = [
     "CHECK_BUDGET",
-    "SCENARIO_ENGINES",
-    "SearchOnSpark",
     "check",
     "planned",
     "reproduce_command",
