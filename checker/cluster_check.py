@@ -15,12 +15,14 @@ reach the same summary after every step and see the same violation. The
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 
 from checker.corpus.cluster import cluster_record, counterexample_id
 from checker.engines.explore import Exploration, replay
 from checker.engines.options import DEFAULT, Options
 from checker.engines.registry import EXPLORE
+from checker.loading import source_of
 from checker.result import Replayed, Result, Stats, Verdict, not_run
 from checker.timing import Stopwatch
 from spec.cluster import (
@@ -92,7 +94,7 @@ def reproduce_command(
         f"dcpcheck durability --ack-rule {ack_rule} --branch-rule {branch_rule} --property {prop}"
     )
     if rules != "kv-current":
-        text += f" --rules {rules}"
+        text += f" --rules {shlex.quote(rules)}"
     base = PRESETS[preset].bounds if preset else None
     if preset:
         text += f" --preset {preset}"
@@ -135,7 +137,8 @@ def planned(
     """The check's result before anything is decided: ``unknown``, named and bounded,
     with the command that reproduces it (what an interrupted run reports for it)."""
     subject = {"ack_rule": ack_rule.id, "branch_rule": branch_rule.id}
-    command = reproduce_command(ack_rule.id, branch_rule.id, prop.id, rules.name, bounds, preset)
+    given = source_of(rules, rules.name)
+    command = reproduce_command(ack_rule.id, branch_rule.id, prop.id, given, bounds, preset)
     return not_run(
         "cluster",
         subject,
@@ -146,6 +149,7 @@ def planned(
         context={"rules": rules.name},
         expectation=prop.expectation,
         preset=preset,
+        sources={"rules": given} if given != rules.name else {},
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from checker.result import Replayed
 from spec.bounds import Bounds
+from spec.errors import InvalidInput
 from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.model.protocol import ScenarioModelInterface
@@ -86,6 +87,7 @@ class Stored:
     replayed: Replayed
     run: Run | None = None
     explanation: str = ""
+    command: str = ""  # the line that reproduces the check that found it
 
 
 def replay_stored(path: str | Path) -> Stored:
@@ -95,6 +97,7 @@ def replay_stored(path: str | Path) -> Stored:
     model predicts (single node), or along every step (cluster).
     """
     from checker.corpus import model_of
+    from checker.inputs import load_json
     from checker.loading import resolve
     from spec.rules import RULE_SETS, RuleSet
 
@@ -103,7 +106,8 @@ def replay_stored(path: str | Path) -> Stored:
         from checker.corpus import cluster as cluster_corpus
 
         found = cluster_corpus.load_counterexample(path)
-        rules = resolve(RULE_SETS, RuleSet, found.rules)
+        rules_file = load_json(path).get("sources", {}).get("rules")
+        rules = resolve(RULE_SETS, RuleSet, rules_file or found.rules)
         replayed = replay_counterexample(
             found.ack_rule, found.branch_rule, found.property, rules, found.bounds, found.actions
         )
@@ -114,14 +118,32 @@ def replay_stored(path: str | Path) -> Stored:
     from spec.properties import PROPERTIES
 
     stored = load_counterexample(path)
+    sources = stored.get("sources", {})
+
+    def named(registry, kind, key):  # type: ignore[no-untyped-def]
+        """The definition a file names: its user file (``sources``, relative to where the
+        check ran) or its built-in name."""
+        text = sources.get(key, stored[key])
+        try:
+            return resolve(registry, kind, text)
+        except InvalidInput as exc:
+            if key not in sources:
+                raise
+            raise InvalidInput(
+                str(path),
+                f"its {key} comes from {text} ({exc.message}); run this where the check ran "
+                "(the path is relative to it)",
+            ) from None
+
     model = ScenarioModel(
         stored["bounds"],
-        resolve(RULE_SETS, RuleSet, stored["rules"]),
-        resolve(CONSUMERS, ConsumerVariant, stored["consumer"]),
+        named(RULE_SETS, RuleSet, "rules"),
+        named(CONSUMERS, ConsumerVariant, "consumer"),
     )
-    prop = PROPERTIES.get(stored["property"])
+    prop = named(PROPERTIES, Property, "property")
     replay = replay_scenario(stored["scenario"], model, prop)
     if replay.trace is None:
         return Stored("scenario", replay.outcome())
     explanation = explain(replay.trace, prop, stored["bounds"])
-    return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation)
+    command = stored.get("command", "")
+    return Stored("scenario", replay.outcome(), run_of(replay.trace), explanation, command)

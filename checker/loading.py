@@ -27,10 +27,13 @@ from spec.registry import Registry
 
 T = TypeVar("T")
 
-__all__ = ["import_user_file", "resolve", "resolve_many"]
+__all__ = ["import_user_file", "resolve", "resolve_many", "source_of"]
 
 _counter = itertools.count()
 _loaded: dict[Path, ModuleType] = {}
+# Each definition loaded from a file, by id: the definition (which keeps the id unique) and
+# how a command line names it again (``source_of``).
+_sources: dict[int, tuple[object, str]] = {}
 IMPORT_SECONDS = float(os.environ.get("DCPCHECK_IMPORT_SECONDS", "30"))
 
 
@@ -164,7 +167,19 @@ def resolve_many(
             f"defines no {kind_type.__name__}; a {registry.kind} file assigns one at module level "
             f"(see docs/)",
         )
+    for item in unique:
+        named = text if wanted or len(unique) == 1 else f"{text}:{getattr(item, 'name', '')}"
+        _sources[id(item)] = (item, named)
     return unique
+
+
+def source_of(definition: object, name: str) -> str:
+    """How a command line names ``definition`` again: ``name`` if it is built in, else the
+    file it was loaded from as the user gave it (``FILE.py``, or ``FILE.py:NAME`` when the
+    file defines several), so a reproduce line pasted where the command ran runs the same
+    definition (``dcpcheck check --consumer my_client.py ...``)."""
+    found = _sources.get(id(definition))
+    return found[1] if found is not None and found[0] is definition else name
 
 
 def resolve(registry: Registry[T], kind_type: type[T], text: str, argument: str = "") -> T:

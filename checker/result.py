@@ -17,7 +17,12 @@ the multi-node cluster model) produce a ``Result``:
   as named steps (``spec.run.Run``), each with its narration;
 * ``replay``: whether the reference implementation confirms it;
 * ``stats``: wall and CPU seconds, states, transitions, scenarios examined,
-  solver budget spent.
+  solver budget spent;
+* ``command``: the command line that reproduces the check, and ``sources``
+  the user's own files it names (what a counterexample file records, so
+  that ``dcpcheck promote`` loads the same definitions again);
+* ``long_text``: more to tell under the one-line form, whatever the
+  verdict (an induction's invariant); the long form prints it.
 
 A result is plain data: it pickles (Spark ships it back to the driver) and
 the report writers (``checker.report``) read nothing else.
@@ -116,6 +121,7 @@ class Result:
     expectation: str = "always"  # "sometimes": a violated verdict means "unreachable"
     reason: str = ""  # why unknown (empty otherwise)
     note: str = ""  # anything else worth saying (how far minimisation got, ...)
+    long_text: str = ""  # more lines under the one-line form, any verdict (an invariant)
     run: Run | None = None
     replay: Replayed | None = None
     explanation: str = ""  # what goes wrong (or, for sometimes, what is reached)
@@ -127,6 +133,8 @@ class Result:
     preset: str | None = None  # the named bounds, if they are a preset's
     vacuous: bool = False  # a 'holds' in bounds where the property's premise never occurs
     command: str = ""  # the command line that reproduces this check
+    sources: Mapping[str, str] = field(default_factory=dict)  # the user's files checked, by
+    # what they define ("consumer": "my_client.py"), as the command line names them
     expected: str | None = None  # the verdict recorded for this combination, if any
     context: Mapping[str, str] = field(default_factory=dict)  # fixed names (the rule set)
     interrupted: bool = False  # Ctrl-C stopped the run here; what it holds was decided before

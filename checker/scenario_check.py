@@ -12,17 +12,20 @@ named steps (``spec.model.narrate``).
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 
 from checker.confirm import explain, replay_scenario
 from checker.corpus.scenario import counterexample_id, scenario_record
 from checker.engines.options import DEFAULT, Options
 from checker.engines.registry import Z3_ENGINE, ScenarioEngine
+from checker.loading import source_of
 from checker.result import Result, Stats, Verdict, not_run
-from checker.symbolic.budget import CHECK_BUDGET
+from checker.symbolic.budget import CHECK_BUDGET, MILLION
 from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
+from spec.failover_table import DEFAULT_MAX_ENTRIES
 from spec.model.build import ScenarioModel
 from spec.model.narrate import run_of
 from spec.properties import Property
@@ -36,23 +39,57 @@ __all__ = [
 ]
 
 
-def reproduce_command(rules: str, consumer: str, prop: str, b: Bounds) -> str:
-    return (
-        f"dcpcheck check --rules {rules} --consumer {consumer} --property {prop} "
-        f"--seqnos {b.seqnos} --keys {b.keys} --entries {b.entries} --failovers {b.failovers}"
-        + (f" --max-entries {b.max_entries}" if b.max_entries < b.entries else "")
-        + (f" --sessions {b.sessions}" if b.sessions != 1 else "")
-    )
+def reproduce_command(
+    rules: str,
+    consumer: str,
+    prop: str,
+    b: Bounds,
+    engine: str = "z3",
+    options: Options = DEFAULT,
+) -> str:
+    """The ``dcpcheck check`` line that reproduces one check: the definitions as a command
+    line names them (built-in names, or the user's files: ``checker.loading.source_of``),
+    the four size bounds, and every other option that can change the verdict when it is
+    not its default (``--rounds``, ``--max-entries``, ``--sessions``, ``--engine``,
+    ``--budget``, ``--examples``)."""
+    words = ["dcpcheck", "check", "--rules", rules, "--consumer", consumer, "--property", prop]
+    words += ["--seqnos", b.seqnos, "--keys", b.keys, "--entries", b.entries]
+    words += ["--failovers", b.failovers]
+    if b.rounds != b.entries + 3:  # Bounds: rounds 0 means entries + 3
+        words += ["--rounds", b.rounds]
+    if b.max_entries != DEFAULT_MAX_ENTRIES:
+        words += ["--max-entries", b.max_entries]
+    if b.sessions != 1:
+        words += ["--sessions", b.sessions]
+    if engine != Z3_ENGINE.name:
+        words += ["--engine", engine]
+    if options.budget != CHECK_BUDGET:
+        words += ["--budget", "0" if options.budget is None else f"{options.budget / MILLION:g}"]
+    if engine == "random" and options.examples != DEFAULT.examples:
+        words += ["--examples", options.examples]
+    return shlex.join(str(w) for w in words)
 
 
 def planned(
-    rules: RuleSet, variant: ConsumerVariant, prop: Property, bounds: Bounds, engine: str = "z3"
+    rules: RuleSet,
+    variant: ConsumerVariant,
+    prop: Property,
+    bounds: Bounds,
+    engine: str = "z3",
+    options: Options = DEFAULT,
 ) -> Result:
     """The check's result before anything is decided: ``unknown``, named and bounded,
     with the command that reproduces it (what an interrupted run reports for it)."""
     subject = {"rules": rules.name, "consumer": variant.name}
-    command = reproduce_command(rules.name, variant.name, prop.id, bounds)
-    return not_run("scenario", subject, prop, bounds, engine, command)
+    named = {
+        "rules": (source_of(rules, rules.name), rules.name),
+        "consumer": (source_of(variant, variant.name), variant.name),
+        "property": (source_of(prop, prop.id), prop.id),
+    }
+    given = [source for source, _ in named.values()]
+    command = reproduce_command(*given, bounds, engine, options)
+    sources = {kind: source for kind, (source, name) in named.items() if source != name}
+    return not_run("scenario", subject, prop, bounds, engine, command, sources=sources)
 
 
 def check(
@@ -75,7 +112,7 @@ def check(
     clock = Stopwatch()
     model = ScenarioModel(bounds, rules, variant)
     found = engine.search(model, prop, options)
-    result = planned(rules, variant, prop, bounds, engine.name).but(
+    result = planned(rules, variant, prop, bounds, engine.name, options).but(
         verdict=found.verdict,
         reason=found.reason,
         note=found.note,

@@ -65,7 +65,7 @@ class ScenarioTask:
         """The result before anything is decided (``checker.scenario_check.planned``)."""
         from checker.scenario_check import planned
 
-        result = planned(*self._named(), self.bounds, self.engine)
+        result = planned(*self._named(), self.bounds, self.engine, self.options)
         return result.but(expected=self.expected(result))
 
     @staticmethod

@@ -54,7 +54,9 @@ def check_together(
         spent = options.new_budget()
         answer, scenario = _any_violated(model, pending, spent, options.deadline())
         if answer is SolverAnswer.UNSAT:
-            results |= _proved_together(pending, rules, variant, bounds, clock, spent.spent)
+            results |= _proved_together(
+                pending, rules, variant, bounds, clock, spent.spent, options
+            )
             pending = []
         elif answer is SolverAnswer.SAT and scenario is not None:
             broken = _violated_by(scenario, pending, rules, variant, bounds)
@@ -110,6 +112,7 @@ def _proved_together(
     bounds: Bounds,
     clock: Stopwatch,
     units: int,
+    options: Options,
 ) -> dict[str, Result]:
     share = len(props)
     wall, cpu = clock.read()
@@ -118,7 +121,7 @@ def _proved_together(
         "(its time and budget split evenly)"
     )
     return {
-        p.id: planned(rules, variant, p, bounds).but(
+        p.id: planned(rules, variant, p, bounds, options=options).but(
             verdict=Verdict.HOLDS,
             reason="",
             note=note,

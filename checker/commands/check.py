@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
             Job.one(
                 f"{r.item.name}/{c.item.name}: {p.item.id}",
                 partial(one, spark, r, c, p),
-                partial(planned, r.item, c.item, p.item, bounds, args.engine),
+                partial(planned, r.item, c.item, p.item, bounds, args.engine, options),
             )
             for r, c, p in combos
         ]

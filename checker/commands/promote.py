@@ -56,7 +56,11 @@ def run(args: argparse.Namespace) -> int:
         trace = path.with_name(stem + ".itf.json")
         text = read_text(path)
         if stored.run is not None:
-            meta = {"source": path.name, "description": stored.explanation}
+            meta = {
+                "source": path.name,
+                "description": stored.explanation,
+                "command": stored.command,
+            }
             itf = json.dumps(to_itf(stored.run, meta), indent=1) + "\n"
         else:
             itf = read_text(trace) if trace.exists() else None

@@ -82,7 +82,7 @@ def cluster_record(r: Result, search: Search) -> dict[str, Any]:
             for s in r.run.steps
         ],
         "command": r.command,
-    }
+    } | ({"sources": dict(r.sources)} if r.sources else {})
 
 
 # -- reading ------------------------------------------------------------------------------

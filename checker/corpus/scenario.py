@@ -152,7 +152,7 @@ def scenario_record(r: Result, ident: str, trace: Trace, explanation: str) -> di
         "trace": trace_to_json(trace),
         "decisions": decisions_json(trace, r.subject["rules"], r.property),
         "command": r.command,
-    }
+    } | ({"sources": dict(r.sources)} if r.sources else {})
 
 
 def counterexample_id(rules: str, consumer: str, prop: str, scenario: Scenario) -> str:

@@ -3,7 +3,7 @@
 ``check_every_session`` runs Houdini over resumes (``checker.induction.houdini``).
 
 * The induction closes: ``holds`` for every number of sessions within the other
-  bounds (``EverySession``), with the invariant it used in the note (its lemmas'
+  bounds (``EverySession``), with the invariant it used in the long text (its lemmas'
   names; with ``show_invariant`` each in words and as a formula).
 * It does not: the bounded check (``checker.scenario_check``) at K = 1, 2, 3 sessions looks
   for a real violation, replayed on the reference like every counterexample; the
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from checker.engines.options import DEFAULT, Options
 from checker.induction.houdini import Induction, InductionOutcome, induct
 from checker.result import Result, Stats, Verdict
-from checker.scenario_check import check, planned, reproduce_command
+from checker.scenario_check import check, planned
 from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
@@ -73,14 +73,14 @@ def check_every_session(
     bounds = replace(bounds, sessions=1)
     units = options.new_budget()
     deadline = options.deadline()
-    command = reproduce_command(rules.name, variant.name, prop.id, bounds) + " --sessions any"
-    base = planned(rules, variant, prop, bounds).but(bounds=EverySession(bounds), command=command)
+    base = planned(rules, variant, prop, bounds, options=options)
+    base = base.but(bounds=EverySession(bounds), command=f"{base.command} --sessions any")
     found = induct(rules, variant, prop, bounds, units, deadline)
     if found.outcome is InductionOutcome.PROVED:
         wall, cpu = clock.read()
         return base.but(
             verdict=Verdict.HOLDS,
-            note=invariant_note(found, prop, show_invariant),
+            long_text=invariant_note(found, prop, show_invariant),
             stats=Stats(wall, cpu, budget=units.spent),
         )
     if found.outcome is InductionOutcome.UNKNOWN:
@@ -124,7 +124,7 @@ def check_every_session(
     return base.but(
         verdict=Verdict.UNKNOWN,
         reason=f"unknown (induction): {_why(found)}; no violation at K = {searched} sessions",
-        note=cti_note(found, bounds),
+        long_text=cti_note(found, bounds),
         stats=Stats(wall, cpu, budget=units.spent),
     )
 

@@ -84,9 +84,7 @@ class Emit:
         self.paths.append(path)
         if o.streamed and not o.as_json:
             print(one_line(result, path), flush=True)
-            # an induction over resumes tells its invariant or counterexample to induction
-            told = getattr(result.bounds, "every_session", False) and bool(result.note)
-            if shows_run(result) or result.harness_bug or told:
+            if shows_run(result) or result.harness_bug or result.long_text:
                 print("\n".join(long_form(result)), flush=True)
 
     def finish(self, results: Sequence[Result]) -> int:

@@ -19,6 +19,6 @@ def write_counterexample(r: Result, out_dir: str | Path) -> Path | None:
         return None
     out = Path(out_dir)
     path = write_text_atomic(out / f"{r.ident}.json", json.dumps(r.record, indent=2) + "\n")
-    meta = {"source": f"{r.ident}.json", "description": r.explanation}
+    meta = {"source": f"{r.ident}.json", "description": r.explanation, "command": r.command}
     write_text_atomic(out / f"{r.ident}.itf.json", json.dumps(to_itf(r.run, meta), indent=1) + "\n")
     return path

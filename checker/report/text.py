@@ -98,6 +98,8 @@ def long_form(r: Result) -> list[str]:
         lines.append("minimised to: " + ", ".join(f"{k} {v}" for k, v in r.size.items()))
     if r.note:
         lines.append(r.note)
+    if r.long_text:
+        lines.append(r.long_text)
     lines.append(f"reproduce: {r.command}")
     return ["    " + line for line in lines]
 
@@ -122,7 +124,7 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
         "explanation": r.explanation or None,
         "steps": None if r.run is None else len(r.run),
         "size": dict(r.size) or None,
-        "note": r.note or None,
+        "note": "\n".join(t for t in (r.note, r.long_text) if t) or None,
         "vacuous": r.vacuous,
         "seconds": round(s.seconds, 3),
         "cpu_seconds": round(s.cpu_seconds, 3),
@@ -137,6 +139,7 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
         "cubes": s.cubes,
         "interrupted": r.interrupted,
         "command": r.command,
+        "sources": dict(r.sources),
     }
 
 
