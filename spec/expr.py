@@ -35,6 +35,7 @@ __all__ = [
     "Value",
     "all_of",
     "any_of",
+    "brief",
     "const",
     "evaluate",
     "evaluate_many",
@@ -102,7 +103,7 @@ class Expr:
     def __bool__(self) -> bool:
         raise RuleLanguageError(
             "",
-            f"the expression `{self}` has no Python truth value: use & | ~ instead of "
+            f"the expression `{brief(self)}` has no Python truth value: use & | ~ instead of "
             "and/or/not, ite(c, a, b) instead of if, and parenthesise comparisons",
         )
 
@@ -183,6 +184,19 @@ def const(value: Value) -> Expr:
     raise RuleLanguageError("", f"cannot use {type(value).__name__} {value!r} in an expression")
 
 
+def brief(expr: Expr, width: int = 48) -> str:
+    """``expr`` as an error message shows it: whole when short, else its outermost operation
+    (``... < ...``, ``ite(...)``): a symbolic value can print as thousands of characters."""
+    text = str(expr)
+    if len(text) <= width:
+        return text
+    if expr.op in _SYMBOL:
+        return f"... {_SYMBOL[expr.op]} ..."
+    if expr.op == "not":
+        return "~(...)"
+    return f"{expr.op}(...)"
+
+
 def var(name: str, sort: Sort) -> Expr:
     return Expr("var", sort, name=name)
 
@@ -196,7 +210,7 @@ def lift(value: object) -> Expr:
 def _need(sort: Sort, expr: Expr, context: str) -> Expr:
     if expr.sort is not sort:
         raise RuleLanguageError(
-            "", f"{context} needs {sort.value} operands, got {expr.sort.value} `{expr}`"
+            "", f"{context} needs {sort.value} operands, got {expr.sort.value} `{brief(expr)}`"
         )
     return expr
 
@@ -206,7 +220,7 @@ def _bool_operand(symbol: str, other: object) -> Expr:
     if expr.sort is not BOOL:
         raise RuleLanguageError(
             "",
-            f"`{symbol}` needs booleans on both sides, got `{expr}`; "
+            f"`{symbol}` needs booleans on both sides, got `{brief(expr)}`; "
             "did you forget parentheses around a comparison?",
         )
     return expr
@@ -217,7 +231,8 @@ def _compare(op: str, left: object, right: object) -> Expr:
     if op in ("eq", "ne"):
         if a.sort is not b.sort:
             raise RuleLanguageError(
-                "", f"cannot compare {a.sort.value} `{a}` with {b.sort.value} `{b}`"
+                "",
+                f"cannot compare {a.sort.value} `{brief(a)}` with {b.sort.value} `{brief(b)}`",
             )
     else:
         _need(INT, a, f"`{_SYMBOL[op]}`")
@@ -285,7 +300,8 @@ def ite(cond: object, then: object, otherwise: object) -> Expr:
     a, b = lift(then), lift(otherwise)
     if a.sort is not b.sort:
         raise RuleLanguageError(
-            "", f"ite branches differ: {a.sort.value} `{a}` vs {b.sort.value} `{b}`"
+            "",
+            f"ite branches differ: {a.sort.value} `{brief(a)}` vs {b.sort.value} `{brief(b)}`",
         )
     if c.is_const:
         return a if c.value else b

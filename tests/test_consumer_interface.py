@@ -185,7 +185,7 @@ BAD_VARIANTS = {
         "    def on_rollback(self, view, r, log):\n"
         "        return Reaction(keep=r)\n",
         5,
-        "has no Python truth value",
+        "a Python `if` cannot branch on an expression; choose with ite(condition, a, b)",
     ),
     "raises": (
         "class V(ConsumerVariant):\n"

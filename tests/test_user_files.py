@@ -109,3 +109,48 @@ def test_a_rule_files_reproduce_line_names_the_file(workdir: Path, cli) -> None:
     assert record["sources"] == {"rules": "mine.py"}
     pasted = cli(*shlex.split(record["command"])[1:], "--json")
     assert json.loads(pasted.out)["results"][0]["verdict"] == record["verdict"]
+
+
+MISTAKES = {
+    # the line of on_rollback that is wrong: what the one-line error must advise
+    "min": ("keep = min(view.last, rollback_seqno)", "write min_of(a, b)"),
+    "max": ("keep = max(view.last, rollback_seqno)", "write max_of(a, b)"),
+    "if": ("keep = view.last if view.last < rollback_seqno else rollback_seqno", "ite("),
+    "and": (
+        "keep = ite(view.rolled_back and view.last < rollback_seqno, view.last, rollback_seqno)",
+        "write & | ~",
+    ),
+    "precedence": (
+        "keep = ite(view.last < rollback_seqno & view.rolled_back, view.last, rollback_seqno)",
+        "parenthesise each comparison: (a < b) & c",
+    ),
+}
+MISTAKE = '''
+from spec.consumers import ConsumerVariant, Reaction
+from spec.expr import ite
+
+
+class Mistaken(ConsumerVariant):
+    name = "mistaken"
+
+    def on_rollback(self, view, rollback_seqno, producer_log):
+        {line}
+        return Reaction(keep=keep)
+
+
+VARIANT = Mistaken()
+'''
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_python_control_flow_in_a_consumer_is_one_short_line_naming_the_fix(
+    mistake: str, workdir: Path, cli
+) -> None:
+    line, advice = MISTAKES[mistake]
+    (workdir / "mistaken.py").write_text(MISTAKE.format(line=line))
+    args = ["check", "--consumer", "mistaken.py", "--rules", "kv-current"]
+    result = cli(*args, "--property", "no-missed-item", *LOOP[:8], "--quiet")
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and len(result.err) < 240, result.err
+    assert result.err.startswith("dcpcheck: error: mistaken.py:10: consumer 'mistaken': ")
+    assert advice in result.err and "ite((" not in result.err

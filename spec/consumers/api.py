@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from spec.errors import RuleLanguageError
-from spec.expr import BOOL, FALSE, INT, Expr, Sort, const, ite, lift
+from spec.expr import BOOL, FALSE, INT, Expr, Sort, brief, const, ite, lift
 
 ZERO = const(0)
 
@@ -187,7 +187,9 @@ def _field(what: str, value: object, sort: Sort) -> Expr:
     expr = lift(value)
     if expr.sort is not sort:
         kind = "an integer (seqno or uuid)" if sort is INT else "a boolean (a flag)"
-        raise RuleLanguageError("", f"{what} must be {kind}, got {expr.sort.value} `{expr}`")
+        raise RuleLanguageError(
+            "", f"{what} must be {kind}, got {expr.sort.value} `{brief(expr)}`"
+        )
     return expr
 
 

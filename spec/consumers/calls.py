@@ -15,8 +15,10 @@ translated.
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from spec.consumers.api import (
@@ -79,7 +81,7 @@ def _ask(variant: ConsumerVariant, method: str, kind: type[T], call: Callable[[]
         if _is_builtin(variant):
             raise
         if isinstance(exc, InvalidInput):
-            text = exc.message
+            text = _advice(_line_text(variant, method, exc), exc.message)
         else:
             text = (
                 f"raised {type(exc).__name__}: {exc}; a variant is a policy for every consumer "
@@ -103,6 +105,61 @@ def _is_builtin(variant: ConsumerVariant) -> bool:
     return variant.name in CONSUMERS and CONSUMERS.get(variant.name) is variant
 
 
+# What a line of the variant does that the expression language cannot, and what to write.
+_PYTHON_ON_EXPRESSIONS = (
+    (
+        re.compile(r"\bmin\("),
+        "min() compares with a Python truth value; write min_of(a, b) (from spec.expr import "
+        "min_of)",
+    ),
+    (
+        re.compile(r"\bmax\("),
+        "max() compares with a Python truth value; write max_of(a, b) (from spec.expr import "
+        "max_of)",
+    ),
+    (
+        re.compile(r"\bif\b"),
+        "a Python `if` cannot branch on an expression; choose with ite(condition, a, b) (from "
+        "spec.expr import ite)",
+    ),
+    (
+        re.compile(r"\b(and|or|not)\b"),
+        "Python's and/or/not cannot combine expressions; write & | ~ and parenthesise each "
+        "comparison: (a < b) & c",
+    ),
+)
+_PRECEDENCE = (
+    "`&` and `|` bind tighter than comparisons, so `a < b & c` is `a < (b & c)`; "
+    "parenthesise each comparison: (a < b) & c"
+)
+
+
+def _advice(line: str, message: str) -> str:
+    """The expression language's complaint, said for the line of the variant that caused it:
+    what it does that the language cannot, and what to write instead."""
+    if "no Python truth value" in message:
+        for pattern, advice in _PYTHON_ON_EXPRESSIONS:
+            if pattern.search(line):
+                return advice
+        return message
+    if re.match(r"`[&|]` needs (booleans|bool operands)", message) and re.search(
+        r"[<>=]=?|!=", line
+    ):
+        return _PRECEDENCE
+    return message
+
+
+def _line_text(variant: ConsumerVariant, method: str, exc: BaseException) -> str:
+    """The source line of the variant's code where ``exc`` was raised ("" if unknown)."""
+    code = getattr(type(variant), method).__code__
+    lines = [
+        frame.line or ""
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename == code.co_filename
+    ]
+    return lines[-1] if lines else ""
+
+
 def _where(variant: ConsumerVariant, method: str, exc: BaseException | None) -> str:
     """``file:line``: the deepest frame of the exception in the method's file, else the
     line that defines the method."""
@@ -112,4 +169,14 @@ def _where(variant: ConsumerVariant, method: str, exc: BaseException | None) -> 
         for frame in traceback.extract_tb(exc.__traceback__):
             if frame.filename == code.co_filename and frame.lineno is not None:
                 line = frame.lineno
-    return f"{code.co_filename}:{line}"
+    return f"{_shown(code.co_filename)}:{line}"
+
+
+def _shown(filename: str) -> str:
+    """A path as the user would type it here: relative to the current directory when the
+    file is under it (``my_client.py``), else as it is."""
+    path = Path(filename)
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return filename
