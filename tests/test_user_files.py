@@ -125,7 +125,7 @@ MISTAKES = {
         "parenthesise each comparison: (a < b) & c",
     ),
 }
-MISTAKE = '''
+MISTAKE = """
 from spec.consumers import ConsumerVariant, Reaction
 from spec.expr import ite
 
@@ -139,7 +139,7 @@ class Mistaken(ConsumerVariant):
 
 
 VARIANT = Mistaken()
-'''
+"""
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))

@@ -187,9 +187,7 @@ def _field(what: str, value: object, sort: Sort) -> Expr:
     expr = lift(value)
     if expr.sort is not sort:
         kind = "an integer (seqno or uuid)" if sort is INT else "a boolean (a flag)"
-        raise RuleLanguageError(
-            "", f"{what} must be {kind}, got {expr.sort.value} `{brief(expr)}`"
-        )
+        raise RuleLanguageError("", f"{what} must be {kind}, got {expr.sort.value} `{brief(expr)}`")
     return expr
 
 
