@@ -12,6 +12,7 @@ named steps (``spec.model.narrate``).
 
 from __future__ import annotations
 
+import itertools
 import shlex
 from dataclasses import replace
 
@@ -21,21 +22,25 @@ from checker.engines.options import DEFAULT, Options
 from checker.engines.registry import Z3_ENGINE, ScenarioEngine
 from checker.loading import source_of
 from checker.result import Result, Stats, Verdict, not_run
-from checker.symbolic.budget import CHECK_BUDGET, MILLION
+from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
+from checker.symbolic.session import Session, SolverAnswer
 from checker.timing import Stopwatch
-from spec.bounds import Bounds
+from spec.bounds import LIMITS, Bounds
 from spec.consumers.api import ConsumerVariant
+from spec.expr import Expr, implies, walk
 from spec.failover_table import DEFAULT_MAX_ENTRIES
 from spec.model.build import ScenarioModel
 from spec.model.narrate import run_of
 from spec.properties import Property
 from spec.rules.language import RuleSet
+from spec.trace import TraceFields
 
 __all__ = [
     "CHECK_BUDGET",
     "check",
     "planned",
     "reproduce_command",
+    "rounds_needed",
 ]
 
 
@@ -140,3 +145,72 @@ def check(
     wall, cpu = clock.read()
     stats = Stats(wall, cpu + found.cpu_elsewhere, examined=found.examined, budget=found.units)
     return result.but(stats=replace(stats, cubes=found.cubes))
+
+
+# How much Z3 work the look at a property's formula may take (it never needs much: the
+# formula alone, no model); when it runs out no warning is given.
+ROUNDS_CHECK_BUDGET = 20 * MILLION
+
+
+def rounds_needed(prop: Property, bounds: Bounds) -> int | None:
+    """None when ``bounds.rounds`` can show every violation of ``prop`` within the other
+    bounds; else the fewest rounds that can (``LIMITS`` at most).
+
+    Derived from the property's formula alone: more rounds matter when a violation can
+    first appear in one round more, in a round that repeats the one before it field for
+    field: only the round's index then tells them apart, so no shorter run can show that
+    violation (``bounded-rollback``'s loop bound, ``i < table length + 2``). A property
+    that judges each round on its own fields (``no-needless-rollback``) is not cut short
+    by any number of rounds: its violation in a later round appears in an earlier one of
+    another run. The trace fields are free but for the bounds: a producer table of 1 to
+    ``min(entries, max_entries)`` entries, and a round sent only after the one before it.
+    """
+    if not _one_more_round_matters(prop, bounds, bounds.rounds):
+        return None
+    for rounds in range(bounds.rounds + 1, LIMITS["rounds"] + 1):
+        if not _one_more_round_matters(prop, bounds, rounds):
+            return rounds
+    return LIMITS["rounds"]
+
+
+def _one_more_round_matters(prop: Property, bounds: Bounds, rounds: int) -> bool:
+    """Whether ``prop`` can be violated first in round ``rounds`` (one past the last
+    unrolled) when that round repeats the one before it field for field."""
+    if rounds < 1 or rounds >= LIMITS["rounds"]:
+        return False
+    shorter = TraceFields(replace(bounds, rounds=rounds))
+    holds = prop.holds(shorter)
+    repeated = prop.holds(_Repeated(replace(bounds, rounds=rounds + 1)))
+    seen = {_digest(c) for c in _conjuncts(holds)}
+    if all(_digest(c) in seen for c in _conjuncts(repeated)):
+        return False  # the repeated round only repeats conjuncts: each round judged alone
+    sent = [shorter[f"r{i}.sent"] for i in shorter.rounds]
+    in_order = [implies(later, earlier) for earlier, later in itertools.pairwise(sent)]
+    session = Session(budget=Budget(ROUNDS_CHECK_BUDGET))
+    session.declare(shorter.sorts, {"p.table_len": (1, min(bounds.entries, bounds.max_entries))})
+    session.add(holds, ~repeated, sent[-1], *in_order)
+    return session.check().answer is SolverAnswer.SAT
+
+
+class _Repeated(TraceFields):
+    """The trace fields of one round more than ``bounds.rounds - 1``, whose last round is
+    the one before it: the same variables."""
+
+    def __getitem__(self, name: str) -> Expr:
+        last = len(self.rounds) - 1
+        if name.startswith(f"r{last}."):
+            name = f"r{last - 1}.{name.partition('.')[2]}"
+        return super().__getitem__(name)
+
+
+def _conjuncts(expr: Expr) -> tuple[Expr, ...]:
+    return expr.args if expr.op == "and" else (expr,)
+
+
+def _digest(root: Expr) -> int:
+    """A structural hash of ``root`` (equal expressions, equal digests), in one pass."""
+    digests: dict[int, int] = {}
+    for node in walk([root]):
+        children = tuple(digests[id(a)] for a in node.args)
+        digests[id(node)] = hash((node.op, node.value, node.name, children))
+    return digests[id(root)]

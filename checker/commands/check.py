@@ -24,6 +24,7 @@ bug), 2 bad input, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
@@ -49,10 +50,11 @@ from checker.engines.registry import SCENARIO_ENGINES
 from checker.probe import probe_consumers
 from checker.progress import Progress
 from checker.report.emit import Emit, Outputs
-from checker.result import Result
+from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
-from checker.scenario_check import CHECK_BUDGET, check, planned
+from checker.scenario_check import CHECK_BUDGET, check, planned, rounds_needed
 from checker.symbolic.budget import MILLION
+from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.errors import UsageError
 from spec.model.build import SPLIT_DEPTHS
@@ -215,4 +217,23 @@ def run(args: argparse.Namespace) -> int:
         ]
         progress = Progress(len(jobs), quiet=args.quiet)
         results = run_jobs(jobs, progress, each=report.one)
+    if not any(r.interrupted for r in results):
+        warn_too_few_rounds(results, [p.item for p in props], bounds)
     return report.finish(results)
+
+
+def warn_too_few_rounds(results: list[Result], props: list[Property], bounds: Bounds) -> None:
+    """On stderr, for each property that holds: whether ``--rounds`` cuts its check short
+    (``checker.scenario_check.rounds_needed``: a violation that needs more rounds than
+    unrolled cannot be found, so the holds covers shorter runs only), and what to raise."""
+    held = {r.property for r in results if r.verdict is Verdict.HOLDS}
+    for prop in props:
+        needed = rounds_needed(prop, bounds) if prop.id in held else None
+        if needed is not None:
+            print(
+                f"dcpcheck: warning: {prop.id} holds only for runs of at most {bounds.rounds} "
+                f"rounds: within these bounds a violation can need {needed}, which --rounds "
+                f"{bounds.rounds} cannot show; raise --rounds to {needed} (the default is "
+                "entries + 3)",
+                file=sys.stderr,
+            )
