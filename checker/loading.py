@@ -27,7 +27,7 @@ from spec.registry import Registry
 
 T = TypeVar("T")
 
-__all__ = ["import_user_file", "resolve", "resolve_many", "source_of"]
+__all__ = ["import_user_file", "looks_like_path", "resolve", "resolve_many", "source_of"]
 
 _counter = itertools.count()
 _loaded: dict[Path, ModuleType] = {}
@@ -61,7 +61,8 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
+    """Whether ``text`` names a file (``my_client.py``, ``dir/x.py:NAME``), not a name."""
     return text.endswith(".py") or "/" in text or text.split(":")[0].endswith(".py")
 
 
@@ -129,7 +130,7 @@ def resolve_many(
     ``FILE.py:NAME`` picks one definition (by its ``name``) from a file.
     ``argument`` names what the user typed (``--target``, ``BASE``) in errors.
     """
-    if text in registry or not _looks_like_path(text):
+    if text in registry or not looks_like_path(text):
         try:
             return [registry.get(text)]
         except UnknownName as exc:

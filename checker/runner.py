@@ -14,6 +14,7 @@ minimisation was cut short), and so is every job after it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -136,8 +137,12 @@ def _in_order(
 
 
 def _outcome(results: list[Result]) -> str:
-    verdicts = {r.verdict.value for r in results}
-    return verdicts.pop() if len(verdicts) == 1 else "mixed"
+    """A job's verdict as progress shows it: ``holds``, or, for a job of several checks
+    with different verdicts, how many of each (``3 holds, 1 violated``)."""
+    counts = Counter(r.verdict.value for r in results)
+    if len(counts) == 1:
+        return next(iter(counts))
+    return ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
 
 
 def _on_spark(jobs: Sequence[Job], progress: Progress, place: OnSpark) -> list[Result]:

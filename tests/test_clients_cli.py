@@ -75,10 +75,11 @@ def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(
 ) -> None:
     path = tmp_path / "mine.py"
     path.write_text(USER_CLIENT)
-    args = ["clients", "--consumer", path, "--rules", "kv-current"]
+    args = ["clients", "--consumer", "go-dcp-fixed", "--consumer", path, "--rules", "kv-current"]
     args += ["--property", "no-missed-item", "--no-spark", "--json", "--out", tmp_path, *SMALL]
     result = cli(*args)
-    (record,) = json.loads(result.out)["results"]
+    fixed, record = json.loads(result.out)["results"]  # beside the client named
+    assert (fixed["consumer"], fixed["verdict"]) == ("go-dcp-fixed", "holds")
     assert (record["consumer"], record["verdict"], record["expected"]) == (
         "my-client",
         "violated",

@@ -62,6 +62,8 @@ def test_verify_prints_the_table_and_writes_junit(
     )
     assert result.code == 0, result.out + result.err
     assert "as expected" in result.out and "EXPECTED" not in result.out
+    total = 2 + len(catalogue_names()) + 12 + 2  # the JUnit count below
+    assert result.out.splitlines()[-1].startswith(f"{total} of {total} checks as expected in ")
     assert "durability, preset mb-51805" in result.out
     assert "clients (dcpcheck clients)" in result.out
     suite = ET.parse(junit).getroot()

@@ -38,11 +38,13 @@ from checker.commands.common import (
     task_run_inputs,
 )
 from checker.engines.options import Options
+from checker.loading import looks_like_path
 from checker.probe import probe_consumers
 from checker.progress import Progress
 from checker.report.emit import Outputs, emit
+from checker.report.files import counterexample_path
 from checker.report.text import summary_table
-from checker.result import Result
+from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.symbolic.budget import CHECK_BUDGET
 from checker.tasks import ScenarioGroupTask
@@ -78,9 +80,12 @@ def client_tasks(
     budget: int | None = CHECK_BUDGET,
 ) -> list[ScenarioGroupTask]:
     """One task per rule set x client (its properties proved together, searched apart:
-    ``checker.together``), the catalogue's order by default."""
+    ``checker.together``): the clients named, or the whole catalogue in its order when
+    none is, and beside them the user's own files."""
+    files = [c for c in consumers or () if looks_like_path(c) and c not in CONSUMERS]
+    names = [c for c in consumers or () if c not in files]
     chosen_rules = chosen(RULE_SETS, RuleSet, rules)
-    chosen_clients = chosen(CONSUMERS, ConsumerVariant, consumers or catalogue_names())
+    chosen_clients = chosen(CONSUMERS, ConsumerVariant, [*(names or catalogue_names()), *files])
     probe_consumers(c.item for c in chosen_clients)
     safety = [p.id for p in PROPERTIES if p.kind == "safety"]
     chosen_props = chosen(PROPERTIES, Property, props or safety)
@@ -116,28 +121,44 @@ def _width(results: Sequence[Result]) -> int:
 
 def print_clients(results: Sequence[Result], bounds: Bounds, out: str) -> None:
     """The catalogue's table (the shared summary table, one row group per client and
-    setting), which setting is the default, and what its verdicts mean."""
+    setting), which setting is the default, each violation's counterexample file and
+    reproduce line, and what the verdicts mean (the stories in docs/clients.md are the
+    catalogue's: a client of the user's own has none)."""
     print(summary_table(results, expected=True))
     legend = settings_legend(results)
     if legend:
         print("\n" + legend)
-    print(
-        f"\nholds = no violation within {bounds.describe()}; counterexamples in {out}/; "
-        "each violation's story in docs/clients.md"
-    )
+    violations = [r for r in results if r.verdict is Verdict.VIOLATED]
+    if violations:
+        print("\ncounterexamples:")
+    for r in violations:
+        path = counterexample_path(r, out)
+        print(f"  {r.label}: {r.property}: {path or 'not written (not replayed)'}")
+        print(f"    reproduce: {r.command}")
+    pinned = [r for r in results if r.expected is not None]
+    others = list(dict.fromkeys(r.consumer for r in results if r.expected is None))
+    text = f"\nholds = no violation within {bounds.describe()}"
+    if pinned:
+        text += "; each pinned violation's story is in docs/clients.md"
+    if others:
+        text += (
+            f"; {', '.join(others)}: no pinned verdict (a violation is exit 1) and no story "
+            "there: read the counterexamples above"
+        )
+    print(text)
 
 
 def run(args: argparse.Namespace) -> int:
     budget, bounds = task_run_inputs(args)
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout, budget)
     checks = sum(len(t.properties) for t in tasks)
+    place = task_place(args, "dcpcheck clients")
     print(
         f"dcpcheck clients: {checks} checks ({len(tasks)} tasks) within {bounds.describe()}",
         file=sys.stderr,
         flush=True,
     )
-    progress = Progress(len(tasks), quiet=args.quiet)
-    place = task_place(args, "dcpcheck clients")
+    progress = Progress(len(tasks), "tasks", quiet=args.quiet)
     results = run_jobs([Job.of(t) for t in tasks], progress, place=place)
     outputs = Outputs(
         "dcpcheck clients",

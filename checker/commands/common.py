@@ -102,6 +102,12 @@ def add_count(
 
 
 SCENARIO_BOUNDS = ("seqnos", "keys", "entries", "failovers", "rounds", "max_entries")
+SCENARIO_BOUNDS_HELP = {
+    "seqnos": "mutations in a producer's history",
+    "keys": "distinct keys mutated",
+    "entries": "failover-table entries (the failovers' new ones included)",
+    "failovers": "failovers between the disconnect and the resume",
+}
 
 
 def add_scenario_bounds(
@@ -122,11 +128,18 @@ def add_scenario_bounds(
             + ("; any: every number of resumes, by induction" if any_sessions else "")
         ),
     )
-    group.add_argument("--seqnos", type=int, default=defaults.seqnos, metavar="N")
-    group.add_argument("--keys", type=int, default=defaults.keys, metavar="N")
-    group.add_argument("--entries", type=int, default=defaults.entries, metavar="N")
-    group.add_argument("--failovers", type=int, default=defaults.failovers, metavar="N")
-    group.add_argument("--rounds", type=int, default=0, metavar="N", help="default entries + 3")
+    for name, text in SCENARIO_BOUNDS_HELP.items():
+        default = getattr(defaults, name)
+        group.add_argument(
+            f"--{name}", type=int, default=default, metavar="N", help=f"{text} (default {default})"
+        )
+    group.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="request/rollback rounds per resume (default entries + 3)",
+    )
     group.add_argument(
         "--max-entries",
         type=int,
@@ -352,4 +365,7 @@ def task_place(args: argparse.Namespace, app: str) -> Place:
     ``--conf``), or this process with ``--no-spark``."""
     if args.no_spark:
         return HERE
+    from checker.spark.session import check_master
+
+    check_master(args.master)  # a bad --master is one line before anything is printed
     return OnSpark(args.master, app, spark_conf_from(args), args.executor_wait)

@@ -50,7 +50,7 @@ from checker.engines.options import Options
 from checker.progress import Progress
 from checker.report.emit import Outputs, Part, emit
 from checker.report.text import summary_table
-from checker.result import Result
+from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.symbolic.budget import Budget
 from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
@@ -123,16 +123,10 @@ def run(args: argparse.Namespace) -> int:
     clients = [] if args.no_clients else catalogue_tasks(args, bounds, budget)
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
-    print(
-        f"dcpcheck verify: {len(tasks) * len(ids)} checks within {bounds.describe()}"
-        + (f", {sum(len(t.properties) for t in clients)} client checks" if clients else "")
-        + (f", then {len(cluster_tasks)} durability checks" if cluster_tasks else ""),
-        file=sys.stderr,
-        flush=True,
-    )
-    everything: list[AnyTask] = [*tasks, *clients, *cluster_tasks]
-    progress = Progress(len(everything), quiet=args.quiet)
     place = task_place(args, "dcpcheck verify")
+    everything: list[AnyTask] = [*tasks, *clients, *cluster_tasks]
+    print(plan_line(tasks, clients, cluster_tasks, bounds, not args.no_decision), file=sys.stderr)
+    progress = Progress(len(everything), "tasks", quiet=args.quiet)
     results = run_jobs([Job.of(t) for t in everything], progress, place=place)
     stopped = any(r.interrupted for r in results)
     decision: list[Result] = []
@@ -158,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"\ndecision level: {decision[0].bounds.describe()}")
             print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
-        print(f"\n{len(results) + len(decision)} checks in {elapsed:.1f}s")
+        print("\n" + closing_line([*results, *decision], elapsed))
 
     outputs = Outputs(
         "dcpcheck verify",
@@ -171,6 +165,45 @@ def run(args: argparse.Namespace) -> int:
         text=text,
     )
     return emit([*results, *decision], outputs)
+
+
+def plan_line(
+    single: Sequence[ScenarioGroupTask],
+    clients: Sequence[ScenarioGroupTask],
+    cluster: Sequence[ClusterTask],
+    bounds: Bounds,
+    decision: bool,
+) -> str:
+    """What verify will run, in the units its progress counts: tasks (a task proves its
+    properties together: one check per property), then the decision level."""
+    tasks = len(single) + len(clients) + len(cluster)
+    parts = [
+        f"{sum(len(t.properties) for t in single)} single-node",
+        *([f"{sum(len(t.properties) for t in clients)} client"] if clients else []),
+        *([f"{len(cluster)} durability"] if cluster else []),
+    ]
+    checks = sum(len(t.properties) for t in (*single, *clients)) + len(cluster)
+    return (
+        f"dcpcheck verify: {checks} checks ({' + '.join(parts)}) in {tasks} tasks, progress "
+        f"counts tasks; single-node and clients within {bounds.describe()}"
+        + ("; then the decision-level proofs" if decision else "")
+    )
+
+
+def closing_line(results: Sequence[Result], elapsed: float) -> str:
+    """``112 of 112 checks as expected in 22.4s``, or what is not (exit 0 only when every
+    check is as expected)."""
+    unknown = sum(r.verdict is Verdict.UNKNOWN for r in results)
+    off = sum(
+        r.verdict is not Verdict.UNKNOWN and (r.expected or "holds") != r.verdict.value
+        for r in results
+    )
+    text = f"{len(results) - unknown - off} of {len(results)} checks as expected"
+    if off:
+        text += f", {off} not as expected"
+    if unknown:
+        text += f", {unknown} unknown"
+    return f"{text} in {elapsed:.1f}s"
 
 
 def catalogue_tasks(
