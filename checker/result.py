@@ -132,6 +132,7 @@ class Result:
     stats: Stats = field(default_factory=Stats)
     preset: str | None = None  # the named bounds, if they are a preset's
     vacuous: bool = False  # a 'holds' in bounds where the property's premise never occurs
+    also_by: str = ""  # a violation the textbook consumer gets too (its name): the rules' doing
     command: str = ""  # the command line that reproduces this check
     sources: Mapping[str, str] = field(default_factory=dict)  # the user's files checked, by
     # what they define ("consumer": "my_client.py"), as the command line names them

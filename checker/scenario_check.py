@@ -37,6 +37,7 @@ from spec.trace import TraceFields
 
 __all__ = [
     "CHECK_BUDGET",
+    "against_textbook",
     "check",
     "planned",
     "reproduce_command",
@@ -145,6 +146,31 @@ def check(
     wall, cpu = clock.read()
     stats = Stats(wall, cpu + found.cpu_elsewhere, examined=found.examined, budget=found.units)
     return result.but(stats=replace(stats, cubes=found.cubes))
+
+
+def against_textbook(
+    result: Result,
+    rules: RuleSet,
+    prop: Property,
+    bounds: Bounds,
+    options: Options = DEFAULT,
+    verdicts: dict[tuple[str, str], Verdict] | None = None,
+) -> Result:
+    """``result`` (a violation by some consumer) with ``also_by`` set when the textbook
+    consumer (``correct``) violates the same property under the same rules and bounds:
+    then the rule set causes it (kv-current's purge rollback and ``no-needless-rollback``),
+    not the consumer. Checked, not assumed; ``verdicts`` caches the textbook's verdicts
+    by (rules, property) across a command's checks."""
+    from spec.consumers import CONSUMERS, TEXTBOOK
+
+    textbook = CONSUMERS.get(TEXTBOOK[0])
+    if result.verdict is not Verdict.VIOLATED or result.subject.get("consumer") == textbook.name:
+        return result
+    cache = {} if verdicts is None else verdicts
+    key = (source_of(rules, rules.name), prop.id)
+    if key not in cache:
+        cache[key] = check(rules, textbook, prop, bounds, options.but(minimise=False)).verdict
+    return result.but(also_by=textbook.name) if cache[key] is Verdict.VIOLATED else result
 
 
 # How much Z3 work the look at a property's formula may take (it never needs much: the

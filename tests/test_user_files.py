@@ -154,3 +154,16 @@ def test_python_control_flow_in_a_consumer_is_one_short_line_naming_the_fix(
     assert result.err.count("\n") == 1 and len(result.err) < 240, result.err
     assert result.err.startswith("dcpcheck: error: mistaken.py:10: consumer 'mistaken': ")
     assert advice in result.err and "ite((" not in result.err
+
+
+def test_a_cost_violation_the_textbook_consumer_gets_too_says_so_in_its_row(
+    workdir: Path, cli
+) -> None:
+    args = ["check", "--rules", "kv-current", *LOOP[:8], "--quiet"]
+    mine = cli(*args, "--consumer", "my_client.py", "--property", "no-needless-rollback")
+    too = "correct gets this too under the same rules and bounds: it comes from the rule set"
+    assert mine.code == 0 and ": no-needless-rollback: violated" in mine.out and too in mine.out
+    # correct does not miss items: collapse-snapshot's miss is its own
+    own = cli(*args, "--consumer", "collapse-snapshot", "--property", "no-missed-item", "--json")
+    (record,) = json.loads(own.out)["results"]
+    assert record["verdict"] == "violated" and record["also_violated_by"] is None

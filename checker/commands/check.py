@@ -52,7 +52,13 @@ from checker.progress import Progress
 from checker.report.emit import Emit, Outputs
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
-from checker.scenario_check import CHECK_BUDGET, check, planned, rounds_needed
+from checker.scenario_check import (
+    CHECK_BUDGET,
+    against_textbook,
+    check,
+    planned,
+    rounds_needed,
+)
 from checker.symbolic.budget import MILLION
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
@@ -164,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         examples=args.examples,
     )
     engine = SCENARIO_ENGINES[args.engine]
+    textbook: dict[tuple[str, str], Verdict] = {}  # correct's verdicts, by (rules, property)
 
     def one(
         spark,  # type: ignore[no-untyped-def]
@@ -185,11 +192,13 @@ def run(args: argparse.Namespace) -> int:
             )
         names = (r.spec, c.spec, p.spec)
         if spark is None:
-            return check(r.item, c.item, p.item, bounds, options, engine)
-        from checker.spark.solvers import SparkSolvers
+            found = check(r.item, c.item, p.item, bounds, options, engine)
+        else:
+            from checker.spark.solvers import SparkSolvers
 
-        bound = engine.on_spark(SparkSolvers(spark), names, update)
-        return check(r.item, c.item, p.item, bounds, options, bound)
+            bound = engine.on_spark(SparkSolvers(spark), names, update)
+            found = check(r.item, c.item, p.item, bounds, options, bound)
+        return against_textbook(found, r.item, p.item, bounds, options, textbook)
 
     outputs = Outputs(
         "dcpcheck check",

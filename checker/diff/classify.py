@@ -83,6 +83,9 @@ class Evidence:
     fixes: list[str] = field(default_factory=list)
     needless_b: bool = False  # the cost property fails for B and not for A
     needless_a: bool = False
+    # with fixes: whether B leaves this consumer unsafe anyway (it violates a safety property
+    # in some scenario within the bounds, in any region): its fix is no evidence of safety
+    unsafe_b: bool | None = None
     unknown: list[str] = field(default_factory=list)  # reasons
     witnesses: dict[str, tuple[Expr, dict[str, Value], str]] = field(default_factory=dict)
 
@@ -124,6 +127,18 @@ class Probe:
         self.cost = [p for p in PROPERTIES if p.kind == "cost"]
         self.holds_a = model_a.holds_all([*self.safety, *self.cost])
         self.holds_b = model_b.holds_all([*self.safety, *self.cost])
+        self._unsafe_b: tuple[bool | None] | None = None
+
+    def unsafe_b(self) -> bool | None:
+        """Whether B's run violates some safety property in some scenario within the bounds
+        (None: the solver did not say); asked once per pair."""
+        if self._unsafe_b is None:
+            outcome = self.session.check(any_of(*(~self.holds_b[p.id] for p in self.safety)))
+            answer = outcome.answer
+            self._unsafe_b = (
+                None if answer is SolverAnswer.UNKNOWN else answer is SolverAnswer.SAT,
+            )
+        return self._unsafe_b[0]
 
     def _ask(self, evidence: Evidence, condition: Expr, what: str) -> SolverReply:
         outcome = self.session.check(condition, want=self.want)
@@ -223,6 +238,8 @@ class Probe:
                 getattr(evidence, "regressions" if by_b else "fixes").extend(found)
                 if values is not None and condition is not None:
                     evidence.witnesses[key] = (condition, values, found[0])
+            if evidence.fixes and not evidence.regressions:
+                evidence.unsafe_b = self.unsafe_b()
         elif not safety.complete:
             evidence.unknown.append(f"safety: {safety.note}")
         if evidence.regressions or evidence.fixes:

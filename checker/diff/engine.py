@@ -63,6 +63,18 @@ class RegionResult:
         return "unknown" if self.classification is None else self.classification.value
 
     @property
+    def fix_only_for_unsafe(self) -> bool:
+        """A safety fix whose only evidence is consumers B leaves unsafe anyway (they violate
+        a safety property elsewhere within the bounds): it changes how an unsafe consumer
+        fails, it does not make one safe."""
+        fixed = [e for e in self.evidence if e.fixes]
+        return (
+            self.classification is Classification.SAFETY_FIX
+            and bool(fixed)
+            and all(e.unsafe_b for e in fixed)
+        )
+
+    @property
     def note(self) -> str:
         if self.classification is None:
             return "; ".join(u for e in self.evidence for u in e.unknown)

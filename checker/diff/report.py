@@ -92,7 +92,7 @@ def table(report: DiffReport) -> str:
                 r.region.case_b,
                 r.region.change.name,
                 r.region.via or "-",
-                r.shown,
+                r.shown + (" (unsafe consumers only)" if r.fix_only_for_unsafe else ""),
                 ", ".join(reached) or "none",
             ]
         )
@@ -146,13 +146,26 @@ def long_form(
             body.append(f"{e.pair}: B violates {', '.join(e.regressions)} where A does not")
         if e.fixes:
             body.append(f"{e.pair}: A violates {', '.join(e.fixes)} where B does not")
+    if r.fix_only_for_unsafe:
+        unsafe = ", ".join(e.pair for e in r.evidence if e.fixes)
+        body.append(
+            f"only {unsafe} shows this fix, and B leaves {unsafe} unsafe anyway (it violates a "
+            "safety property elsewhere within the bounds): B changes how an unsafe consumer "
+            "fails here, which is no evidence that B is safer for a correct one"
+        )
     if r.witness is not None:
         body += _witness(r.witness, report)
         cost = (Classification.COST_REGRESSION, Classification.COST_IMPROVEMENT)
         if r.classification in cost and not r.witness.prop:
+            further = (
+                "more or deeper"
+                if r.classification is Classification.COST_REGRESSION
+                else "less or shallower"
+            )
             body.append(
-                "no scenario within the bounds in which no-needless-rollback holds for one run "
-                "and fails for the other"
+                f"a {r.shown} by the answer alone: B rolls back {further} here "
+                f"({r.region.change.name}); no-needless-rollback does not tell the runs apart "
+                "(in every scenario within the bounds, both rollbacks are needless or neither is)"
             )
     elif r.classification is not None and any(e.reached for e in r.evidence):
         body.append("no safety difference in any scenario within the bounds")
@@ -273,6 +286,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
         "via": r.region.via or None,
         "verdict": r.verdict.value,
         "classification": r.shown,
+        "fix_only_for_unsafe": r.fix_only_for_unsafe,
         "note": r.note or None,
         "example": None if r.example is None else example_json(r.example),
         "evidence": [

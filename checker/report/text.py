@@ -61,6 +61,11 @@ def one_line(r: Result, path: Path | None = None) -> str:
         return text
     status = "not replayed" if r.replay is None else r.replay.status
     text = f"{head} ({status.replace('not-confirmed', 'NOT CONFIRMED')}){steps}: {r.explanation}"
+    if r.also_by:
+        text += (
+            f" -- {r.also_by} gets this too under the same rules and bounds: it comes from "
+            "the rule set, not from this consumer"
+        )
     if r.harness_bug:
         text += f" -- HARNESS BUG: {r.replay.detail}"  # type: ignore[union-attr]
     if path is not None:
@@ -126,6 +131,7 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
         "size": dict(r.size) or None,
         "note": "\n".join(t for t in (r.note, r.long_text) if t) or None,
         "vacuous": r.vacuous,
+        "also_violated_by": r.also_by or None,
         "seconds": round(s.seconds, 3),
         "cpu_seconds": round(s.cpu_seconds, 3),
         "states": s.states,
@@ -145,6 +151,7 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
 
 def _verdict_cell(r: Result) -> str:
     text = r.verdict.value + (" (vacuous)" if r.vacuous else "")
+    text += f" ({r.also_by} too)" if r.also_by else ""
     return text + (" NOT CONFIRMED" if r.harness_bug else "")
 
 
