@@ -128,3 +128,30 @@ def test_a_cost_violation_exits_0_unless_fail_on_cost(tmp_path: Path, cli) -> No
     reported = cli(*args)
     assert reported.code == 0 and ": no-needless-rollback: violated" in reported.out
     assert cli(*args, "--fail-on", "cost").code == 1
+
+
+def _region_result(*evidence):  # type: ignore[no-untyped-def]
+    from checker.diff.classify import Classification
+    from checker.diff.engine import RegionResult
+    from checker.diff.regions import Change, Region
+    from spec.types import Outcome
+
+    region = Region("lagging", "purge", Change(Outcome.ACCEPT, Outcome.ROLLBACK))
+    return RegionResult(region, Classification.SAFETY_FIX, list(evidence))
+
+
+def test_a_safety_fix_only_an_unsafe_consumer_shows_is_flagged_as_such() -> None:
+    from checker.diff.classify import Evidence
+
+    unsafe = Evidence("collapse-snapshot", reached=True, fixes=["no-missed-item"], unsafe_b=True)
+    safe = Evidence("correct", reached=True, fixes=["no-missed-item"], unsafe_b=False)
+    bystander = Evidence("correct", reached=True)
+    assert _region_result(unsafe, bystander).fix_only_for_unsafe
+    assert not _region_result(unsafe, safe).fix_only_for_unsafe
+
+
+def test_a_violation_the_textbook_consumer_shares_is_marked_in_the_table() -> None:
+    from checker.report.text import summary_table
+
+    shared = _planned().but(verdict=Verdict.VIOLATED, also_by="correct")
+    assert "violated (correct too)" in summary_table([shared, _planned()])
