@@ -7,6 +7,7 @@ from conftest import DATA
 
 from checker.diff.classify import Classification
 from checker.diff.engine import DiffReport, diff_rules
+from checker.diff.report import table
 from checker.loading import resolve
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, TEXTBOOK
@@ -96,6 +97,17 @@ def test_restoring_the_purge_clause_is_the_matching_safety_fix() -> None:
     report = diff(str(RULES / "no_purge.py"), "kv-current")
     assert set(verdicts(report).values()) == {Classification.SAFETY_FIX.value}
     assert report.exit_code == EXIT_OK
+    # correct is fixed too, and kv-current leaves it safe: real evidence
+    assert not any(r.fix_only_for_unsafe for r in report.regions)
+
+
+def test_a_fix_only_an_already_unsafe_consumer_shows_is_flagged() -> None:
+    unsafe = [CONSUMERS.get("collapse-snapshot")]
+    report = diff_rules(rules(str(RULES / "no_purge.py")), rules("kv-current"), unsafe, SMALL, 4)
+    fixes = [r for r in report.regions if r.classification is Classification.SAFETY_FIX]
+    assert fixes and all(r.fix_only_for_unsafe for r in fixes)
+    assert all(e.unsafe_b for r in fixes for e in r.evidence if e.fixes)
+    assert "(unsafe consumers only)" in table(report)
 
 
 def test_checking_the_uuid_before_start_zero_loops_a_consumer_with_an_empty_log() -> None:
