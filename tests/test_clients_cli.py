@@ -116,3 +116,18 @@ def test_a_client_is_judged_as_it_ships_and_under_each_setting(tmp_path: Path, c
     ]
     assert "mitigation=on: default (as it ships)" in result.out
     assert "mitigation=off: not the default" in result.out
+
+
+def test_a_users_client_checked_on_spark_reproduces_with_the_path_as_given(
+    spark, tmp_path: Path, cli, monkeypatch
+) -> None:
+    (tmp_path / "mine.py").write_text(USER_CLIENT)
+    monkeypatch.chdir(tmp_path)
+    args = ["clients", "--consumer", "go-dcp-fixed", "--consumer", "mine.py"]
+    args += ["--rules", "kv-current", "--property", "no-missed-item", "--json", *SMALL]
+    result = cli(*args, "--out", "cex")
+    record = json.loads(result.out)["results"][1]
+    assert record["consumer"] == "my-client" and record["sources"] == {"consumer": "mine.py"}
+    assert "--consumer mine.py " in record["command"]  # not the copy an executor loaded
+    stored = json.loads(Path(record["counterexample"]).read_text())
+    assert stored["command"] == record["command"] and stored["sources"] == record["sources"]

@@ -52,12 +52,27 @@ def run_tasks(
     After Ctrl-C a task not decided is its planned results ``unknown (interrupted)``."""
     shipped = [_names(task, lambda text: ship(spark, text)) for task in tasks]
     try:
-        return one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
+        found = one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
+        return [_named_here(task, results) for task, results in zip(tasks, found, strict=True)]
     except Interrupted as stop:
         return [
             [interrupted(r) for r in planned_any(task)] if results is None else results
             for task, results in zip(tasks, stop.results, strict=True)
         ]
+
+
+def _named_here(task: AnyTask, results: list[Result]) -> list[Result]:
+    """``results`` (named on an executor by the shipped copies of the user's files) with the
+    reproduce command and sources the driver's names give: what the user typed."""
+    named = []
+    for result, here in zip(results, planned_any(task), strict=True):
+        record = None
+        if result.record is not None:
+            record = {k: v for k, v in result.record.items() if k != "sources"}
+            record["command"] = here.command
+            record |= {"sources": dict(here.sources)} if here.sources else {}
+        named.append(result.but(command=here.command, sources=here.sources, record=record))
+    return named
 
 
 class Interrupted(KeyboardInterrupt):
