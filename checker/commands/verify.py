@@ -158,7 +158,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"\ndecision level: {decision[0].bounds.describe()}")
             print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
-        print(f"\n{len(results) + len(decision)} checks in {elapsed:.1f}s")
+        if stopped:
+            decided = sum(not r.interrupted for r in results)
+            print(f"\ninterrupted after {elapsed:.1f}s: {decided} of {len(results)} checks decided")
+        else:
+            print(f"\n{len(results) + len(decision)} checks in {elapsed:.1f}s")
 
     outputs = Outputs(
         "dcpcheck verify",
