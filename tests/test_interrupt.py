@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from clihelp import DCPCHECK, ROOT
 
+from checker import interrupt
 from checker.cli import main
 from checker.engines import z3 as z3_engine
 from checker.interrupt import LINE
@@ -301,3 +302,29 @@ def test_ctrl_c_stops_decide_waiting_for_requests(tmp_path: Path) -> None:
     table = ROOT / "tests/data/humpty_sanity_table.json"
     stopped = _interrupted(["decide", table, "100", "0"], None, tmp_path, wait=3, stdin=True)
     _stopped_cleanly(stopped, tmp_path)
+
+
+def _sigint() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)  # the handler runs at the next bytecode; give it one
+
+
+def test_the_first_ctrl_c_stops_the_command_and_a_second_one_is_ignored() -> None:
+    previous = signal.getsignal(signal.SIGINT)
+    muted: list[str] = []
+    try:
+        interrupt.install()
+        interrupt.on_interrupt(lambda: muted.append("spark"))
+        with interrupt.held():  # writing files: the Ctrl-C is too late, dropped
+            _sigint()
+        assert not interrupt.stopping()
+        # launching a JVM: the Ctrl-C waits for the end of the block
+        with pytest.raises(KeyboardInterrupt), interrupt.deferred():
+            _sigint()
+            launched = True
+        assert launched and interrupt.stopping() and muted == ["spark"]
+        _sigint()  # winding down: ignored, no second KeyboardInterrupt
+        assert muted == ["spark"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        interrupt.reset()
