@@ -252,8 +252,9 @@ def interruptible(spark, action: Callable[[], T]) -> T:  # type: ignore[no-untyp
     try:
         finished.wait()
     except KeyboardInterrupt:
-        spark.sparkContext.cancelAllJobs()
-        finished.wait(30)
+        while not finished.is_set():  # a job submitted just after a cancel runs on
+            spark.sparkContext.cancelAllJobs()
+            finished.wait(0.5)
         raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
