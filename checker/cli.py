@@ -5,7 +5,10 @@ and ``run(args) -> exit code``. Errors raised on purpose (``spec.errors``)
 print one line and exit with their code. Anything else is a harness bug: one
 line naming the exception and a crash report (the full traceback, the
 command line, the versions) written to a file, and exit 4 — never exit 1,
-which means "violation found" to every CI gate. Ctrl-C exits 130.
+which means "violation found" to every CI gate. Ctrl-C, in every command, is
+one line (``checker.interrupt.LINE``) and exit 130, whether the command stopped
+by itself on it (``checker.runner``) or it reached this entry; an error raised
+while winding down after Ctrl-C (a cancelled Spark job) is the same interruption.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ import argparse
 import importlib
 import os
 import platform
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from checker import interrupt
 from spec.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -102,20 +108,38 @@ def crash_report(exc: BaseException, argv: Sequence[str]) -> Path | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    previous = signal.getsignal(signal.SIGINT)
+    interrupt.install()
+    try:
+        code = _main(argv)
+        if code == EXIT_INTERRUPTED or interrupt.stopping():
+            print(interrupt.LINE, file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        return code
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+        interrupt.reset()
+
+
+def _main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     except DcpcheckError as exc:
+        if interrupt.stopping():
+            return EXIT_INTERRUPTED
         print(f"dcpcheck: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("dcpcheck: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # stdout closed early (e.g. piped into head); nothing more to say.
         sys.stderr.close()
         return EXIT_BAD_INPUT
     except Exception as exc:  # a harness bug: one line here, the traceback in a file
+        if interrupt.stopping():  # a job Ctrl-C cancelled failing as it stops
+            return EXIT_INTERRUPTED
         report = crash_report(exc, argv)
         saved = f"the traceback is in {report}" if report else "no crash report could be written"
         message = str(exc).splitlines()[0] if str(exc) else ""

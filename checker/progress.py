@@ -2,8 +2,9 @@
 
 On a terminal, one live line rewritten in place; otherwise (CI logs, files)
 one line per unit when it starts and one when it finishes, so a log shows
-where a run stands and where it stopped. ``--quiet`` turns it off. Results
-themselves go to stdout; nothing here writes there.
+where a run stands and where it stopped. ``--quiet`` turns it off, and so does
+Ctrl-C (``checker.interrupt``): after it the one line the CLI prints is all.
+Results themselves go to stdout; nothing here writes there.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import sys
 import threading
 import time
 from typing import TextIO
+
+from checker.interrupt import stopping
 
 __all__ = ["Progress"]
 
@@ -79,11 +82,11 @@ class Progress:
                 self._shown = 0
 
     def _line(self, text: str) -> None:
-        if not self.quiet:
+        if not self.quiet and not stopping():
             print(text, file=self.stream, flush=True)
 
     def _refresh(self, detail: str = "") -> None:
-        if self.quiet:
+        if self.quiet or stopping():
             return
         running = ", ".join(self.running) or "-"
         text = f"{self.done}/{self.total} {self.what} done, running: {detail or running}"

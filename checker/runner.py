@@ -9,7 +9,8 @@ on stderr, hands each result to ``each`` as it is decided (a command prints
 or writes it there: ``checker.report.emit.Emit.one``) and returns the results
 in the jobs' order. Ctrl-C stops the run: the job it stops is ``unknown
 (interrupted)`` unless it had decided its verdict (a violation whose
-minimisation was cut short), and so is every job after it.
+minimisation was cut short), and so is every job after it; the command then
+writes nothing and exits 130 with the one line ``checker.interrupt`` words.
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ boundaries (Spark) and files unchanged:
   words; empty when the next step's narration tells it).
 * ``end_lines``: the final state in words; ``numbered``: whether a person
   reads the steps as a numbered list (many small steps) or as a story.
-* ``picture``: a history timeline (``Picture``) for the HTML report.
+* ``picture``: a history timeline (``Picture``) for the HTML report and, for the
+  single-node model, each resume's rounds (``Rounds``) as a sequence diagram draws
+  them: the request, the answer, what the consumer does before the next request.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Cell", "Lane", "Mark", "Picture", "Run", "Span", "Step"]
+__all__ = ["Cell", "Exchange", "Lane", "Mark", "Picture", "Rounds", "Run", "Span", "Step"]
 
 JSON = Any
 
@@ -76,15 +78,40 @@ class Lane:
     label: str
     cells: tuple[Cell, ...] = ()
     spans: tuple[Span, ...] = ()
+    empty: str = ""  # what the row says when it has no cells ("nothing")
 
 
 @dataclass(frozen=True)
 class Mark:
-    """A vertical line after ``seqno`` across the lanes: a branch point or the purge seqno."""
+    """A vertical line after ``seqno`` across the lanes: a branch point or the purge seqno;
+    its label sits on the row of the lane named ``lane`` (a failover's), else below."""
 
     seqno: int
     label: str
     kind: str  # "branch" | "purge"
+    lane: str = ""
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One round of a resume: the consumer's ``request``, the producer's ``answer``
+    (``kind``: ``ok``, ``rollback`` or ``error``) and what the consumer does with it
+    before its next request (``reaction``: the items it drops, the ones it will filter)."""
+
+    request: str
+    answer: str
+    kind: str
+    reaction: str = ""
+    repeats: int | None = None  # the earlier round (from 1) that sent this same request
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """A resume's rounds, in order, and how they end (``outcome``)."""
+
+    label: str
+    exchanges: tuple[Exchange, ...]
+    outcome: str
 
 
 @dataclass(frozen=True)
@@ -92,6 +119,7 @@ class Picture:
     lanes: tuple[Lane, ...]
     marks: tuple[Mark, ...] = ()
     legend: tuple[tuple[str, str], ...] = ()  # (kind, meaning)
+    resumes: tuple[Rounds, ...] = ()  # each resume's rounds (single-node runs)
 
     @property
     def width(self) -> int:

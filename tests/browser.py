@@ -82,6 +82,27 @@ def render(page: Path, width: int = 1400, height: int = 1200) -> Rendered:
         return Rendered(decode_png(shot.read_bytes()), console)
 
 
+def dom(page: Path) -> str:
+    """The page's DOM as Chromium built it (``--dump-dom``)."""
+    page = page.resolve()
+    with tempfile.TemporaryDirectory(prefix="dcpcheck-browser-") as scratch:
+        proc = subprocess.run(
+            [
+                chromium(),
+                *FLAGS,
+                f"--user-data-dir={scratch}/profile",
+                "--dump-dom",
+                page.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert "<svg" in proc.stdout or "<body" in proc.stdout, proc.stderr[-2000:]
+        return proc.stdout
+
+
 def decode_png(data: bytes) -> list[list[tuple[int, ...]]]:
     """8-bit RGB or RGBA, not interlaced: what Chromium's screenshots are."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"

@@ -5,7 +5,11 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from clihelp import check_args
+import pytest
+from clihelp import ROOT, check_args
+
+from checker.confirm import replay_stored
+from checker.report.html import timeline_svg
 
 
 class _Tags(HTMLParser):
@@ -29,8 +33,42 @@ def test_check_writes_a_report_with_a_timeline_for_each_violation(tmp_path: Path
     text = report.read_text()
     parser = _Tags()
     parser.feed(text)
-    assert parser.tags.count("svg") == 1  # one violation, one picture
+    # one violation: one timeline, and its one resume's rounds as a sequence diagram
+    assert text.count('aria-label="history timeline"') == 1
+    assert text.count('aria-label="resume 1 rounds"') == 1 and parser.tags.count("svg") == 2
     assert "no-missed-item--kv-current--collapse-snapshot" in parser.ids
     assert "key A: the producer has" in text
     assert "<td class='holds'>holds</td>" in text  # valid-request holds, no picture
     assert "SET(A)" in text and "consumer holds" in text
+
+
+DROPPING = [  # stored counterexamples whose rollback drops items the consumer held, and one
+    "counterexamples/no-needless-rollback--kv-current--correct--8d822032b4.json",
+    "counterexamples/clients/larger/no-missed-item--kv-current--kv-replica--e895b9ab2f.json",
+    "counterexamples/clients/bounded-rollback--kv-current--go-dcp--90e27cf970.json",  # keeps
+]
+
+
+@pytest.mark.parametrize("stored", DROPPING)
+def test_consumer_holds_what_the_reference_holds_after_its_rollbacks(stored: str) -> None:
+    """The picture's "consumer holds" row is the reference replay's consumer when it sends
+    its last request: an item its rollback dropped is drawn rolled back, never held."""
+    run = replay_stored(ROOT / stored).run
+    assert run is not None and run.picture is not None
+    (lane,) = [lane for lane in run.picture.lanes if lane.label == "consumer holds"]
+    drawn = {cell.seqno: cell.kind for cell in lane.cells}
+    last_request = [step for step in run.steps if step.name == "StreamRequest"][-1]
+    holds = {seqno for seqno, _ in last_request.state["consumer"]["items"]["#map"]}
+    assert {x for x, kind in drawn.items() if kind == "held"} == holds
+    dropped = {x for x, kind in drawn.items() if kind == "rolledback"}
+    assert dropped.isdisjoint(holds)
+    assert bool(dropped) is ("go-dcp" not in stored)
+
+
+def test_consumer_ends_with_says_nothing_rather_than_nothing_at_all() -> None:
+    run = replay_stored(ROOT / DROPPING[0]).run
+    assert run is not None and run.picture is not None
+    (lane,) = [lane for lane in run.picture.lanes if lane.label == "consumer ends with"]
+    assert lane.cells == () and lane.empty == "nothing"
+    assert '<text x="250" y="' in timeline_svg(run.picture)
+    assert ">nothing</text>" in timeline_svg(run.picture)

@@ -1,11 +1,15 @@
-"""Ctrl-C: stop promptly, report what was decided, claim nothing else, write nothing half-done.
+"""Ctrl-C: stop promptly, one line, exit 130, nothing written, no process left behind.
 
 SIGINT during a Z3 call stops Z3 (the call runs in a helper thread while the
 main thread waits, so the signal is not lost inside Z3); during a
 minimisation the violation found stays, but no measure it did not finish is
-claimed minimal and no counterexample file is written; the command reports
-the checks decided before and ``unknown (interrupted)`` for the rest, and
-exits 130.
+claimed minimal and no counterexample file is written. Every command, run as
+a terminal runs it (its own process group, SIGINT to the whole group, the
+Spark JVM included), prints ``dcpcheck: interrupted; nothing was written`` on
+stderr and nothing else after the signal, exits 130, writes no file (no
+counterexample, JUnit, HTML, dataset) and leaves no process running; the
+commands that print results print the decided ones and label the rest
+``unknown (interrupted)``.
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from clihelp import DCPCHECK, ROOT
 
+from checker import interrupt
+from checker.cli import main
 from checker.engines import z3 as z3_engine
+from checker.interrupt import LINE
 from checker.report.files import write_counterexample
 from checker.report.text import exit_code
 from checker.result import Verdict
@@ -97,64 +105,151 @@ def test_ctrl_c_in_minimisation_keeps_the_violation_but_claims_no_minimum(monkey
     assert exit_code([result]) == EXIT_INTERRUPTED
 
 
-def _start(args: list[str]) -> subprocess.Popen:
+@dataclass
+class Stopped:
+    code: int
+    out: str
+    after: list[str]  # stderr lines that arrived after the SIGINT
+    before: list[str]  # ... and before it
+    left: list[int]  # processes still running that belong to the command
+
+
+def _interrupted(
+    args: list[object], marker: str | None, tmp: Path, wait: float = 0.5, stdin: bool = False
+) -> Stopped:
+    """Run ``dcpcheck args`` in a process group of its own (as a shell does), send SIGINT to
+    the group once stderr shows ``marker`` (None: a command with no progress to show) and
+    ``wait`` seconds more, and collect."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen(
-        [*DCPCHECK, *args],
+    proc = subprocess.Popen(
+        [*DCPCHECK, *map(str, args)],
         cwd=ROOT,
         env=env,
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,  # PIPE: open, never written
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
+    lines: list[tuple[float, str]] = []
+    seen = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append((time.monotonic(), line.rstrip("\n")))
+            if marker is not None and marker in line:
+                seen.set()
+        seen.set()  # stderr closed: the test fails on the exit code below
+
+    out: list[str] = []
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert proc.stdout is not None
+    stdout = threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)
+    stdout.start()
+    if marker is not None:
+        assert seen.wait(300), f"the command never showed {marker}"  # a hang guard only
+    time.sleep(wait)
+    sent = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(timeout=300)  # a hang guard, not a speed assertion
+    reader.join(timeout=30)
+    stdout.join(timeout=30)
+    left = _lingering(proc.pid, str(tmp))
+    after = [text for at, text in lines if at >= sent]
+    return Stopped(proc.returncode, "".join(out), after, [t for at, t in lines if at < sent], left)
 
 
-def _interrupt_after(proc: subprocess.Popen, marker: str) -> tuple[int, str, str]:
-    """Send SIGINT once stderr shows ``marker``; the exit code and both outputs."""
-    seen = []
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        seen.append(line)
-        if marker in line:
-            break
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)  # a hang guard, not a speed assertion
-    return proc.returncode, out, "".join(seen) + err
+def _lingering(group: int, name: str, patience: float = 15.0) -> list[int]:
+    """Processes of the command's group, or naming ``name`` (forked workers, the Spark JVM
+    whose command line carries the test's --conf), still there after ``patience`` s."""
+    deadline = time.monotonic() + patience
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                named = name in (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if stat[0] != "Z" and (int(stat[2]) == group or named):
+                found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def _stopped_cleanly(stopped: Stopped, tmp: Path) -> None:
+    assert stopped.code == EXIT_INTERRUPTED, stopped
+    assert stopped.after == [LINE], stopped.after
+    assert not [p for p in tmp.rglob("*") if p.is_file()], "an interrupted run wrote files"
+    assert stopped.left == [], "processes outlived the command"
 
 
 # kv-current x correct's no-missed-item proof at these bounds takes about a CPU minute.
 HARD = ["--seqnos", "16", "--keys", "4", "--entries", "8", "--failovers", "5"]
+SPARK = ["--master", "local[2]"]
+
+
+def _spark_named(tmp: Path) -> list[str]:
+    """A --conf that puts the test's directory on the JVM's command line (to find it)."""
+    return ["--conf", f"spark.dcpcheck.test={tmp}"]
 
 
 def test_ctrl_c_stops_check_reports_the_rest_interrupted_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
-    args = ["check", "--rules", "kv-current", "--consumer", "correct", *HARD]
-    args += ["--property", "no-missed-item", "--property", "no-foreign-snapshot"]
-    proc = _start([*args, "--out", str(tmp_path / "out"), "--html", str(tmp_path / "r.html")])
-    code, out, err = _interrupt_after(proc, "kv-current/correct: no-missed-item ...")
-    assert code == EXIT_INTERRUPTED, err
-    assert "no-missed-item: unknown (interrupted after" in out
-    assert "no-foreign-snapshot: unknown (interrupted before it ran" in out
-    assert "Traceback" not in err
-    assert not (tmp_path / "out").exists()
-    assert not (tmp_path / "r.html").exists()
+    args = ["check", "--rules", "kv-current", "--consumer", "collapse-snapshot"]
+    args += ["--consumer", "correct", *HARD, "--property", "no-missed-item", "--no-minimise"]
+    args += ["--out", tmp_path / "out", "--html", tmp_path / "r.html"]
+    stopped = _interrupted(args, "kv-current/correct: no-missed-item ...", tmp_path)
+    _stopped_cleanly(stopped, tmp_path)
+    # the decided violation is shown (its file is not written), the stopped check is unknown
+    assert "collapse-snapshot: no-missed-item: violated (confirmed)" in stopped.out
+    assert "correct: no-missed-item: unknown (interrupted after" in stopped.out
 
 
-def test_ctrl_c_stops_verify_on_spark_keeping_the_decided_checks(tmp_path: Path) -> None:
-    args = ["verify", "--master", "local[2]", "--no-durability", "--rules", "kv-current"]
-    args += ["--consumer", "collapse-snapshot", "--consumer", "correct", *HARD]
-    args += ["--property", "no-missed-item", "--out", str(tmp_path / "out")]
-    args += ["--junit", str(tmp_path / "j.xml")]
-    proc = _start(args)
-    code, out, err = _interrupt_after(proc, "collapse-snapshot: no-missed-item: violated")
-    assert code == EXIT_INTERRUPTED, err
-    rows = {line.split()[1]: line.split()[4] for line in out.splitlines()[2:4]}
-    assert rows == {"collapse-snapshot": "violated", "correct": "unknown"}, out
-    assert not (tmp_path / "j.xml").exists()
-    assert "Traceback" not in err
+def test_ctrl_c_stops_verify_on_spark_labelling_what_it_did_not_decide(tmp_path: Path) -> None:
+    args = ["verify", *SPARK, *_spark_named(tmp_path), "--no-durability", "--no-clients"]
+    args += ["--rules", "kv-current", "--consumer", "correct", *HARD]
+    args += ["--property", "no-missed-item", "--out", tmp_path / "out"]
+    args += ["--junit", tmp_path / "j.xml"]
+    stopped = _interrupted(args, "kv-current/correct: no-missed-item ...", tmp_path, wait=1)
+    _stopped_cleanly(stopped, tmp_path)
+    (row,) = [line.split() for line in stopped.out.splitlines()[2:3]]
+    assert row[1] == "correct" and row[4:6] == ["unknown", "(interrupted)"], stopped.out
+    assert row[-1] == "-"  # nothing decided, so nothing to compare with the expected
+    assert "interrupted after" in stopped.out and "0 of 1 checks decided" in stopped.out
+    assert "EXPECTED" not in stopped.out
+
+
+def test_ctrl_c_stops_a_sweep_on_spark_publishing_nothing(tmp_path: Path) -> None:
+    args = ["sweep", *SPARK, *_spark_named(tmp_path), "--seqnos", "5", "--entries", "3"]
+    stopped = _interrupted([*args, "--out", tmp_path / "sweep"], "sweep ...", tmp_path, wait=2)
+    _stopped_cleanly(stopped, tmp_path)
+    assert stopped.out == ""
+
+
+def test_ctrl_c_stops_clients_run_here(tmp_path: Path) -> None:
+    args = ["clients", "--no-spark", "--rules", "kv-current", "--consumer", "go-dcp-fixed"]
+    args += ["--consumer", "go-dcp", *HARD, "--out", tmp_path / "out"]
+    stopped = _interrupted(
+        [*args, "--html", tmp_path / "c.html"], "kv-current/go-dcp-fixed:", tmp_path
+    )
+    _stopped_cleanly(stopped, tmp_path)
+    assert "unknown (interrupted)" in stopped.out
+
+
+def test_ctrl_c_stops_diff_leaving_unclassified_regions_unknown(tmp_path: Path) -> None:
+    args = ["diff", "kv-current", "rollback-doc", *HARD]
+    stopped = _interrupted(args, "dcpcheck diff:", tmp_path, wait=3)
+    _stopped_cleanly(stopped, tmp_path)
+    assert "interrupted (Ctrl-C); interrupted (Ctrl-C)" not in stopped.out
+    assert "not reached by these consumers" not in stopped.out
 
 
 def test_ctrl_c_stops_durability_worker_processes_and_keeps_the_decided_checks(
@@ -162,23 +257,74 @@ def test_ctrl_c_stops_durability_worker_processes_and_keeps_the_decided_checks(
 ) -> None:
     out = tmp_path / "out"
     args = ["durability", "--preset", "mb-34150-wide", "--ack-rule", "ack-on-prepare"]
-    proc = _start([*args, "--workers", "2", "--out", str(out)])
-    code, stdout, err = _interrupt_after(proc, "no-lost-syncwrite: violated")
-    assert code == EXIT_INTERRUPTED, err
-    assert "persisted-snapshot: no-lost-syncwrite: violated (confirmed)" in stdout
-    assert "persisted-snapshot: prepare-ack-progress: unknown (interrupted" in stdout
-    assert "Traceback" not in err
-    assert len(list(out.glob("*.itf.json"))) == 1  # the decided violation's run, only
-    # Forked workers carry the parent's command line: none may outlive it.
-    assert not _processes_naming(str(out))
+    stopped = _interrupted(
+        [*args, "--workers", "2", "--out", out], "no-lost-syncwrite: violated", tmp_path
+    )
+    _stopped_cleanly(stopped, tmp_path)  # the forked workers carry --out: none outlives it
+    assert "persisted-snapshot: no-lost-syncwrite: violated (confirmed)" in stopped.out
+    assert "persisted-snapshot: prepare-ack-progress: unknown (interrupted" in stopped.out
 
 
-def _processes_naming(text: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and text in (entry / "cmdline").read_bytes().decode():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+def test_ctrl_c_stops_a_replay_and_its_target_process(tmp_path: Path) -> None:
+    target = f"jsonl:sh -c 'sleep 60; :' {tmp_path}"  # never answers; sh stays, named
+    args = ["replay", "counterexamples/baseline", "--target", target, "--timeout", "120"]
+    stopped = _interrupted(args, None, tmp_path, wait=3)
+    _stopped_cleanly(stopped, tmp_path)
+
+
+def test_ctrl_c_stops_vectors_generate_writing_no_vector_set(tmp_path: Path) -> None:
+    args = ["vectors", "generate", "--out", tmp_path / "vectors", "--table-entries", "8"]
+    stopped = _interrupted(args, None, tmp_path, wait=4)
+    _stopped_cleanly(stopped, tmp_path)
+
+
+def test_ctrl_c_while_promote_replays_promotes_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
+    import checker.commands.promote as promote
+
+    real, calls = promote.replay_stored, []
+
+    def second_one_interrupted(path):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(path)
+
+    monkeypatch.setattr(promote, "replay_stored", second_one_interrupted)
+    files = sorted(Path(ROOT, "counterexamples").glob("no-*.json"))
+    stored = [f for f in files if not f.name.endswith(".itf.json")][:2]
+    code = main(["promote", *map(str, stored), "--to", str(tmp_path / "to")])
+    err = capsys.readouterr().err
+    assert code == EXIT_INTERRUPTED and err.splitlines() == [LINE]
+    assert not (tmp_path / "to").exists() or not any((tmp_path / "to").iterdir())
+
+
+def test_ctrl_c_stops_decide_waiting_for_requests(tmp_path: Path) -> None:
+    table = ROOT / "tests/data/humpty_sanity_table.json"
+    stopped = _interrupted(["decide", table, "100", "0"], None, tmp_path, wait=3, stdin=True)
+    _stopped_cleanly(stopped, tmp_path)
+
+
+def _sigint() -> None:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)  # the handler runs at the next bytecode; give it one
+
+
+def test_the_first_ctrl_c_stops_the_command_and_a_second_one_is_ignored() -> None:
+    previous = signal.getsignal(signal.SIGINT)
+    muted: list[str] = []
+    try:
+        interrupt.install()
+        interrupt.on_interrupt(lambda: muted.append("spark"))
+        with interrupt.held():  # writing files: the Ctrl-C is too late, dropped
+            _sigint()
+        assert not interrupt.stopping()
+        # launching a JVM: the Ctrl-C waits for the end of the block
+        with pytest.raises(KeyboardInterrupt), interrupt.deferred():
+            _sigint()
+            launched = True
+        assert launched and interrupt.stopping() and muted == ["spark"]
+        _sigint()  # winding down: ignored, no second KeyboardInterrupt
+        assert muted == ["spark"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        interrupt.reset()

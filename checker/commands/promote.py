@@ -23,6 +23,7 @@ from pathlib import Path
 from checker.atomic import writable_dir, write_text_atomic
 from checker.confirm import replay_stored
 from checker.inputs import read_text
+from checker.interrupt import held
 from checker.report.itf import to_itf
 from spec.errors import EXIT_OK, InvalidInput
 
@@ -51,21 +52,22 @@ def run(args: argparse.Namespace) -> int:
                 name, f"the replay does not confirm it ({stored.replayed.detail}); not promoted"
             )
         checked.append((path, stored, Path(args.to) if args.to else CORPUS[stored.model]))
-    for path, stored, target in checked:
-        stem = path.name[: -len(".json")]
-        trace = path.with_name(stem + ".itf.json")
-        text = read_text(path)
-        if stored.run is not None:
-            meta = {
-                "source": path.name,
-                "description": stored.explanation,
-                "command": stored.command,
-            }
-            itf = json.dumps(to_itf(stored.run, meta), indent=1) + "\n"
-        else:
-            itf = read_text(trace) if trace.exists() else None
-        write_text_atomic(target / path.name, text)
-        if itf is not None:
-            write_text_atomic(target / f"{stem}.itf.json", itf)
-        print(f"promoted {path.name} -> {target}/ (confirmed on the reference)")
+    with held():  # every file promoted, or (Ctrl-C during the replays) none
+        for path, stored, target in checked:
+            stem = path.name[: -len(".json")]
+            trace = path.with_name(stem + ".itf.json")
+            text = read_text(path)
+            if stored.run is not None:
+                meta = {
+                    "source": path.name,
+                    "description": stored.explanation,
+                    "command": stored.command,
+                }
+                itf = json.dumps(to_itf(stored.run, meta), indent=1) + "\n"
+            else:
+                itf = read_text(trace) if trace.exists() else None
+            write_text_atomic(target / path.name, text)
+            if itf is not None:
+                write_text_atomic(target / f"{stem}.itf.json", itf)
+            print(f"promoted {path.name} -> {target}/ (confirmed on the reference)")
     return EXIT_OK

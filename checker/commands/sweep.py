@@ -40,6 +40,7 @@ from checker.commands.common import (
     spark_conf_from,
 )
 from checker.commands.decision_space import add_distinct_uuids
+from checker.interrupt import held
 from checker.progress import Progress
 from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
 from spec.rules import RULE_SETS, RuleSet
@@ -157,8 +158,9 @@ def _sweep(
             )
             progress.finish("cross-check with dcpcheck diff", summary.crosscheck.agreement.value)
         summary.seconds = time.perf_counter() - started
-        write_text_atomic(partial / "summary.json", json.dumps(summary_json(summary), indent=2))
-        publish_dir(partial, args.out)
+        with held():  # published whole, or (Ctrl-C before this) not at all
+            write_text_atomic(partial / "summary.json", json.dumps(summary_json(summary), indent=2))
+            publish_dir(partial, args.out)
     except SweepTimeout:
         progress.close()
         print(

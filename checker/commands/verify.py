@@ -152,7 +152,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"\ndecision level: {decision[0].bounds.describe()}")
             print(summary_table(decision, expected=True))
         elapsed = time.perf_counter() - started
-        print("\n" + closing_line([*results, *decision], elapsed))
+        if stopped:
+            decided = sum(not r.interrupted for r in results)
+            print(f"\ninterrupted after {elapsed:.1f}s: {decided} of {len(results)} checks decided")
+        else:
+            print("\n" + closing_line([*results, *decision], elapsed))
 
     outputs = Outputs(
         "dcpcheck verify",

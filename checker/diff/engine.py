@@ -77,7 +77,7 @@ class RegionResult:
     @property
     def note(self) -> str:
         if self.classification is None:
-            return "; ".join(u for e in self.evidence for u in e.unknown)
+            return "; ".join(dict.fromkeys(u for e in self.evidence for u in e.unknown))
         if not any(e.reached for e in self.evidence):
             return f"not reached by {', '.join(e.pair for e in self.evidence)} within the bounds"
         return ""
@@ -202,7 +202,8 @@ def _unclassified(
     classified = {r.region for r in report.regions}
     for region in regions:
         if region not in classified:
-            evidence = [Evidence(name, unknown=["interrupted (Ctrl-C)"]) for name in report.context]
+            reason = ["not classified: interrupted (Ctrl-C)"]
+            evidence = [Evidence(name, unknown=reason) for name in report.context]
             report.regions.append(
                 RegionResult(region, None, evidence, example=examples.get(region))
             )

@@ -93,7 +93,7 @@ def table(report: DiffReport) -> str:
                 r.region.change.name,
                 r.region.via or "-",
                 r.shown + (" (unsafe consumers only)" if r.fix_only_for_unsafe else ""),
-                ", ".join(reached) or "none",
+                ", ".join(reached) or ("none" if r.classification is not None else "-"),
             ]
         )
     headers = ["#", f"A: {report.name_a}", f"B: {report.name_b}", "change", "via"]
@@ -107,7 +107,10 @@ def table(report: DiffReport) -> str:
 
 def summary(report: DiffReport) -> str:
     counts = [f"{PLURAL[c]} {report.count(c)}" for c in PLURAL if report.count(c) or c is not None]
-    unreached = sum(not any(e.reached for e in r.evidence) for r in report.regions)
+    unreached = sum(
+        r.classification is not None and not any(e.reached for e in r.evidence)
+        for r in report.regions
+    )  # a region never classified (Ctrl-C) is unknown, not unreached
     text = ", ".join(counts)
     if unreached:
         text += f" ({unreached} not reached by these consumers)"

@@ -5,10 +5,12 @@ outputs)`` reports results already decided and returns the exit code. A
 command that shows each result as it is decided (``check``, ``durability``)
 hands ``Emit(outputs).one`` to the runner (``checker.runner.run_jobs``) and
 calls ``finish(results)`` at the end: the same output either way. For each
-result: its counterexample files (``files.write_counterexample``) and, when
-``streamed``, its one-line and long forms; then JUnit and HTML (not after
-Ctrl-C), then the JSON of every result or the command's text (default: a
-summary table when there is more than one result), then the exit code
+result, when ``streamed``, its one-line and long forms (naming where its
+counterexample goes); at the end its counterexample files
+(``files.write_counterexample``), JUnit and HTML, none of them after Ctrl-C
+(an interrupted run writes nothing: ``checker.interrupt``), then the JSON of
+every result or the command's text (default: a summary table when there is
+more than one result), then the exit code
 (``text.exit_code`` or, ``against_expected``, ``text.exit_code_against_expected``).
 """
 
@@ -19,7 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.report.files import write_counterexample
+from checker.interrupt import held, stopping
+from checker.report.files import counterexample_path, write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import (
@@ -68,6 +71,7 @@ class Emit:
     def __init__(self, outputs: Outputs) -> None:
         self.outputs = outputs
         self.paths: list[Path | None] = []
+        self.outs: list[str | Path] = []
 
     def _out(self, n: int) -> str | Path:
         start = 0
@@ -80,8 +84,9 @@ class Emit:
     def one(self, result: Result) -> None:
         o = self.outputs
         out = self._out(len(self.paths))
-        path = None if result.interrupted else write_counterexample(result, out)
+        path = None if result.interrupted else counterexample_path(result, out)
         self.paths.append(path)
+        self.outs.append(out)
         if o.streamed and not o.as_json:
             print(one_line(result, path), flush=True)
             if shows_run(result) or result.harness_bug or result.long_text:
@@ -89,15 +94,15 @@ class Emit:
 
     def finish(self, results: Sequence[Result]) -> int:
         o = self.outputs
-        stopped = any(r.interrupted for r in results)
-        if o.junit and not stopped:
-            write_junit(list(results), o.junit, name=o.title)
-        if o.html and not stopped:
-            write_html(list(results), o.html, o.title)
+        stopped = stopping() or any(r.interrupted for r in results)
+        if not stopped:
+            with held():  # every file or, on an earlier Ctrl-C, none
+                self._write(results)
         parts = o.parts or (Part("results", len(results), o.out),)
         split = _split(results, [p.size for p in parts])
         if o.as_json:
-            paths = _split(self.paths, [p.size for p in parts])
+            written = [None if stopped else p for p in self.paths]  # nothing after Ctrl-C
+            paths = _split(written, [p.size for p in parts])
             records = {
                 part.key: [result_json(r, p) for r, p in zip(rs, ps, strict=True)]
                 for part, rs, ps in zip(parts, split, paths, strict=True)
@@ -111,6 +116,16 @@ class Emit:
         if o.against_expected:
             return exit_code_against_expected(list(results))
         return exit_code(list(results), fail_on_cost=o.fail_on_cost)
+
+    def _write(self, results: Sequence[Result]) -> None:
+        o = self.outputs
+        for result, out, path in zip(results, self.outs, self.paths, strict=True):
+            if path is not None:
+                write_counterexample(result, out)
+        if o.junit:
+            write_junit(list(results), o.junit, name=o.title)
+        if o.html:
+            write_html(list(results), o.html, o.title)
 
 
 def emit(results: Sequence[Result], outputs: Outputs) -> int:

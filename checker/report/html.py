@@ -4,9 +4,14 @@ One self-contained page (inline CSS and SVG, no scripts, no external
 assets), for results of either model. Each run with a picture
 (``spec.run.Picture``) is drawn one column per seqno: a row per lane (a
 producer's history, what the consumer holds, each failover's new items, or
-each node's history), snapshot brackets under a lane, vertical marks for
-branch points and the purge seqno; then the run in words and the command
-that reproduces it.
+each node's history; an empty one says so), snapshot brackets under a lane,
+vertical marks for branch points (labelled on their failover's row) and the
+purge seqno. Then each resume's rounds as a sequence diagram (``rounds_svg``):
+a lifeline for the consumer and one for the producer, and per round (one
+``g.round`` each) the request, the answer (OK, ROLLBACK(R), ERANGE) and what the
+consumer drops and filters before its next request; a request the consumer
+already sent is flagged, so a rollback loop shows as the same pair again and
+again. Then the run in words and the command that reproduces it.
 """
 
 from __future__ import annotations
@@ -18,19 +23,22 @@ from pathlib import Path
 from checker.atomic import write_text_atomic
 from checker.report.text import narrative, shows_run
 from checker.result import Result
-from spec.run import Lane, Picture
+from spec.run import Exchange, Lane, Picture, Rounds
 
-__all__ = ["render_html", "timeline_svg", "write_html"]
+__all__ = ["render_html", "rounds_svg", "timeline_svg", "write_html"]
 
-COL, ROW, LEFT, TOP = 78, 30, 190, 24
+COL, ROW, LEFT, TOP = 84, 34, 250, 26
+CHAR = 8.5  # the width of a character of the drawing's 14px monospace font, roughly
 FILL = {
     "set": "#d9ecff",
     "del": "#ffd9d9",
     "prepare": "#fff0c2",
     "commit": "#d9f2d9",
     "held": "#cfeccf",
+    "rolledback": "#f4d6d6",
     "dropped": "#eeeeee",
 }
+ANSWER = {"ok": "#1a7f1a", "rollback": "#b00000", "error": "#8a5a00"}
 STROKE = {"branch": "#c60", "purge": "#808"}
 
 CSS = """
@@ -42,7 +50,9 @@ td.holds { background: #e5f5e5; }
 td.unknown { background: #fff4cc; }
 section { margin: 2em 0; padding-top: 1em; border-top: 2px solid #ddd; }
 code, pre { background: #f6f6f6; padding: 0.1em 0.3em; }
-svg text { font-family: ui-monospace, monospace; font-size: 12px; }
+svg text { font-family: ui-monospace, monospace; font-size: 14px; }
+svg { display: block; margin: 1em 0; }
+h3 { margin-bottom: 0.2em; }
 """
 
 
@@ -56,7 +66,7 @@ def _box(x: float, y: float, w: float, kind: str, text: str) -> str:
         f'fill="{FILL.get(kind, "#ffffff")}" stroke="#888"/>'
         f'<text x="{x + w / 2}" y="{y + ROW / 2 + 1}" text-anchor="middle">{_e(text)}</text>'
     )
-    if kind == "dropped":
+    if kind in ("dropped", "rolledback"):
         mid = y + (ROW - 6) / 2
         out += f'<line x1="{x + 4}" y1="{mid}" x2="{x + w - 4}" y2="{mid}" stroke="#b00"/>'
     return out
@@ -74,6 +84,11 @@ def _lane(lane: Lane, y: float) -> tuple[list[str], float]:
     parts = [_label(y, lane.label)]
     for cell in lane.cells:
         parts.append(_box(_col(cell.seqno), y, COL - 8, cell.kind, cell.text))
+    if not lane.cells and lane.empty:
+        parts.append(
+            f'<text x="{LEFT}" y="{y + ROW / 2 + 1}" font-style="italic" class="empty">'
+            f"{_e(lane.empty)}</text>"
+        )
     y += ROW
     if lane.spans:
         for span in lane.spans:
@@ -95,18 +110,32 @@ def timeline_svg(picture: Picture) -> str:
             f'<text x="{_col(x) + COL / 2 - 4}" y="{TOP + ROW / 2}" text-anchor="middle">{x}</text>'
         )
     y = TOP + ROW
+    rows: dict[str, float] = {}
     for lane in picture.lanes:
+        rows[lane.label] = y
         drawn, y = _lane(lane, y)
         parts += drawn
     bottom = y
     for mark in picture.marks:
         x = LEFT + mark.seqno * COL - 4  # in the gap after the mark's seqno, not on a box
         parts.append(_mark_line(x, TOP, bottom, mark.kind))
-        parts.append(
-            f'<text x="{x + 3}" y="{y + 14}" fill="{STROKE.get(mark.kind, "#444")}">'
-            f"{_e(mark.label)}</text>"
-        )
-        y += ROW / 2
+        colour = STROKE.get(mark.kind, "#444")
+        if mark.lane in rows:  # on its failover's row, left of the line (cells are right)
+            row = rows[mark.lane]
+            room = x - LEFT >= len(mark.label) * CHAR + 6
+            anchor, at = ("end", x - 4) if room else ("start", x + 4)
+            if not room:  # no room before the line: above the row's cells instead
+                row -= ROW / 2 - 2
+            parts.append(
+                f'<text x="{at}" y="{row + ROW / 2 + 1}" text-anchor="{anchor}" '
+                f'fill="{colour}" class="mark">{_e(mark.label)}</text>'
+            )
+        else:
+            parts.append(
+                f'<text x="{x + 3}" y="{y + 14}" fill="{colour}" class="mark">'
+                f"{_e(mark.label)}</text>"
+            )
+            y += ROW / 2
     if picture.legend:
         y += ROW / 2
         drawn, y = _legend(picture.legend, y)
@@ -116,6 +145,91 @@ def timeline_svg(picture: Picture) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{height}" '
         f'role="img" aria-label="history timeline">' + "".join(parts) + "</svg>"
+    )
+
+
+CONSUMER_X, PRODUCER_X, SEQ_TOP = 150, 700, 44
+
+
+def _arrow(x0: float, x1: float, y: float, colour: str, dashed: bool) -> str:
+    head = -10 if x1 > x0 else 10
+    dash = ' stroke-dasharray="6 4"' if dashed else ""
+    return (
+        f'<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="{colour}" stroke-width="2"{dash}/>'
+        f'<path d="M{x1} {y} l{head} -5 v10 z" fill="{colour}"/>'
+    )
+
+
+def _exchange(n: int, ex: Exchange, y: float) -> tuple[str, float]:
+    """Round ``n`` (from 1) at height ``y``: request, answer, reaction; the next y."""
+    colour = ANSWER.get(ex.kind, "#444")
+    middle = (CONSUMER_X + PRODUCER_X) / 2
+    request = ex.request + ("" if ex.repeats is None else f"  (= round {ex.repeats})")
+    parts = [
+        f'<text x="8" y="{y + 24}" font-weight="bold">round {n}</text>',
+        f'<text x="{middle}" y="{y + 16}" text-anchor="middle" class="request">'
+        f"{_e(request)}</text>",
+        _arrow(CONSUMER_X, PRODUCER_X, y + 24, "#335", dashed=False),
+        f'<text x="{middle}" y="{y + 48}" text-anchor="middle" fill="{colour}" '
+        f'font-weight="bold" class="answer">{_e(ex.answer)}</text>',
+        _arrow(PRODUCER_X, CONSUMER_X, y + 56, colour, dashed=True),
+    ]
+    if ex.repeats is not None:
+        parts.append(
+            f'<text x="{PRODUCER_X + 14}" y="{y + 28}" fill="#b00000" class="loop">'
+            f"same request as round {ex.repeats}: a loop</text>"
+        )
+    y += 66
+    if ex.reaction:
+        width = len(ex.reaction) * CHAR + 16
+        parts.append(
+            f'<rect x="{CONSUMER_X - 8}" y="{y}" width="{width}" height="{ROW - 6}" rx="4" '
+            f'fill="#fff7e0" stroke="#c90"/>'
+            f'<text x="{CONSUMER_X}" y="{y + ROW / 2 + 1}" class="reaction">'
+            f"{_e(ex.reaction)}</text>"
+        )
+        y += ROW + 4
+    group = (
+        f'<g class="round" data-round="{n}" data-answer="{_e(ex.answer)}">'
+        + "".join(parts)
+        + "</g>"
+    )
+    return group, y + 6
+
+
+def rounds_svg(rounds: Rounds) -> str:
+    """A resume's rounds as a sequence diagram (see the module's docstring)."""
+    parts = []
+    for x, who in ((CONSUMER_X, "consumer"), (PRODUCER_X, "producer")):
+        parts.append(
+            f'<rect x="{x - 50}" y="4" width="100" height="{ROW - 4}" rx="4" fill="#f0f0f0" '
+            f'stroke="#888"/><text x="{x}" y="{4 + ROW / 2 + 1}" text-anchor="middle" '
+            f'font-weight="bold">{who}</text>'
+        )
+    y = float(SEQ_TOP)
+    drawn = []
+    for n, ex in enumerate(rounds.exchanges, start=1):
+        group, y = _exchange(n, ex, y)
+        drawn.append(group)
+    lifelines = "".join(
+        f'<line x1="{x}" y1="{ROW}" x2="{x}" y2="{y}" stroke="#aaa"/>'
+        for x in (CONSUMER_X, PRODUCER_X)
+    )
+    outcome = (
+        f'<text x="8" y="{y + 20}" font-weight="bold" class="outcome">'
+        f"{_e(rounds.label)}: {_e(rounds.outcome)}</text>"
+    )
+    widest = [len(ex.reaction) * CHAR + CONSUMER_X + 40 for ex in rounds.exchanges]
+    widest += [PRODUCER_X + 340 if any(ex.repeats for ex in rounds.exchanges) else 0]
+    total = max([PRODUCER_X + 120, *widest])
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total:.0f}" height="{y + 40:.0f}" '
+        f'role="img" aria-label="{_e(rounds.label)} rounds" class="rounds">'
+        + lifelines
+        + "".join(parts)
+        + "".join(drawn)
+        + outcome
+        + "</svg>"
     )
 
 
@@ -132,7 +246,7 @@ def _legend(entries: tuple[tuple[str, str], ...], y: float) -> tuple[list[str], 
     parts = [_label(y, "legend")]
     x = LEFT
     for kind, meaning in entries:
-        width = 36 + 7 * len(meaning)
+        width = 40 + CHAR * len(meaning)
         if x > LEFT and x + width > LEFT + LEGEND_WIDTH:
             x, y = LEFT, y + ROW
         if kind in STROKE:
@@ -163,8 +277,15 @@ def _row(r: Result) -> str:
     )
 
 
+def _pictures(picture: Picture) -> str:
+    out = timeline_svg(picture)
+    for rounds in picture.resumes:
+        out += f"<h3>{_e(rounds.label)}: request by answer</h3>" + rounds_svg(rounds)
+    return out
+
+
 def _section(r: Result) -> str:
-    picture = timeline_svg(r.run.picture) if r.run and r.run.picture else ""
+    picture = _pictures(r.run.picture) if r.run and r.run.picture else ""
     replay = f" (replay: {_e(r.replay.status)})" if r.replay else ""
     story = "\n".join(narrative(r))
     return (

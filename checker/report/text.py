@@ -150,14 +150,16 @@ def result_json(r: Result, path: Path | None = None) -> dict[str, Any]:
 
 
 def _verdict_cell(r: Result) -> str:
+    if r.interrupted and r.verdict is Verdict.UNKNOWN:
+        return "unknown (interrupted)"
     text = r.verdict.value + (" (vacuous)" if r.vacuous else "")
     text += f" ({r.also_by} too)" if r.also_by else ""
     return text + (" NOT CONFIRMED" if r.harness_bug else "")
 
 
 def _expected_cell(r: Result) -> str:
-    if r.expected is None:
-        return "-"
+    if r.expected is None or (r.interrupted and r.verdict is Verdict.UNKNOWN):
+        return "-"  # nothing recorded, or nothing decided to compare
     return "ok" if r.expected == r.verdict.value else f"EXPECTED {r.expected}"
 
 

@@ -9,7 +9,16 @@ stderr read through a filter, so Spark's and the JVM's start-up chatter
 the user while real errors do. On a cluster it ships the ``spec`` and
 ``checker`` packages (zipped, ``addPyFile``) and waits up to
 ``executor_wait`` seconds for an executor (none: one line, exit 3). On exit
-it stops the session it created and removes the zips.
+it stops the session it created, ends its JVM and removes the zips.
+
+Ctrl-C (``checker.interrupt``): the JVM runs in a session of its own, so the
+terminal's SIGINT reaches neither it nor the Python workers it forks (whose
+KeyboardInterrupt tracebacks would flood stderr); pyspark's own SIGINT handler
+is replaced by dcpcheck's again; from the interrupt on, the JVM's stderr and
+py4j's log are muted. ``interruptible(spark, action)`` runs a blocking action
+(``collect``) in a helper thread, so that Ctrl-C never lands inside a py4j call
+(which leaves its connection unusable): the main thread cancels the jobs and
+raises ``KeyboardInterrupt`` once the action has returned.
 
 Executors need Python >= 3.11 with dcpcheck's dependencies: pyspark with
 its ``sql`` extra (pyarrow, pandas, numpy), z3-solver, tabulate and
@@ -18,23 +27,29 @@ hypothesis (docs/spark.md).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TypeVar
 
+from checker import interrupt
 from checker.spark.shipping import forget
 from spec.errors import InvalidInput, Unavailable
 
-__all__ = ["LOCAL", "check_master", "spark_session"]
+__all__ = ["LOCAL", "check_master", "interruptible", "spark_session"]
+
+T = TypeVar("T")
 
 LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
 _CLUSTER = re.compile(r"(spark://[^/\s]+|yarn|k8s://\S+)$")
@@ -78,17 +93,25 @@ def check_master(master: str) -> None:
 
 
 def _forward(stream, target: int) -> None:  # type: ignore[no-untyped-def]
-    """Copy the JVM's stderr to ours, line by line, without the start-up chatter."""
+    """Copy the JVM's stderr to ours, line by line, without the start-up chatter (and
+    nothing once Ctrl-C has stopped the command)."""
     for line in iter(stream.readline, b""):
-        if not line.startswith(CHATTER):
+        if not line.startswith(CHATTER) and not interrupt.stopping():
             os.write(target, line)
 
 
+def _mute_py4j() -> None:
+    """py4j logs the connections a cancelled job breaks; after Ctrl-C that is noise."""
+    logging.getLogger("py4j").disabled = True
+
+
 def _launch(conf):  # type: ignore[no-untyped-def]
-    """The JVM gateway, its stderr filtered (pyspark's ``popen_kwargs`` hook)."""
+    """The JVM gateway, its stderr filtered (pyspark's ``popen_kwargs`` hook), in a
+    process session of its own: the terminal's Ctrl-C is dcpcheck's to handle."""
     from pyspark.java_gateway import launch_gateway
 
-    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    popen = {"stderr": subprocess.PIPE, "start_new_session": True}
+    gateway = launch_gateway(conf, popen_kwargs=popen)
     if gateway.proc is not None:
         forward = threading.Thread(
             target=_forward, args=(gateway.proc.stderr, sys.__stderr__.fileno()), daemon=True
@@ -159,9 +182,15 @@ def spark_session(
     }
     spark_conf = SparkConf().setMaster(master).setAppName(app).setAll(list(settings.items()))
     staging = Path(tempfile.mkdtemp(prefix="dcpcheck-pyfiles-"))
-    sc = None
+    sc = gateway = None
+    interrupt.on_interrupt(_mute_py4j)
     try:
-        sc = SparkContext(conf=spark_conf, gateway=_launch(spark_conf))
+        # Ctrl-C waits until the JVM is up (half-launched it would outlive us); the block
+        # ends with dcpcheck's SIGINT handler again, not the one SparkContext installs
+        # (which calls the JVM from a signal handler).
+        with interrupt.deferred():
+            gateway = _launch(spark_conf)
+            sc = SparkContext(conf=spark_conf, gateway=gateway)
         sc.setLogLevel("ERROR")
         session = SparkSession(sc)
         if not LOCAL.match(master):
@@ -169,7 +198,64 @@ def spark_session(
             wait_for_executors(sc, master, executor_wait)
         yield session
     finally:
+        with interrupt.held():
+            _stop(sc, gateway)
+            shutil.rmtree(staging, ignore_errors=True)
+            forget()
+
+
+def _stop(sc, gateway) -> None:  # type: ignore[no-untyped-def]
+    """Stop the context and end the JVM this session launched (it would otherwise live
+    until this process exits, or longer when a cancelled job holds it)."""
+    from pyspark import SparkContext
+
+    try:
         if sc is not None:
             sc.stop()
-        shutil.rmtree(staging, ignore_errors=True)
-        forget()
+    except Exception:
+        if not interrupt.stopping():
+            raise
+    finally:
+        proc = getattr(gateway, "proc", None)
+        if proc is not None:
+            SparkContext._gateway = SparkContext._jvm = None  # type: ignore[attr-defined]
+            _end(proc)
+
+
+def _end(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    """End the JVM's process group (``spark-submit``'s shell and the java it starts)."""
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def interruptible(spark, action: Callable[[], T]) -> T:  # type: ignore[no-untyped-def]
+    """``action()`` (a blocking Spark action) in a helper thread; Ctrl-C in the main
+    thread cancels every job and raises ``KeyboardInterrupt`` once the action is over."""
+    box: dict[str, object] = {}
+    finished = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = action()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, name="dcpcheck-spark-action", daemon=True).start()
+    try:
+        finished.wait()
+    except KeyboardInterrupt:
+        while not finished.is_set():  # a job submitted just after a cancel runs on
+            spark.sparkContext.cancelAllJobs()
+            finished.wait(0.5)
+        raise
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from checker.spark.session import interruptible
 from checker.spark.shipping import on_executor, ship
 from checker.sweep.job import TALLY, SweepJob, descriptors
 
@@ -85,11 +86,15 @@ def sweep_on_spark(
         )
         executor = _executor(shipped, str(dataset.resolve()))  # executors have their own cwd
         tallies = frame.mapInArrow(executor, from_arrow_schema(TALLY))
-        reduced = (
-            tallies.groupBy("kind", "subject", "code")
-            .agg(F.sum("inputs").alias("inputs"), F.min("first").alias("first"))
-            .collect()
-        )
+
+        def tally() -> list:  # type: ignore[type-arg]
+            context.setJobGroup(group, "dcpcheck sweep", True)  # this thread's jobs
+            grouped = tallies.groupBy("kind", "subject", "code")
+            return grouped.agg(
+                F.sum("inputs").alias("inputs"), F.min("first").alias("first")
+            ).collect()
+
+        reduced = interruptible(spark, tally)
         if expired.is_set():  # finished, but after the time limit a cancel may have missed
             raise SweepTimeout("stopped at the time limit")
     except SweepTimeout:

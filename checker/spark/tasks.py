@@ -116,8 +116,12 @@ def one_task_each(
                 if on_done is not None:
                     on_done(n, results[n])
     except KeyboardInterrupt:
-        context.cancelJobGroup(GROUP)
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=False, cancel_futures=True)
+        # a job a thread submits just after a cancel runs on: cancel until none is left
+        while not all(future.done() for future in pending):
+            context.cancelJobGroup(GROUP)
+            wait(pending, timeout=0.5)
+        pool.shutdown(wait=True)
         for future, n in pending.items():  # decided while the others were being cancelled
             if future.done() and not future.cancelled() and future.exception() is None:
                 results[n] = future.result()

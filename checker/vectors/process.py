@@ -66,6 +66,9 @@ def run_once(argv: Sequence[str], stdin: str, timeout: float) -> Finished:
                         stream.close()
             proc.wait(timeout=REAP_S)
         return Finished(None, _text(out), _text(err))
+    except BaseException:  # Ctrl-C: the target, in a session of its own, goes too
+        _kill_group(proc)
+        raise
 
 
 def _text(data: bytes | None) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from spec.failover_table import FailoverTable
 from spec.reference.vbucket import Snapshot, VBucket
-from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
+from spec.run import Cell, Exchange, Lane, Mark, Picture, Rounds, Run, Span, Step
 from spec.scenario import Cut, Item, Mutation, Scenario, key_name, live_versions
 from spec.trace import Round, Trace
 from spec.types import Decision, Outcome
@@ -249,18 +249,23 @@ def _resume_steps(rec: _Recorder, trace: Trace, last: bool, number: int) -> None
                 filter=after.filter,
             )
     if trace.accepted and last:
-        start_seqno = trace.rounds[-1].request.start
-        streamed = sorted(
-            {i for i in trace.final.values() if i.seqno > start_seqno and i in trace.producer_items}
-        )
         rec.consumer["items"] = sorted(trace.final.values())
         rec.consumer["connected"] = True
         rec.step(
             "StreamAfterOk",
             "StreamAfterOk",
-            "stream after OK: " + (" ".join(map(str, streamed)) or "nothing"),
+            _streamed_text(trace),
             final={key_name(k): i.to_json() for k, i in sorted(trace.final.items())},
         )
+
+
+def _streamed_text(trace: Trace) -> str:
+    """What the accepted request streams (the last resume's, streamed to the end)."""
+    start_seqno = trace.rounds[-1].request.start
+    streamed = sorted(
+        {i for i in trace.final.values() if i.seqno > start_seqno and i in trace.producer_items}
+    )
+    return "stream after OK: " + (" ".join(map(str, streamed)) or "nothing")
 
 
 def cut_snapshots(before: Trace, cut: Cut) -> list[Snapshot]:
@@ -314,6 +319,7 @@ LEGEND = (
     ("set", "a SET"),
     ("del", "a DEL (tombstone)"),
     ("held", "received and held by the consumer"),
+    ("rolledback", "received, then dropped by the consumer's rollback"),
     ("dropped", "never received: deduplicated away"),
     ("branch", "a failover's branch point"),
     ("purge", "the purge seqno: tombstones at or below are gone"),
@@ -330,15 +336,77 @@ def _failover_lanes(lanes: list[Lane], marks: list[Mark], failovers: tuple, epoc
             Cell(x, f"{m}" + "'" * n, _kind(m.deleted))
             for x, m in enumerate(f.mutations, start=f.branch + 1)
         )
-        lanes.append(Lane(f"failover {n}: {f.uuid}@{f.branch}", cells))
-        marks.append(Mark(f.branch, f"branch {f.uuid}@{f.branch}", "branch"))
+        label = f"failover {n}: {f.uuid}@{f.branch}"
+        lanes.append(Lane(label, cells))
+        marks.append(Mark(f.branch, f"branch {f.uuid}@{f.branch}", "branch", lane=label))
+
+
+def kept(trace: Trace) -> int | None:
+    """The highest seqno the consumer still holds when its last request of this resume
+    goes out (None: it never asked): what its rollbacks left of ``trace.held``."""
+    return trace.rounds[-1].keep if trace.rounds else None
+
+
+def _holding(seqno: int, keep: int | None) -> str:
+    return "held" if keep is None or seqno <= keep else "rolledback"
+
+
+def request_words(r: Round) -> str:
+    """A request as the sequence diagram labels it: uuid, start, snapshot range, flags."""
+    req = r.request
+    flags = "".join(
+        [" strict" if req.strict else "", " ignore-purged" if req.ignore_purged else ""]
+    )
+    return f"uuid {req.uuid} start {req.start} snapshot [{req.snap_start},{req.snap_end}]{flags}"
+
+
+def _answer(decision: Decision) -> tuple[str, str]:
+    if decision.outcome is Outcome.ACCEPT:
+        return "OK", "ok"
+    if decision.outcome is Outcome.ROLLBACK:
+        return f"ROLLBACK({decision.rollback_seqno})", "rollback"
+    return answer_text(decision), "error"
+
+
+def rounds_of(trace: Trace, number: int, last: bool) -> Rounds:
+    """Resume ``number``'s rounds (from 1) as exchanges: each request, its answer, and the
+    consumer's drop and filter before the next request, as the reference replays them
+    (and, ``last``, what the stream after OK brings)."""
+    exchanges = []
+    requests: dict[str, int] = {}
+    for n, r in enumerate(trace.rounds):
+        words = request_words(r)
+        answer, kind = _answer(r.decision)
+        reaction = ""
+        if r.decision.rolls_back:
+            if n + 1 < len(trace.rounds):
+                reaction = _reaction_text(r, trace.rounds[n + 1])
+            else:
+                reaction = "no round left within the bounds"
+        elif r.decision.outcome is Outcome.ACCEPT and last:
+            reaction = _streamed_text(trace)
+        repeats = requests.get(words)
+        requests.setdefault(words, n + 1)
+        exchanges.append(Exchange(words, answer, kind, reaction, repeats))
+    if trace.accepted:
+        streamed = f"streams from seqno {trace.rounds[-1].request.start}"
+        outcome = f"OK after {len(trace.rounds)} round{'s' if len(trace.rounds) != 1 else ''}: "
+        outcome += streamed
+    elif trace.rounds and trace.rounds[-1].decision.rolls_back:
+        outcome = f"still rolling back after {len(trace.rounds)} rounds: no OK"
+    elif trace.rounds:
+        outcome = f"stops at {answer_text(trace.rounds[-1].decision)}"
+    else:
+        outcome = "no request"
+    return Rounds(f"resume {number}", tuple(exchanges), outcome)
 
 
 def picture_of(trace: Trace) -> Picture:
     """Both producers' histories (the first, the final one after the failovers), what the
-    consumer holds and ends with, each failover's new items, the branch points and the
-    purge seqno; with several resumes, what the consumer holds after each cut stream
-    (with that stream's snapshots) and the failovers between resumes."""
+    consumer holds (after its rollbacks dropped what they drop) and ends with, each
+    failover's new items, the branch points and the purge seqno; with several resumes,
+    what the consumer holds after each cut stream (with that stream's snapshots) and the
+    failovers between resumes; and each resume's rounds, request by answer."""
     s = trace.scenario
     spans = []
     start = s.first_snapshot_start
@@ -351,13 +419,15 @@ def picture_of(trace: Trace) -> Picture:
         tuple(spans),
     )
     held = {i.seqno for i in trace.held}
+    keep = kept(trace)
     consumer = Lane(
         "consumer holds",
         tuple(
-            Cell(x, f"{m}", "held" if x in held else "dropped")
+            Cell(x, f"{m}", _holding(x, keep) if x in held else "dropped")
             for x, m in enumerate(s.history, start=1)
             if x <= s.received
         ),
+        empty="nothing",
     )
     lanes = [first, consumer]
     marks: list[Mark] = []
@@ -367,11 +437,12 @@ def picture_of(trace: Trace) -> Picture:
         lanes.append(
             Lane(
                 f"after resume {j}'s stream, cut at {cut.received}: consumer holds",
-                tuple(_item_cell(i, "held") for i in resume.held),
+                tuple(_item_cell(i, _holding(i.seqno, kept(resume))) for i in resume.held),
                 tuple(
                     Span(max(sn.snap_start, 1), sn.snap_end, f"[{sn.snap_start},{sn.snap_end}]")
                     for sn in cut_snapshots(trace.resumes[j - 1], cut)
                 ),
+                empty="nothing",
             )
         )
         _failover_lanes(lanes, marks, cut.failovers, epoch)
@@ -381,15 +452,19 @@ def picture_of(trace: Trace) -> Picture:
         Lane(
             "final producer",
             tuple(_item_cell(i, _kind(i.deleted)) for i in last.producer_items),
+            empty="nothing",
         )
     )
-    if last.accepted:
-        lanes.append(
-            Lane(
-                "consumer ends with",
-                tuple(_item_cell(i, "held") for i in sorted(last.final.values())),
-            )
+    ends = "nothing" if last.accepted else "no stream: the producer never answered OK"
+    lanes.append(
+        Lane(
+            "consumer ends with",
+            tuple(_item_cell(i, "held") for i in sorted(last.final.values())),
+            empty=ends,
         )
+    )
     if last.purge_seqno:
         marks.append(Mark(last.purge_seqno, f"purge {last.purge_seqno}", "purge"))
-    return Picture(tuple(lanes), tuple(marks), LEGEND)
+    count = len(trace.resumes)
+    resumes = tuple(rounds_of(t, n, n == count) for n, t in enumerate(trace.resumes, start=1))
+    return Picture(tuple(lanes), tuple(marks), LEGEND, resumes)

@@ -1,0 +1,100 @@
+"""Ctrl-C, once for every command: one line, exit 130, nothing written, no noise after it.
+
+``install()`` (the CLI entry calls it) makes the first SIGINT set ``stopping()``,
+run what ``on_interrupt`` registered (Spark mutes its JVM's stderr and py4j's
+log) and raise ``KeyboardInterrupt`` where the main thread is; a second SIGINT
+while the command winds down is ignored, so no clean-up is cut short into a
+traceback. ``held()`` marks a block Ctrl-C must not cut in two (writing a
+report's files): a SIGINT in it is dropped, the block and the command finish;
+``deferred()`` one that must finish before Ctrl-C stops the command (launching
+a JVM that would otherwise outlive it): the SIGINT takes effect after it.
+Progress lines stop (``checker.progress``), the report writes no file
+(``checker.report.emit``), and the CLI prints ``LINE`` and exits 130.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from types import FrameType
+
+__all__ = ["LINE", "deferred", "held", "install", "on_interrupt", "reset", "stopping"]
+
+LINE = "dcpcheck: interrupted; nothing was written"
+
+_stopping = threading.Event()
+_callbacks: list[Callable[[], None]] = []
+
+
+def stopping() -> bool:
+    """Whether Ctrl-C has stopped this command."""
+    return _stopping.is_set()
+
+
+def on_interrupt(callback: Callable[[], None]) -> None:
+    """Call ``callback`` (quick, no I/O that can block) when Ctrl-C arrives."""
+    _callbacks.append(callback)
+
+
+def _handler(signum: int, frame: FrameType | None) -> None:
+    if _stopping.is_set():
+        return  # winding down already: one Ctrl-C is enough
+    _stopping.set()
+    for callback in list(_callbacks):
+        with suppress(Exception):  # a mute that fails must not turn Ctrl-C into a crash
+            callback()
+    raise KeyboardInterrupt
+
+
+def handler() -> Callable[[int, FrameType | None], None]:
+    """The SIGINT handler ``install`` sets (to restore it where a library replaced it)."""
+    return _handler
+
+
+def install() -> None:
+    """Handle SIGINT as the module's docstring says (main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _handler)
+
+
+def reset() -> None:
+    """Forget an earlier Ctrl-C (a process that runs several commands: tests)."""
+    _stopping.clear()
+    _callbacks.clear()
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """A block Ctrl-C does not cut in two: a SIGINT arriving in it is dropped (the files
+    the block writes are all written, and the command finishes as if it came later)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """A block that finishes before Ctrl-C stops the command: a SIGINT arriving in it
+    is handled (``stopping()``, ``KeyboardInterrupt``) once the block is over. The
+    block may replace the SIGINT handler (pyspark does): the one it finds then is
+    the one called."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: arrived.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if arrived:
+        if callable(previous):
+            previous(signal.SIGINT, None)
+        raise KeyboardInterrupt
