@@ -32,9 +32,10 @@ bucket; its resume point is the checkpoint manager's
   ``CheckpointManager.UpdateVBTimestamps``: max = R, or the current start
   - 1 when R is 0 and the start is above 0 (its comment: "best effort to
   avoid rolling back to 0"); ``getDataFromCkpts`` takes the newest stored
-  record with seqno <= max that the target agrees on (its vbucket did not
-  fail over), and ``populateDataFromCkptDoc`` resumes with that record's
-  uuid, seqno and snapshot range (clamped so that start lies in it), or
+  record with seqno <= max that the target agrees on (pre-replicate: the
+  target vbucket's opaque and seqno still match the record's), and
+  ``populateDataFromCkptDoc`` resumes with that record's uuid, seqno and
+  snapshot range (clamped so that start lies in it), or
   with (uuid 0, seqno 0) when no record qualifies. The start it stores is
   the new start (``pipeline_startSeqnos_map``), so a second ROLLBACK(0)
   walks one record lower. Nothing is removed from the target: what it
