@@ -58,7 +58,10 @@ resolution: the discarded version had more revisions), the target keeps
 the discarded version even of a key the new branch rewrote, so the
 target diverges in more runs than the model shows, never fewer.
 
-Not modelled: the checkpoint cadence and the 5-record limit (the model's
+Not modelled: a stream reopened inside a running pipeline
+(``DcpNozzle.checkInactiveUprStreams``, not read: the model's resume is a
+pipeline restart from its checkpoints); the checkpoint cadence and the
+5-record limit (the model's
 checkpoint after every item is the cadence where XDCR resumes highest and
 re-sends least; a sparser one resumes lower, re-sends more, and keeps the
 same keys of the discarded branch: nothing re-sent deletes them); the
