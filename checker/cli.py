@@ -41,7 +41,7 @@ COMMANDS = {
     "decide": "humpty_dumpty-compatible producer decisions for stdin requests",
     "check": "search for resumes that violate a property (Z3), replay them on the reference",
     "verify": "the main job: every rule set x consumer x property on Spark, vs expected verdicts",
-    "clients": "real DCP clients (java-dcp-client, go-dcp, cbgt, kv-replica) and their fixes",
+    "clients": "real DCP clients (java-dcp-client, go-dcp, cbgt, xdcr, ...) and their fixes",
     "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
     "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
     "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",

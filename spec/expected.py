@@ -49,6 +49,7 @@ EXPECTED.update(CLIENT_EXPECTED)  # the client catalogue (spec/expected_clients.
 # With --sessions 2 (a resume's stream may be cut, failovers and compactions may come
 # between resumes; docs/model.md, "Several sessions"), at the default bounds and make
 # verify's: every verdict as with one session except these (docs/findings.md).
+# (xdcr and xdcr-fixed have not been run at two sessions: their pins there are unchecked.)
 CHANGED_AT_TWO_SESSIONS: dict[tuple[str, str, str], tuple[str, str]] = {
     (rules, client, "bounded-rollback"): (
         "violated",
@@ -57,7 +58,12 @@ CHANGED_AT_TWO_SESSIONS: dict[tuple[str, str, str], tuple[str, str]] = {
         "current producer's table + 2 (the loop ends; counterexamples/sessions/)",
     )
     for rules in ("kv-current", "rollback-doc")
-    for client in ("kv-replica", "kv-replica-fixed", "kv-replica-midpoint-off")
+    for client in (
+        "kv-replica",
+        "kv-replica-fixed",
+        "kv-replica:midpoint=off",
+        "kv-replica-fixed:midpoint=off",
+    )
 }
 
 # sessions -> (rules, consumer, property) -> (verdict, why)

@@ -51,6 +51,19 @@ RETRY_LOOP = (
     "checkpoint, which is rolled back again (5 tries, then a panic; a restart reloads it)",
 )
 
+TARGET_KEEPS = (
+    "violated",
+    "XDCR never removes from the target what it replicated above the rollback point: a "
+    "mutation of the branch the source discarded stays on the target (source and target "
+    "diverge until the key is written again on the source)",
+)
+WALKS_CHECKPOINTS = (
+    "violated",
+    "ROLLBACK(0) from a start above 0: it retries from the next older checkpoint record, "
+    "one round per record (the model checkpoints every item; XDCR keeps at most 5 records, "
+    "so the loop ends within 6 rounds: extra round trips, no data harm)",
+)
+
 # Verdicts other than a plain "holds", per client name (with its settings).
 VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
     "java-dcp-client": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
@@ -63,7 +76,18 @@ VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "cbgt": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
     "sg-dcp-client": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
+    "xdcr": {
+        "no-missed-item": TARGET_KEEPS,
+        "no-foreign-snapshot": TARGET_KEEPS,
+        "bounded-rollback": WALKS_CHECKPOINTS,
+    },
+    "xdcr:purge-rollback=on": {
+        "no-missed-item": TARGET_KEEPS,
+        "no-foreign-snapshot": TARGET_KEEPS,
+        "bounded-rollback": WALKS_CHECKPOINTS,
+    },
     "kv-replica": {"no-missed-item": REPLICA_RESETS},
+    "kv-replica:midpoint=off": {"no-missed-item": REPLICA_MID_SNAPSHOT},
 }
 
 # (rules, consumer, property) -> (verdict, why)
@@ -76,8 +100,3 @@ for _rules in RULE_SETS:
             CLIENT_EXPECTED[(_rules, _client, _prop)] = VIOLATIONS.get(_client, {}).get(
                 _prop, holds
             )
-    # kv-replica with couchstore_midpoint_rollback_optimisation=false (registered apart,
-    # not yet a setting of kv-replica: not in the catalogue's rows)
-    for _prop in SAFETY:
-        CLIENT_EXPECTED[(_rules, "kv-replica-midpoint-off", _prop)] = ("holds", "not a finding")
-    CLIENT_EXPECTED[(_rules, "kv-replica-midpoint-off", "no-missed-item")] = REPLICA_MID_SNAPSHOT

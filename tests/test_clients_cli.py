@@ -39,7 +39,7 @@ def test_the_catalogue_gets_its_pinned_verdicts_with_replayed_counterexamples(
 
 
 def test_the_table_says_whether_each_verdict_is_the_pinned_one(spark, tmp_path: Path, cli) -> None:
-    args = ["clients", "--consumer", "kv-replica-midpoint-off", "--consumer", "kv-replica-fixed"]
+    args = ["clients", "--consumer", "kv-replica:midpoint=off", "--consumer", "kv-replica-fixed"]
     args += ["--rules", "rollback-doc", "--property", "no-missed-item", "--out", tmp_path]
     result = cli(*args, *SMALL)
     assert result.code == 0, result.err
@@ -48,7 +48,7 @@ def test_the_table_says_whether_each_verdict_is_the_pinned_one(spark, tmp_path: 
     assert lines[0].split() == header.split()
     rows = [line.split() for line in lines[2:4]]
     assert [(r[1], r[4], r[-1]) for r in rows] == [
-        ("kv-replica-midpoint-off", "violated", "ok"),
+        ("kv-replica:midpoint=off", "violated", "ok"),
         ("kv-replica-fixed", "holds", "ok"),
     ]
     assert "docs/clients.md" in result.out

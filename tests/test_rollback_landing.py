@@ -178,11 +178,11 @@ def test_the_midpoint_reset_saves_kv_replica_when_its_file_holds_three_keys() ->
     # File at h = 4: A@1 B@3 C@4, 3 entries: 3 / 2 <= 1, so the vbucket is reset to 0.
     small = Bounds(seqnos=5, keys=3, entries=2, failovers=1)
     assert not replayed(story((1, 2)), "kv-replica", small).violated_on_reference
-    off = replayed(story((1, 2)), "kv-replica-midpoint-off", small)
+    off = replayed(story((1, 2)), "kv-replica:midpoint=off", small)
     assert off.violated_on_reference and off.confirmed
 
 
-@pytest.mark.parametrize("consumer", ["kv-replica", "kv-replica-midpoint-off"])
+@pytest.mark.parametrize("consumer", ["kv-replica", "kv-replica:midpoint=off"])
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(scenario=scenarios(LARGE))
 def test_kv_replica_model_and_reference_agree_on_large_vbuckets(consumer, scenario) -> None:
@@ -194,5 +194,5 @@ def test_kv_replica_model_and_reference_agree_on_large_vbuckets(consumer, scenar
 
 MODELS = {
     name: ScenarioModel(LARGE, RULE_SETS.get("kv-current"), CONSUMERS.get(name))
-    for name in ("kv-replica", "kv-replica-midpoint-off")
+    for name in ("kv-replica", "kv-replica:midpoint=off")
 }

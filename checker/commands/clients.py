@@ -5,7 +5,7 @@
                      [--timeout S] [--master URL [--conf KEY=VALUE ...] | --no-spark] [bounds]
 
 By default: every catalogued client (java-dcp-client, go-dcp, cbgt,
-kv-replica) and its smallest fix (``<name>-fixed``), each as it ships and
+sg-dcp-client, xdcr, kv-replica) and its smallest fix (``<name>-fixed``), each as it ships and
 under each non-default value of its settings (``go-dcp:mitigation=off``;
 the table's legend says which is the default) x every safety property
 x both built-in rule sets, one Spark task each (embedded ``local[*]`` unless

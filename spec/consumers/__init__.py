@@ -22,6 +22,7 @@ CATALOGUE = (
     ("go-dcp", "go-dcp-fixed"),
     ("cbgt", "cbgt-fixed"),
     ("sg-dcp-client", "sg-dcp-client-fixed"),
+    ("xdcr", "xdcr-fixed"),
     ("kv-replica", "kv-replica-fixed"),
 )
 

@@ -9,7 +9,14 @@ named in docs/clients.md); what is *verified* is only what dcpcheck checks:
 the verdicts of these models, within the stated bounds.
 """
 
-from spec.consumers.clients import cbgt, go_dcp, java_dcp_client, kv_replica, sg_dcp_client
+from spec.consumers.clients import (
+    cbgt,
+    go_dcp,
+    java_dcp_client,
+    kv_replica,
+    sg_dcp_client,
+    xdcr,
+)
 
 __all__ = ["VARIANTS"]
 
@@ -18,5 +25,6 @@ VARIANTS = (
     *go_dcp.VARIANTS,
     *cbgt.VARIANTS,
     *sg_dcp_client.VARIANTS,
+    *xdcr.VARIANTS,
     *kv_replica.VARIANTS,
 )

@@ -50,8 +50,8 @@ Our reading of couchbase/kv_engine (engines/ep/src/):
   compaction (which drops old headers).
 
 All of it is from couchbase/kv_engine at eba4298 (2026-08). The midpoint reset
-is a setting: ``kv-replica`` has it on (kv_engine's default),
-``kv-replica-midpoint-off`` off. It decides the verdict: a rollback in a vbucket
+is a setting, ``midpoint``: ``kv-replica`` has it on (kv_engine's default),
+``kv-replica:midpoint=off`` off. It decides the verdict: a rollback in a vbucket
 of at most 3 keys always discards at least half of its entries, so with it on
 kv-replica resets and loses nothing at those sizes; the loss below needs a
 larger vbucket and a small rollback (docs/clients.md).
@@ -68,10 +68,18 @@ from spec.consumers.api import (
     LogView,
     Reaction,
     ResumeRequest,
+    Setting,
     choose_log,
     choose_request,
 )
 from spec.expr import Expr, ite
+
+MIDPOINT = Setting(
+    "midpoint",
+    "on",
+    {"on": {"midpoint_rollback": True}, "off": {"midpoint_rollback": False}},
+    "couchstore_midpoint_rollback_optimisation (configuration.json, default true)",
+)
 
 
 class KvReplica(ConsumerVariant):
@@ -81,6 +89,7 @@ class KvReplica(ConsumerVariant):
         "discards half its disk), asks {h, [h,h]}"
     )
     midpoint_rollback = True  # couchstore_midpoint_rollback_optimisation (default true)
+    settings = (MIDPOINT,)
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
         snap_start, snap_end = view.snapshot_of(view.last)
@@ -137,13 +146,7 @@ class KvReplicaFixed(KvReplica):
         return view.consistent_at_or_below(rollback_seqno)
 
 
-class KvReplicaMidpointOff(KvReplica):
-    name = "kv-replica-midpoint-off"
-    summary = "kv-replica with couchstore_midpoint_rollback_optimisation=false"
-    midpoint_rollback = False
-
-
-VARIANTS = (KvReplica(), KvReplicaFixed(), KvReplicaMidpointOff())
+VARIANTS = (KvReplica(), KvReplicaFixed())
 
 
 # Where each behaviour above was read (machine-readable; spec.consumers.citations).
@@ -163,6 +166,20 @@ def _citations() -> tuple:
             "CouchKVStore::rollback",
             at,
             "back to a disk header <= R",
+        ),
+        Citation(
+            kv,
+            f"{ep}/kvstore/couch-kvstore/couch-kvstore.cc",
+            "CouchKVStore::rollback",
+            at,
+            "midpoint reset: totSeqCount / 2 <= rollbackSeqCount",
+        ),
+        Citation(
+            kv,
+            "engines/ep/configuration.json",
+            "couchstore_midpoint_rollback_optimisation",
+            at,
+            "midpoint reset on by default",
         ),
         Citation(kv, f"{ep}/ep_vb.cc", "EPVBucket::postProcessRollback", at, "table pruned"),
         Citation(
