@@ -223,7 +223,10 @@ def _review(  # type: ignore[no-untyped-def]
         progress.close()
         shutil.rmtree(partial, ignore_errors=True)
     wall, cpu = clock.read()
-    command = "dcpcheck review " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    words = ["dcpcheck", "review", "--target", args.target, "--rules", args.rules]
+    words += ["--entries", str(job.space.entries), "--seqnos", str(job.space.seqnos)]
+    words += ["--distinct-uuids"] if args.distinct_uuids else []
+    command = shlex.join(words)
     found = results(review, command, Stats(wall, cpu))
 
     def show(_parts) -> None:  # type: ignore[no-untyped-def]
