@@ -75,10 +75,11 @@ def _text(data: bytes | None) -> str:
 class NoAnswer(Exception):
     """The process gave no line: ``kind`` is ``timeout`` or ``crash``."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, answered: Sequence[str] = ()) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.answered = list(answered)  # ``ask_many``: the answers before the missing one
 
 
 class LineSession:
@@ -128,6 +129,33 @@ class LineSession:
             text = _text(answer).strip()
             if text:
                 return text
+
+    def ask_many(self, lines: Sequence[str], timeout: float) -> list[str]:
+        """Send ``lines`` at once (pipelined, from a thread of its own: a target that reads
+        nothing blocks only that thread, until ``close`` kills it), then await one answer
+        each; NoAnswer at the first one missing, with ``answered`` the answers before it."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        blob = "".join(line + "\n" for line in lines).encode()
+
+        def write() -> None:
+            with contextlib.suppress(OSError, ValueError):
+                stdin.write(blob)
+                stdin.flush()
+
+        threading.Thread(target=write, daemon=True).start()
+        answers: list[str] = []
+        while len(answers) < len(lines):
+            try:
+                answer = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise NoAnswer("timeout", f"no answer within {timeout:g}s", answers) from None
+            if answer is None:
+                raise NoAnswer("crash", self._exit_text(), answers)
+            text = _text(answer).strip()
+            if text:
+                answers.append(text)
+        return answers
 
     def _exit_text(self) -> str:
         try:
