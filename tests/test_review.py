@@ -175,3 +175,24 @@ def test_a_bad_target_is_one_line_and_exit_2(cli, tmp_path: Path, target, messag
     result = cli("review", "--target", target, "--no-spark", "--out", tmp_path / "r")
     assert result.code == 2 and message in result.err
     assert not (tmp_path / "r").exists()
+
+
+def test_the_benchmarks_compiled_build_is_equivalent_to_kv_current(cli, tmp_path: Path) -> None:
+    """benchmarks/kv_current_target.c, both interfaces, at the smallest bounds."""
+    import shutil
+    import subprocess
+
+    from conftest import ROOT
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    build = tmp_path / "kv_current_target"
+    subprocess.run(
+        [cc, "-O2", "-o", build, ROOT / "benchmarks" / "kv_current_target.c"], check=True
+    )
+    for target in (f"humpty:{build}", f"jsonl:{build} --jsonl"):
+        result = cli("review", "--target", target, "--entries", "2", "--seqnos", "1",
+                     "--no-spark", "--out", tmp_path / "r", "--quiet")  # fmt: skip
+        assert result.code == 0, result.out + result.err
+        assert "equivalent within the bounds" in result.out
