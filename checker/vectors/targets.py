@@ -239,7 +239,23 @@ class JsonlTarget(Target):
         return [parse_jsonl_answer(t, i) for t, i in zip(texts, ids, strict=True)]
 
 
+_OK = Reply("answer", Answer(Outcome.ACCEPT))
+
+
 def parse_jsonl_answer(text: str, vector_id: str) -> Reply:
+    # The common shapes, as json.dumps writes them, read without a JSON parser (fast);
+    # anything else is parsed and checked below.
+    head = f'{{"id": "{vector_id}", "decision": "'
+    if text.startswith(head):
+        rest = text[len(head) :]
+        if rest == 'ok", "rollback_seqno": null}':
+            return _OK
+        tail = 'rollback", "rollback_seqno": '
+        digits = rest[len(tail) : -1]
+        plain = digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0")
+        if rest.startswith(tail) and rest.endswith("}") and plain and int(digits) <= UINT64_MAX:
+            return _answer(Answer(Outcome.ROLLBACK, int(digits)))
+
     def garbage(why: str) -> Reply:
         shown = text if len(text) <= 80 else text[:77] + "..."
         return Reply("garbage", detail=f"{why}: {shown!r}")
