@@ -41,7 +41,14 @@ from checker.columns.decisions import Answers, Decisions
 from checker.columns.expr import Vectorised
 from checker.diff.regions import ANSWER_CHANGES, Region
 from checker.loading import resolve
-from checker.sweep.batches import INPUTS, UINT64, answer_array, input_arrays, uint64_array
+from checker.sweep.batches import (
+    ANSWER,
+    INPUTS,
+    UINT64,
+    answer_array,
+    input_arrays,
+    uint64_array,
+)
 from checker.sweep.job import CHUNK, part_name
 from checker.sweep.space import SweepSpace
 from checker.vectors.format import Vector
@@ -107,8 +114,6 @@ def target_regions(base: RuleSet) -> list[Region]:
 
 
 def schema(base: RuleSet) -> pa.Schema:
-    from checker.sweep.batches import ANSWER
-
     fields = [*INPUTS, (base.name, ANSWER), (TARGET, TARGET_ANSWER)]
     return pa.schema([*fields, (region_column(base.name), pa.string())])
 
