@@ -196,3 +196,16 @@ def test_the_benchmarks_compiled_build_is_equivalent_to_kv_current(cli, tmp_path
                      "--no-spark", "--out", tmp_path / "r", "--quiet")  # fmt: skip
         assert result.code == 0, result.out + result.err
         assert "equivalent within the bounds" in result.out
+
+
+def test_a_build_that_reads_what_no_rule_set_reads_is_not_judged(cli, tmp_path: Path) -> None:
+    """Its answers depend on the oldest table entry, which no decision field reads: two learnt
+    inputs look the same to a rule set and get different answers, so no rule set is its
+    table, and the review says so (unknown) rather than judge another one."""
+    target = f"{JSONL} --oldest-decides"
+    result = cli("review", "--target", target, "--entries", "2", "--seqnos", "1",
+                 "--distinct-uuids", "--no-spark", "--out", tmp_path / "r", "--quiet")  # fmt: skip
+    assert result.code == 3, result.out + result.err
+    assert "NOT A RULE SET" in result.out
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["regions"] and {r["classification"] for r in summary["regions"]} == {"unknown"}
