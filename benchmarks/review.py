@@ -12,9 +12,10 @@ humpty. Measured side by side in one run:
   process (no Spark): wall, this process's CPU (dcpcheck: generating inputs,
   JSON, Parquet, BASE's decisions) and the target processes' CPU (reaped
   children), so the share of CPU spent in the target;
-* **end to end on Spark local[2]**: ``dcpcheck review --target jsonl:BUILD
-  --jsonl --entries 2 --seqnos 3 --distinct-uuids --master local[2]`` in a
-  process of its own, JVM start-up included; CPU of the whole process tree.
+* **end to end**: ``dcpcheck review --target jsonl:BUILD --jsonl --entries 2
+  --seqnos 3 --distinct-uuids`` with ``--no-spark`` and with ``--master
+  local[2]``, each in a process of its own (JVM start-up included); CPU of
+  the whole process tree (sampled from /proc every 0.2 s).
 
 The build answers as kv-current on every input, so the review's verdict is
 "equivalent within the bounds" (checked). The machine's load average is
@@ -82,13 +83,13 @@ def run(quick: bool = False) -> None:
         binary = compile_target(Path(build))
         jsonl = one_process(space, f"jsonl:{binary} --jsonl")
         humpty = one_process(space, f"humpty:{binary}")
-        spark, results = measured_run(
-            ["review", "--target", f"jsonl:{binary} --jsonl", "--entries", "2", "--seqnos",
-             str(seqnos), "--distinct-uuids", "--master", "local[2]", "--quiet"]
-        )  # fmt: skip
-    verdicts = {r["verdict"] for r in results}
-    if spark["code"] != 0 or verdicts != {"holds"}:
-        raise SystemExit(f"the review of the C build is not equivalent: {results}")
+        review = ["review", "--target", f"jsonl:{binary} --jsonl", "--entries", "2"]
+        review += ["--seqnos", str(seqnos), "--distinct-uuids", "--quiet"]
+        here, results_here = measured_run([*review, "--no-spark"])
+        spark, results = measured_run([*review, "--master", "local[2]"])
+    for measured, found in ((here, results_here), (spark, results)):
+        if measured["code"] != 0 or {r["verdict"] for r in found} != {"holds"}:
+            raise SystemExit(f"the review of the C build is not equivalent: {found}")
     rows = []
     for label, m in [
         ("JSON lines, one process", jsonl),
@@ -105,16 +106,20 @@ def run(quick: bool = False) -> None:
                 f"{100 * m['target'] / total:.0f}% / {100 * m['cpu'] / total:.0f}%",
             ]
         )
-    rows.append(
-        [
-            "JSON lines, dcpcheck review end to end, Spark local[2]",
-            f"{space.size:,}",
-            f"{spark['wall']:,.1f}",
-            f"{spark['cpu']:,.1f}",
-            f"{space.size / spark['wall']:,.0f}",
-            "(not separated)",
-        ]
-    )
+    for label, m in [
+        ("JSON lines, dcpcheck review end to end, --no-spark", here),
+        ("JSON lines, dcpcheck review end to end, Spark local[2]", spark),
+    ]:
+        rows.append(
+            [
+                label,
+                f"{space.size:,}",
+                f"{m['wall']:,.1f}",
+                f"{m['cpu']:,.1f}",
+                f"{space.size / m['wall']:,.0f}",
+                "(not separated)",
+            ]
+        )
     headers = ["runs as", "inputs", "wall s", "CPU s", "inputs/s", "CPU: target / dcpcheck"]
     print(tabulate(rows, headers=headers, disable_numparse=True))
     print(
