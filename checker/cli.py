@@ -46,6 +46,7 @@ COMMANDS = {
     "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
     "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
     "sweep": "every decision within bounds under each rule set (Spark, Parquet), checked with diff",
+    "review": "learn a build's answers within bounds (humpty or JSON lines), judge them as diff",
     "durability": "SyncWrite durability across failovers, restarts, rollbacks (multi-node model)",
     "promote": "add confirmed counterexamples to the checked-in corpus (replayed first)",
 }

@@ -31,7 +31,14 @@ from spec.consumers.api import ConsumerVariant
 from spec.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 from spec.rules.language import RuleSet
 
-__all__ = ["DIFF_BUDGET", "DiffReport", "RegionResult", "diff_consumers", "diff_rules"]
+__all__ = [
+    "DIFF_BUDGET",
+    "DiffReport",
+    "RegionResult",
+    "classify_rule_regions",
+    "diff_consumers",
+    "diff_rules",
+]
 
 # Z3 resource units for a whole diff unless told otherwise (docs/cli.md).
 DIFF_BUDGET = 4_000 * MILLION
@@ -144,23 +151,51 @@ def diff_rules(
     regions = [region for region, _ in search.found]
     examples = dict(search.found)
     report.interrupted = search.interrupted
-    try:
-        if regions and not search.interrupted:
-            probes = [
-                Probe(rule_pair(bounds, rules_a, rules_b, c), spending, deadline) for c in consumers
-            ]
-            surveys = [p.survey(regions, max_regions) for p in probes]
-            for region in regions:
-                result = _classified(
-                    region, probes, [s.evidence[region] for s in surveys], minimise
-                )
-                result.example = examples[region]
-                report.regions.append(result)
-    except KeyboardInterrupt:
-        report.interrupted = True
+    if regions and not search.interrupted:
+        classify_rule_regions(
+            report,
+            rules_a,
+            rules_b,
+            consumers,
+            regions,
+            examples,
+            spending,
+            deadline,
+            max_regions,
+            minimise,
+        )
     _unclassified(report, regions, examples)
     report.seconds, report.units = clock.read()[0], spending.spent
     return report
+
+
+def classify_rule_regions(
+    report: DiffReport,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    consumers: list[ConsumerVariant],
+    regions: list[Region],
+    examples: dict[Region, DecisionExample],
+    spending: Budget,
+    deadline: float | None,
+    max_regions: int,
+    minimise: bool,
+) -> None:
+    """Classify ``regions`` of a rule diff (A = ``rules_a``) with every consumer in
+    ``report.bounds``, appending one ``RegionResult`` each to ``report``; Ctrl-C marks the
+    report interrupted (``dcpcheck diff`` and ``dcpcheck review`` both classify here)."""
+    try:
+        probes = [
+            Probe(rule_pair(report.bounds, rules_a, rules_b, c), spending, deadline)
+            for c in consumers
+        ]
+        surveys = [p.survey(regions, max_regions) for p in probes]
+        for region in regions:
+            result = _classified(region, probes, [s.evidence[region] for s in surveys], minimise)
+            result.example = examples.get(region)
+            report.regions.append(result)
+    except KeyboardInterrupt:
+        report.interrupted = True
 
 
 def diff_consumers(

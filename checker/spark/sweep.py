@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pyarrow as pa
+
 from checker.spark.session import interruptible
 from checker.spark.shipping import on_executor, ship
 from checker.sweep.job import TALLY, SweepJob, descriptors
 
-__all__ = ["SweepTimeout", "TallyRow", "sweep_on_spark"]
+__all__ = ["SweepTimeout", "TallyRow", "parts_on_spark", "sweep_on_spark"]
 
 PART_INPUTS = 1 << 20  # at most this many inputs per partition (more partitions, finer progress)
 
@@ -56,8 +58,49 @@ def sweep_on_spark(
 ) -> tuple[int, list[TallyRow]]:
     """Run ``job`` on ``spark``, its parts written into the directory ``dataset``; the
     number of parts and the tally. ``progress(done, total)`` is called as parts finish."""
+    parts = max(2 * spark.sparkContext.defaultParallelism, -(-job.space.size // PART_INPUTS))
+
+    def reduce(tallies):  # type: ignore[no-untyped-def]
+        from pyspark.sql import functions as F
+
+        return (
+            tallies.groupBy("kind", "subject", "code")
+            .agg(F.sum("inputs").alias("inputs"), F.min("first").alias("first"))
+            .collect()
+        )
+
+    ranges = descriptors(job.space.size, parts)
+    shipped = replace(job, rules=tuple(ship(spark, spec) for spec in job.rules))
+    reduced = parts_on_spark(
+        spark,
+        _executor(shipped, str(dataset.resolve())),  # executors have their own cwd
+        ranges,
+        TALLY,
+        "dcpcheck sweep",
+        reduce,
+        timeout_s=timeout_s,
+        progress=progress,
+    )
+    rows = [TallyRow(r["kind"], r["subject"], r["code"], r["inputs"], r["first"]) for r in reduced]
+    return len(ranges), rows
+
+
+def parts_on_spark(
+    spark,  # type: ignore[no-untyped-def]
+    executor: Callable[[Iterator], Iterator],  # type: ignore[type-arg]
+    ranges: list[tuple[int, int, int]],
+    tally: pa.Schema,
+    what: str,
+    reduce: Callable,  # type: ignore[type-arg]
+    *,
+    timeout_s: float,
+    progress: Callable[[int, int], None] | None = None,
+) -> list:  # type: ignore[type-arg]
+    """One Spark task per range ``(part, lo, hi)``: ``executor`` (a ``mapInArrow``
+    function) turns each into record batches of schema ``tally``; ``reduce(frame)`` is
+    what the driver gets back. Cancelled at ``timeout_s`` (``SweepTimeout``) or Ctrl-C."""
     context = spark.sparkContext
-    group = f"dcpcheck-sweep-{uuid.uuid4().hex[:12]}"
+    group = f"dcpcheck-parts-{uuid.uuid4().hex[:12]}"
     expired, finished = threading.Event(), threading.Event()
 
     def expire() -> None:
@@ -70,31 +113,23 @@ def sweep_on_spark(
 
     timer = threading.Timer(timeout_s, expire)
     timer.daemon = True
-    parts = max(2 * context.defaultParallelism, -(-job.space.size // PART_INPUTS))
-    ranges = descriptors(job.space.size, parts)
     watcher = _Watcher(context, group, len(ranges), progress)
     try:
-        shipped = replace(job, rules=tuple(ship(spark, spec) for spec in job.rules))
-        context.setJobGroup(group, "dcpcheck sweep", True)
+        context.setJobGroup(group, what, True)
         timer.start()
         watcher.start()
-        from pyspark.sql import functions as F
         from pyspark.sql.pandas.types import from_arrow_schema
 
         frame = spark.createDataFrame(
             context.parallelize(ranges, len(ranges)), "part long, lo long, hi long"
         )
-        executor = _executor(shipped, str(dataset.resolve()))  # executors have their own cwd
-        tallies = frame.mapInArrow(executor, from_arrow_schema(TALLY))
+        frames = frame.mapInArrow(executor, from_arrow_schema(tally))
 
-        def tally() -> list:  # type: ignore[type-arg]
-            context.setJobGroup(group, "dcpcheck sweep", True)  # this thread's jobs
-            grouped = tallies.groupBy("kind", "subject", "code")
-            return grouped.agg(
-                F.sum("inputs").alias("inputs"), F.min("first").alias("first")
-            ).collect()
+        def collect() -> list:  # type: ignore[type-arg]
+            context.setJobGroup(group, what, True)  # this thread's jobs
+            return reduce(frames)
 
-        reduced = interruptible(spark, tally)
+        reduced = interruptible(spark, collect)
         if expired.is_set():  # finished, but after the time limit a cancel may have missed
             raise SweepTimeout("stopped at the time limit")
     except SweepTimeout:
@@ -111,8 +146,7 @@ def sweep_on_spark(
         timer.cancel()
         watcher.stop()
         context.setLocalProperty("spark.jobGroup.id", None)
-    rows = [TallyRow(r["kind"], r["subject"], r["code"], r["inputs"], r["first"]) for r in reduced]
-    return len(ranges), rows
+    return reduced
 
 
 def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator], Iterator]:  # type: ignore[type-arg]

@@ -33,7 +33,18 @@ from spec.rules.language import RuleSet
 from spec.trace import OUTCOME_CODE
 from spec.types import Outcome
 
-__all__ = ["UINT64", "pair_column", "record_batch", "schema", "text_columns"]
+__all__ = [
+    "ANSWER",
+    "INPUTS",
+    "UINT64",
+    "answer_array",
+    "input_arrays",
+    "pair_column",
+    "record_batch",
+    "schema",
+    "text_columns",
+    "uint64_array",
+]
 
 UINT64 = pa.decimal128(20, 0)
 ENTRY = pa.struct([("id", pa.int64()), ("seq", pa.int64())])
@@ -91,10 +102,22 @@ def record_batch(
     """Inputs ``lo, lo+1, ...`` of ``space`` (``columns``), and the answers and regions
     ``decisions`` gave them."""
     size = len(columns["start"])
+    arrays = input_arrays(space, np.arange(lo, lo + size, dtype=np.int64), columns)
+    arrays += [_answer(rules, a) for rules, a in zip(decisions.rule_sets, answers, strict=True)]
+    for pair, code in enumerate(codes):
+        labels = pa.array([region.label for region in decisions.regions(pair)])
+        arrays.append(_named(code, labels, code == NO_REGION))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema(decisions.rule_sets))
+
+
+def input_arrays(
+    space: SweepSpace, ids: np.ndarray, columns: dict[str, np.ndarray]
+) -> list[pa.Array]:
+    """The ``INPUTS`` columns of the inputs numbered ``ids`` (``columns``: those inputs)."""
     has_collection = columns["has_collection_high"]
-    arrays = [
-        pa.array(np.arange(lo, lo + size, dtype=np.int64)),
-        _table(space, columns, size),
+    return [
+        pa.array(ids.astype(np.int64)),
+        _table(space, columns, len(ids)),
         _int64(columns["high_seqno"]),
         _int64(columns["producer_purge_seqno"]),
         *(_int64(columns[name]) for name in ("uuid", "start", "snap_start", "snap_end")),
@@ -104,11 +127,16 @@ def record_batch(
         _int64(columns["remote_purge"]),
         pa.array(columns["collection_high"].view(np.int64), mask=~has_collection),
     ]
-    arrays += [_answer(rules, a) for rules, a in zip(decisions.rule_sets, answers, strict=True)]
-    for pair, code in enumerate(codes):
-        labels = pa.array([region.label for region in decisions.regions(pair)])
-        arrays.append(_named(code, labels, code == NO_REGION))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema(decisions.rule_sets))
+
+
+def uint64_array(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """uint64 values (``valid``: which are not null) as the dataset's decimal(20, 0)."""
+    return _uint64(values, valid)
+
+
+def answer_array(rules: RuleSet, answers: Answers) -> pa.Array:
+    """A rule set's answers as the dataset's ``{decision, rollback_seqno, clause}``."""
+    return _answer(rules, answers)
 
 
 def _int64(values: np.ndarray) -> pa.Array:

@@ -123,9 +123,12 @@ class SweepSpace:
         """Inputs ``lo..hi-1`` as columns of the ``DecisionSpace`` variables."""
         if not 0 <= lo <= hi <= self.size:
             raise ValueError(f"inputs {lo}..{hi} outside 0..{self.size}")
+        return self.columns_of(np.arange(lo, hi, dtype=np.int64))
+
+    def columns_of(self, index: np.ndarray) -> dict[str, np.ndarray]:
+        """The inputs numbered ``index`` (int64, each in ``0..size-1``), as ``columns``."""
         n = self.seqnos
         producers = _producers(self)
-        index = np.arange(lo, hi, dtype=np.int64)
         p = np.searchsorted(producers.offsets, index, side="right") - 1
         local = index - producers.offsets[p]
         uuid, rest = np.divmod(local, self.requests_per_uuid)

@@ -9,6 +9,7 @@ answer awaited at most ``timeout`` seconds (the JSON-lines protocol).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import queue
@@ -78,10 +79,11 @@ def _text(data: bytes | None) -> str:
 class NoAnswer(Exception):
     """The process gave no line: ``kind`` is ``timeout`` or ``crash``."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, answered: Sequence[str] = ()) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.answered = list(answered)  # ``ask_many``: the answers before the missing one
 
 
 class LineSession:
@@ -95,17 +97,36 @@ class LineSession:
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        # What the process printed, as it arrives (whole lines, several at a time); None: EOF.
+        self.lines: queue.Queue[list[bytes] | None] = queue.Queue()
+        self._pending: collections.deque[bytes] = collections.deque()
         self.stderr_tail: list[str] = []
         threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
     def _read_stdout(self) -> None:
+        """Whatever is there, up to 64 kB at a time, split into whole lines: one queue
+        hand-over per read, not per line."""
         assert self.proc.stdout is not None
+        fd, partial = self.proc.stdout.fileno(), b""
         with contextlib.suppress(OSError, ValueError):
-            for line in self.proc.stdout:
-                self.lines.put(line)
+            while chunk := os.read(fd, 1 << 16):
+                *whole, partial = (partial + chunk).split(b"\n")
+                if whole:
+                    self.lines.put(whole)
+        if partial:
+            self.lines.put([partial])
         self.lines.put(None)
+
+    def _next_line(self, timeout: float) -> bytes | None:
+        """The next line of output (None: the process closed it); queue.Empty on timeout."""
+        if not self._pending:
+            got = self.lines.get(timeout=timeout)
+            if got is None:
+                self.lines.put(None)  # EOF stays EOF for every later call
+                return None
+            self._pending.extend(got)
+        return self._pending.popleft()
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -123,7 +144,7 @@ class LineSession:
             raise NoAnswer("crash", self._exit_text()) from None
         while True:
             try:
-                answer = self.lines.get(timeout=timeout)
+                answer = self._next_line(timeout)
             except queue.Empty:
                 raise NoAnswer("timeout", f"no answer within {timeout:g}s") from None
             if answer is None:
@@ -131,6 +152,33 @@ class LineSession:
             text = _text(answer).strip()
             if text:
                 return text
+
+    def ask_many(self, lines: Sequence[str], timeout: float) -> list[str]:
+        """Send ``lines`` at once (pipelined, from a thread of its own: a target that reads
+        nothing blocks only that thread, until ``close`` kills it), then await one answer
+        each; NoAnswer at the first one missing, with ``answered`` the answers before it."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        blob = "".join(line + "\n" for line in lines).encode()
+
+        def write() -> None:
+            with contextlib.suppress(OSError, ValueError):
+                stdin.write(blob)
+                stdin.flush()
+
+        threading.Thread(target=write, daemon=True).start()
+        answers: list[str] = []
+        while len(answers) < len(lines):
+            try:
+                answer = self._next_line(timeout)
+            except queue.Empty:
+                raise NoAnswer("timeout", f"no answer within {timeout:g}s", answers) from None
+            if answer is None:
+                raise NoAnswer("crash", self._exit_text(), answers)
+            text = _text(answer).strip()
+            if text:
+                answers.append(text)
+        return answers
 
     def _exit_text(self) -> str:
         try:

@@ -37,6 +37,7 @@ __all__ = ["TARGET_FORMS", "Reply", "Target", "humpty_limits", "parse_target"]
 
 TARGET_FORMS = "rules:NAME|FILE, reference:NAME, humpty:CMD or jsonl:CMD"
 STRIKES = 3  # consecutive timeouts after which the rest of the run is not attempted
+PIPELINED = 1024  # JSON-lines requests sent before their answers are read
 
 
 @dataclass(frozen=True)
@@ -181,11 +182,27 @@ class JsonlTarget(Target):
         self.timeout = timeout
 
     def replies(self, vectors: Sequence[Vector]) -> list[Reply]:
+        lines = [
+            json.dumps(
+                {
+                    "id": vector.id,
+                    "producer": vector.producer.to_json(),
+                    "request": vector.request.to_json(),
+                }
+            )
+            for vector in vectors
+        ]
+        return self.replies_to([v.id for v in vectors], lines)
+
+    def replies_to(self, ids: Sequence[str], lines: Sequence[str]) -> list[Reply]:
+        """The answers to request ``lines`` (JSON objects, ids ``ids``), from one process
+        asked ``PIPELINED`` lines at a time; after a timeout, garbage or exit the process
+        is restarted and asking resumes with the next line."""
         result: list[Reply] = []
         session: LineSession | None = None
         strikes = _Strikes()
         try:
-            for vector in vectors:
+            while len(result) < len(lines):
                 if strikes.out:
                     result.append(strikes.given_up())
                     continue
@@ -195,33 +212,50 @@ class JsonlTarget(Target):
                     except OSError as exc:
                         result.append(Reply("crash", detail=f"cannot run: {exc}"))
                         continue
-                reply = self._ask(session, vector)
-                if reply.kind in ("timeout", "garbage") or session.proc.poll() is not None:
-                    session.close()  # the stream cannot be trusted any more: restart
+                at = len(result)
+                replies = self._ask(session, ids[at : at + PIPELINED], lines[at : at + PIPELINED])
+                bad = next((r for r in replies if r.kind in ("timeout", "garbage")), None)
+                if bad is not None:  # the stream cannot be trusted past it: restart
+                    replies = replies[: replies.index(bad) + 1]
+                if bad is not None or session.proc.poll() is not None:
+                    session.close()
                     session = None
-                result.append(reply)
-                strikes.note(reply)
+                for reply in replies:
+                    result.append(reply)
+                    strikes.note(reply)
         finally:
             if session is not None:
                 session.close()
         return result
 
-    def _ask(self, session: LineSession, vector: Vector) -> Reply:
-        line = json.dumps(
-            {
-                "id": vector.id,
-                "producer": vector.producer.to_json(),
-                "request": vector.request.to_json(),
-            }
-        )
+    def _ask(self, session: LineSession, ids: Sequence[str], lines: Sequence[str]) -> list[Reply]:
         try:
-            text = session.ask(line, self.timeout)
+            texts = session.ask_many(lines, self.timeout)
         except NoAnswer as missing:
-            return Reply(missing.kind, detail=missing.detail)
-        return parse_jsonl_answer(text, vector.id)
+            answered = [
+                parse_jsonl_answer(t, i) for t, i in zip(missing.answered, ids, strict=False)
+            ]
+            return [*answered, Reply(missing.kind, detail=missing.detail)]
+        return [parse_jsonl_answer(t, i) for t, i in zip(texts, ids, strict=True)]
+
+
+_OK = Reply("answer", Answer(Outcome.ACCEPT))
 
 
 def parse_jsonl_answer(text: str, vector_id: str) -> Reply:
+    # The common shapes, as json.dumps writes them, read without a JSON parser (fast);
+    # anything else is parsed and checked below.
+    head = f'{{"id": "{vector_id}", "decision": "'
+    if text.startswith(head):
+        rest = text[len(head) :]
+        if rest == 'ok", "rollback_seqno": null}':
+            return _OK
+        tail = 'rollback", "rollback_seqno": '
+        digits = rest[len(tail) : -1]
+        plain = digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0")
+        if rest.startswith(tail) and rest.endswith("}") and plain and int(digits) <= UINT64_MAX:
+            return _answer(Answer(Outcome.ROLLBACK, int(digits)))
+
     def garbage(why: str) -> Reply:
         shown = text if len(text) <= 80 else text[:77] + "..."
         return Reply("garbage", detail=f"{why}: {shown!r}")

@@ -60,8 +60,16 @@ __all__ = [
 Decide = Callable[[StreamRequest, ProducerState], Decision]
 
 
-def simulate(scenario: Scenario, rules: RuleSet, variant: ConsumerVariant, rounds: int) -> Trace:
-    """Run ``scenario`` with producer rule set ``rules`` and consumer ``variant``."""
+def simulate(
+    scenario: Scenario,
+    rules: RuleSet,
+    variant: ConsumerVariant,
+    rounds: int,
+    decide: Decide | None = None,
+) -> Trace:
+    """Run ``scenario`` with producer rule set ``rules`` and consumer ``variant``;
+    ``decide``, when given, answers the final producer's decisions instead of ``rules``
+    (an implementation under review: ``dcpcheck review`` confirms on its target)."""
     problems = scenario.problems()
     if problems:
         raise ValueError("the scenario is not well formed: " + "; ".join(problems))
@@ -71,7 +79,7 @@ def simulate(scenario: Scenario, rules: RuleSet, variant: ConsumerVariant, round
     consumer = initial_stream(scenario, producer)
     _mitigation_allows(variant, consumer, scenario.failovers)
     final_producer(scenario, producer)
-    decide = producer_decision(rules)
+    decide = decide or producer_decision(rules)
     traces = [_resumed(scenario, consumer, producer, variant, decide, rounds)]
     epoch = len(scenario.failovers)
     for cut in scenario.later:

@@ -1,13 +1,14 @@
 """A humpty_dumpty-speaking target for the replay tests: TABLE.json HIGH PURGE < requests.
 
-    python humpty_target.py [--bug NAME] [--variant NAME] [--crash-on-start N] [--hang]
-                            [--garbage] TABLE HIGH PURGE
+    python humpty_target.py [--bug NAME] [--variant NAME] [--lie-above N]
+                            [--crash-on-start N] [--hang] [--garbage] TABLE HIGH PURGE
 
 Prints what kv_engine's humpty_dumpty prints. ``--bug`` switches on a
 deliberate bug (producer_logic.BUGS); ``--variant`` answers as a hand-written
 producer instead (hand_written.VARIANTS: past kv_engine releases, single-point
-changes); ``--crash-on-start N`` exits 3 on a request with start N; ``--hang``
-never answers; ``--garbage`` prints noise.
+changes); ``--lie-above N`` answers the opposite (ok for a rollback, a rollback to 0
+for ok) when the start seqno is above N; ``--crash-on-start N`` exits 3 on a request
+with start N; ``--hang`` never answers; ``--garbage`` prints noise.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
     parser.add_argument("--variant", choices=sorted(VARIANTS))
+    parser.add_argument("--lie-above", type=int)
     parser.add_argument("--crash-on-start", type=int)
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--garbage", action="store_true")
@@ -61,6 +63,8 @@ def main() -> int:
             rolls_back, seqno = VARIANTS[args.variant](req, table, args.high, args.purge)
         else:
             rolls_back, seqno = needs_rollback(req, table, args.high, args.purge, set(args.bug))
+        if args.lie_above is not None and start > args.lie_above:
+            rolls_back, seqno = not rolls_back, 0
         print(f"Testing UUID:{uuid} snapshot:{{{snap_start},{snap_end}}} start:{start}")
         print(f"  Rollback:{'true' if rolls_back else 'false'}")
         if rolls_back:

@@ -1,10 +1,13 @@
 """A JSON-lines target for the replay tests (protocol: docs/targets.md).
 
     python jsonl_target.py [--bug NAME] [--variant NAME] [--crash-on-start N] [--hang] [--garbage]
+                           [--oldest-decides]
 
 Reads one request object per line, answers one object per line, flushing
 after each. The switches are those of humpty_target.py, and ``--error-on-start N``
-answers a request with start N with an ``error`` object.
+answers a request with start N with an ``error`` object; ``--oldest-decides`` answers the
+opposite whenever the table's oldest entry (of two or more) has seqno 1: an answer no rule
+set can give, since rule sets do not read that entry.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ def main() -> int:
     parser.add_argument("--variant", choices=sorted(VARIANTS))
     parser.add_argument("--crash-on-start", type=int)
     parser.add_argument("--error-on-start", type=int)
+    parser.add_argument("--oldest-decides", action="store_true")
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--garbage", action="store_true")
     args = parser.parse_args()
@@ -49,6 +53,8 @@ def main() -> int:
             set(args.bug),
             VARIANTS.get(args.variant or ""),
         )
+        if args.oldest_decides and len(table) > 1 and table[-1][1] == 1:
+            decision, seqno = ("ok", None) if decision == "rollback" else ("rollback", 0)
         answer = {"id": message["id"], "decision": decision, "rollback_seqno": seqno}
         print(json.dumps(answer), flush=True)
     return 0
