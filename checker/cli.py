@@ -41,6 +41,7 @@ COMMANDS = {
     "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
     "sweep": "every decision within bounds under each rule set (Spark, Parquet), checked with diff",
     "durability": "SyncWrite durability across failovers, restarts, rollbacks (multi-node model)",
+    "conform": "where a client adapter (your client's code) and a consumer variant differ",
     "promote": "add confirmed counterexamples to the checked-in corpus (replayed first)",
 }
 

@@ -101,7 +101,26 @@ def check_client(
             for p in props
         ]
     name = hello.client or "client"
-    if run_parts is not None:
+    every = (lambda p: len(p.smallest) == len(props)) if stop_when_violated else None
+    part = Part()
+    if first and every is not None:  # the likely scenarios alone may decide everything
+        client = target.start()
+        try:
+            part = judge_part(
+                client,
+                rules,
+                props,
+                bounds,
+                0,
+                0,
+                mitigation=hello.rollback_mitigation,
+                first=first,
+            )
+        finally:
+            client.close()
+    if (every is not None and every(part)) or part.fault is not None:
+        pass
+    elif run_parts is not None:
         part = run_parts(tuple(first))
     else:
         client = target.start()
@@ -115,7 +134,7 @@ def check_client(
                 history_count(bounds),
                 mitigation=hello.rollback_mitigation,
                 first=first,
-                stop=(lambda p: len(p.smallest) == len(props)) if stop_when_violated else None,
+                stop=every,
                 progress=(lambda n: update(f"{n} scenarios")) if update else None,
             )
         finally:
@@ -153,18 +172,15 @@ def _brief(s: Scenario) -> str:
 
 
 def _violates(
-    target: ClientTarget, hello: Hello, rules: RuleSet, judge: Judge, pid: str, bounds: Bounds
+    client: AdapterProcess, hello: Hello, rules: RuleSet, judge: Judge, pid: str, bounds: Bounds
 ) -> Callable[[Scenario], bool]:
     def fails(scenario: Scenario) -> bool:
-        client = target.start()
         try:
             return pid in judge(
                 play(client, scenario, rules, bounds.rounds, hello.rollback_mitigation).trace
             )
         except (NotARun, AdapterFault):
             return False
-        finally:
-            client.close()
 
     return fails
 
@@ -179,8 +195,12 @@ def _violation(
     result: Result,
 ) -> Result:
     judge = Judge([prop], bounds)
-    smallest, moves = shrink(found, _violates(target, hello, rules, judge, prop.id, bounds))
-    client = target.start()
+    shrinking = target.start()
+    try:
+        smallest, moves = shrink(found, _violates(shrinking, hello, rules, judge, prop.id, bounds))
+    finally:
+        shrinking.close()
+    client = target.start()  # a fresh process replays it: the confirmation
     try:
         played: Played | None = play(
             client, smallest, rules, bounds.rounds, hello.rollback_mitigation
@@ -220,3 +240,43 @@ def _violation(
     record["target"] = target.spec
     record["transcript"] = [list(run) for run in played.transcript]
     return result.but(record=record)
+
+
+@dataclass(frozen=True)
+class ClientReplay:
+    """A counterexample file replayed on a client: ``violated`` (the property, along
+    this trace), or the adapter's fault."""
+
+    property: str
+    violated: bool
+    explanation: str = ""
+    fault: str = ""
+
+
+def replay_client(target: ClientTarget, path: str) -> ClientReplay:
+    """Replay a single-node counterexample file (``path``) on the client of ``target``:
+    its scenario, rule set, property and bounds; the client in the consumer's place."""
+    from checker.corpus.scenario import load_counterexample
+    from checker.loading import resolve
+    from spec.properties import PROPERTIES
+    from spec.rules import RULE_SETS
+
+    stored = load_counterexample(path)
+    rules = resolve(RULE_SETS, RuleSet, stored["rules"])
+    prop = PROPERTIES.get(stored["property"])
+    bounds = stored["bounds"]
+    try:
+        hello = _hello(target)
+        client = target.start()
+        try:
+            played = play(
+                client, stored["scenario"], rules, bounds.rounds, hello.rollback_mitigation
+            )
+        finally:
+            client.close()
+    except AdapterFault as fault:
+        return ClientReplay(prop.id, False, fault=f"adapter {fault.kind}: {fault.detail}")
+    except NotARun as exc:
+        return ClientReplay(prop.id, False, explanation=f"not a run of this client: {exc}")
+    violated = prop.id in Judge([prop], bounds)(played.trace)
+    return ClientReplay(prop.id, violated, prop.explain(played.trace, bounds) if violated else "")

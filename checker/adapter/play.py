@@ -14,8 +14,10 @@ requests and what its application holds (docs/client-targets.md):
    ``stream_request`` -> the producer's decision: ``rollback`` (seqno and the
    producer's failover log), ``erange`` (the resume ends), or ``accepted``
    (the failover log); once accepted, ``data`` (what it holds then: the
-   trace's ``held``), the stream from the request's start to the end, and
-   ``data`` again (the trace's ``final``);
+   accepted round's ``keep`` is its highest seqno, and the trace's ``held``
+   is what it held before resuming if that truncated at ``keep`` is what it
+   holds now, else what it holds now), the stream from the request's start to
+   the end, and ``data`` again (the trace's ``final``);
 3. with ``--sessions K``, resume j is played in a run of its own (``begin``
    again): the earlier resumes' accepted streams are cut as the scenario's
    cuts say and end in ``disconnect``, so every resume's final data is
@@ -201,9 +203,10 @@ def _resume(run: _Run, producer: VBucket, boundaries: tuple[int, ...], final: bo
         if decision.outcome is Outcome.ACCEPT:
             run.send({"type": "accepted", "failover_log": producer_log})
             if final:
-                at_accept = run.data()
-                held = tuple(sorted(at_accept.values()))
-                keep = max((i.seqno for i in held), default=0)
+                at_accept = tuple(sorted(run.data().values()))
+                keep = max((i.seqno for i in at_accept), default=0)
+                if at_accept != tuple(i for i in held if i.seqno <= keep):
+                    held = at_accept  # not a truncation of what it held: judge what it holds
                 streamed = producer.stream_after(request.start)
                 items = sorted(streamed.values())
                 if items:
