@@ -353,3 +353,26 @@ def test_the_java_adapter_conforms_to_the_catalogues_java_dcp_client(java_client
     target = ClientTarget(java_client)
     report = conform(target, CONSUMERS.get("java-dcp-client"), RULE_SETS.get("kv-current"), ONE)
     assert (report.differing, report.fault) == (0, "")
+
+
+def test_two_sessions_each_resume_judged_in_a_run_of_its_own_gets_the_symbolic_verdicts() -> None:
+    # java-dcp-client at ONE with --sessions 2: 3,482 scenarios, as the model (Z3) says
+    assert (
+        _violated("java-dcp-client", Bounds(seqnos=1, keys=1, entries=2, failovers=1, sessions=2))
+        == VIOLATED_AT_ONE["java-dcp-client"]
+    )
+
+
+def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
+    from checker.spark.clients import judge_on_spark
+
+    spec = f"jsonl:{VARIANT_ADAPTER} cbgt"
+    ids = [p.id for p in SAFETY]
+    on_spark = judge_on_spark(spark, spec, 10.0, "kv-current", ids, ONE, False)
+    client = ClientTarget(spec).start()
+    try:
+        here = judge_part(client, RULE_SETS.get("kv-current"), SAFETY, ONE, 0, history_count(ONE))
+    finally:
+        client.close()
+    assert on_spark.examined == here.examined == 178
+    assert on_spark.smallest == here.smallest and on_spark.fault is None
