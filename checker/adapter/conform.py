@@ -116,7 +116,7 @@ def _play(
     client: Client, scenario: Scenario, rules: RuleSet, bounds: Bounds, mitigation: bool
 ) -> Outcome:
     try:
-        return play(client, scenario, rules, bounds.rounds, mitigation)
+        return play(client, scenario, rules, bounds.rounds, mitigation, told=False)
     except NotARun as exc:
         return f"not a run: {exc}"
 

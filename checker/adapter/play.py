@@ -85,6 +85,7 @@ class _Run:
         self.mitigation = mitigation
         self.sent: dict[int, Item] = {}  # cas -> the mutation sent with it
         self.log: list[dict] = []
+        self.told = True  # ask what it holds before each resume
 
     def send(self, event: dict) -> None:
         self.log.append(event)
@@ -147,10 +148,17 @@ def _request_text(r: StreamRequest) -> dict:
 
 
 def _run(
-    client: Client, scenario: Scenario, decide: Decide, rounds: int, mitigation: bool, target: int
+    client: Client,
+    scenario: Scenario,
+    decide: Decide,
+    rounds: int,
+    mitigation: bool,
+    target: int,
+    told: bool,
 ) -> tuple[Trace, list[dict]]:
     """Play ``scenario`` until resume ``target`` (from 0) is decided; its trace."""
     run = _Run(client, scenario, decide, rounds, mitigation)
+    run.told = told
     producer = first_producer(scenario)
     run.send({"type": "begin", "failover_log": log_json(producer.table)})
     initial = producer.snapshots(scenario.first_snapshot_start, scenario.snapshot_ends)
@@ -168,7 +176,7 @@ def _run(
     producer.compact(scenario.purge_seqno)
     resume = 0
     while True:
-        trace = _resume(run, producer, boundaries, final=resume == target)
+        trace = _resume(run, producer, boundaries, final=resume == target, told=run.told)
         if resume == target or not trace.accepted:
             return trace, run.log
         cut = scenario.later[resume]
@@ -189,9 +197,11 @@ def _run(
         resume += 1
 
 
-def _resume(run: _Run, producer: VBucket, boundaries: tuple[int, ...], final: bool) -> Trace:
+def _resume(
+    run: _Run, producer: VBucket, boundaries: tuple[int, ...], final: bool, told: bool
+) -> Trace:
     """One resume: what the client held, the rounds, and (``final``) what it ends with."""
-    before = run.data()
+    before = run.data() if told else {}
     keep = max((i.seqno for i in before.values()), default=0)
     held = tuple(sorted(before.values()))
     played: list[Round] = []
@@ -244,16 +254,20 @@ def play(
     rules: RuleSet | Decide,
     rounds: int,
     mitigation: bool = False,
+    told: bool = True,
 ) -> Played:
     """Play ``scenario`` to ``client`` (rounds per resume at most ``rounds``); its trace,
     every resume after the first from a run of its own. Raises ``NotARun`` when the
     client's rollback mitigation rules the scenario out, ``AdapterFault`` on a bad
-    answer (or runs that answer the same events differently)."""
+    answer (or runs that answer the same events differently). ``told``: ask what the
+    client holds before the resume the run is for (the run's story needs it; the
+    properties read only what it holds once accepted and at the end), else it is taken
+    to hold, before resuming, what it holds when accepted."""
     decide = producer_decision(rules) if isinstance(rules, RuleSet) else rules
     traces: list[Trace] = []
     transcript: list[tuple[dict, ...]] = []
     for target in range(len(scenario.later) + 1):
-        trace, log = _run(client, scenario, decide, rounds, mitigation, target)
+        trace, log = _run(client, scenario, decide, rounds, mitigation, target, told)
         if transcript:
             _deterministic(transcript[-1], log)
         traces.append(trace)

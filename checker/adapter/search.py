@@ -99,7 +99,7 @@ def judge_part(
 
     def examine(order: tuple[int, int], scenario: Scenario) -> bool:
         try:
-            played = play(client, scenario, rules, bounds.rounds, mitigation)
+            played = play(client, scenario, rules, bounds.rounds, mitigation, told=False)
         except NotARun:
             part.not_runs += 1
             return True
