@@ -376,3 +376,29 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
         client.close()
     assert on_spark.examined == here.examined == 178
     assert on_spark.smallest == here.smallest and on_spark.fault is None
+
+
+ONE_ARGS = ["--seqnos", "1", "--keys", "1", "--entries", "2", "--failovers", "1"]
+
+
+def test_conform_exits_1_naming_the_difference_and_0_when_they_agree(cli) -> None:
+    target = f"jsonl:{VARIANT_ADAPTER} java-dcp-client"
+    differ = cli("conform", "--target", target, "--consumer", "correct", *ONE_ARGS)
+    assert differ.code == EXIT_VIOLATION
+    assert "difference 1: resume 1" in differ.out and "uuid: client 0, model 2222" in differ.out
+    agree = cli("conform", "--target", target, "--consumer", "java-dcp-client", *ONE_ARGS)
+    assert agree.code == EXIT_OK and "178 scenarios played; 0 differ" in agree.out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["clients", "--target", "python3 x.py"],
+        ["clients", "--target", "jsonl:"],
+        ["conform", "--target", "jsonl:'unclosed", "--consumer", "correct"],
+        ["clients", "--like", "go-dcp"],
+    ],
+)
+def test_a_bad_target_is_bad_input_in_one_line(cli, args: list[str]) -> None:
+    result = cli(*args, *ONE_ARGS)
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1, result.err
