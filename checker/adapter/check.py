@@ -155,6 +155,7 @@ def check_client(
         else:
             result = result.but(
                 verdict=Verdict.HOLDS,
+                reason="",
                 note=f"all {part.examined} scenarios played"
                 + (
                     f" ({part.not_runs} ruled out by its rollback mitigation)"
@@ -213,6 +214,7 @@ def _violation(
         client.close()
     result = result.but(
         verdict=Verdict.VIOLATED,
+        reason="",
         witness=smallest,
         note=f"shrunk by {moves} move(s)" if moves else "",
     )
