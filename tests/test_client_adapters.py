@@ -312,8 +312,8 @@ def test_ctrl_c_exits_130_and_stops_every_adapter_process(tmp_path) -> None:
     deadline = time.monotonic() + 60
     pids: set[int] = set()
     while time.monotonic() < deadline and len(pids) < 2:  # hello's process, then the search's
-        if pidfile.exists() and pidfile.read_text():
-            pids.add(int(pidfile.read_text()))
+        if pidfile.exists():
+            pids = {int(line) for line in pidfile.read_text().split()}
         time.sleep(0.05)
     assert len(pids) == 2
     time.sleep(0.5)

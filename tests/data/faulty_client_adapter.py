@@ -6,8 +6,8 @@
 It is examples/adapters/offset_store_client.py, except when it answers a
 stream request: ``crash`` exits with code 3, ``hang`` never answers, ``garbage``
 prints a line that is not JSON, ``overflow`` sends a start of 2^64, ``slow``
-sleeps 10 ms before each answer (within any timeout), ``ok`` answers. PIDFILE:
-where it writes its process id when it starts.
+sleeps 2 ms before each answer (within any timeout), ``ok`` answers. PIDFILE:
+where it appends its process id when it starts.
 """
 
 import importlib.util
@@ -26,7 +26,8 @@ spec.loader.exec_module(module)
 
 mode = sys.argv[1]
 if len(sys.argv) > 2:
-    Path(sys.argv[2]).write_text(str(os.getpid()))
+    with open(sys.argv[2], "a") as pids:
+        pids.write(f"{os.getpid()}\n")
 client = module.Client(forget_snapshot=False)
 for line in sys.stdin:
     if not line.strip():
