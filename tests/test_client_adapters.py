@@ -402,3 +402,12 @@ def test_conform_exits_1_naming_the_difference_and_0_when_they_agree(cli) -> Non
 def test_a_bad_target_is_bad_input_in_one_line(cli, args: list[str]) -> None:
     result = cli(*args, *ONE_ARGS)
     assert result.code == 2 and len(result.err.strip().splitlines()) == 1, result.err
+
+
+def test_the_python_adapters_verdicts_are_pinned_and_it_conforms_to_correct() -> None:
+    target = ClientTarget(f"jsonl:{PY} {OFFSET_CLIENT}")
+    results = check_client(target, RULE_SETS.get("kv-current"), SAFETY, ONE)
+    assert {r.property: r.verdict.value for r in results} == {p.id: "holds" for p in SAFETY}
+    assert {r.consumer for r in results} == {"offset-store-client"}
+    report = conform(target, CONSUMERS.get("correct"), RULE_SETS.get("kv-current"), ONE)
+    assert (report.examined, report.differing, report.fault) == (178, 0, "")

@@ -34,7 +34,6 @@ class Client:
         self.whole: set[int] = set()  # ends of snapshots received whole
         self.marker: tuple[int, int] | None = None
         self.stream_start = 0
-        self.claim: dict | None = None  # the request it will send in this resume
 
     def last(self) -> int:
         return max(self.items, default=0)
@@ -76,28 +75,24 @@ class Client:
         elif kind == "accepted":
             self.log = [list(e) for e in message["failover_log"]]
             self.whole = {e for e in self.whole if e <= self.stream_start}
-        elif kind in ("disconnect", "stream_end", "erange"):
-            self.claim = None  # the next resume starts from what it holds
         elif kind == "rollback":
             rollback = message["seqno"]
             point = max(e for e in ({0} | self.whole) if e <= min(rollback, self.last()))
             self.truncate(point)
-            log = [e for e in message["failover_log"] if e[1] <= point]
-            self.log = log
-            uuid = log[0][0] if log else 0
-            self.claim = {"uuid": uuid, "start": point, "snap_start": point, "snap_end": point}
+            self.log = [e for e in message["failover_log"] if e[1] <= point]
+        # disconnect, stream_end, erange: nothing to keep (it resumes from what it holds)
 
     # -- questions ---------------------------------------------------------------------
     def stream_request(self) -> dict:
-        if self.claim is None:
-            last = self.last()
-            snap = self.items[last]["snapshot"] if last else (0, 0)
-            if self.forget_snapshot and last < snap[1]:
-                snap = (last, last)  # the bug: mid-snapshot, as if the snapshot were complete
-            uuid = self.log[0][0] if self.log else 0
-            self.claim = {"uuid": uuid, "start": last, "snap_start": snap[0], "snap_end": snap[1]}
-        self.stream_start = self.claim["start"]
-        return dict(self.claim, flags=0)
+        """From what it holds: the newest uuid of its log, its last mutation and that
+        mutation's snapshot marker."""
+        last = self.last()
+        snap = self.items[last]["snapshot"] if last else (0, 0)
+        if self.forget_snapshot and last < snap[1]:
+            snap = (last, last)  # the bug: mid-snapshot, as if the snapshot were complete
+        self.stream_start = last
+        uuid = self.log[0][0] if self.log else 0
+        return {"uuid": uuid, "start": last, "snap_start": snap[0], "snap_end": snap[1], "flags": 0}
 
 
 def main(argv: list[str]) -> int:
