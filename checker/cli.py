@@ -48,6 +48,7 @@ COMMANDS = {
     "sweep": "every decision within bounds under each rule set (Spark, Parquet), checked with diff",
     "review": "learn a build's answers within bounds (humpty or JSON lines), judge them as diff",
     "durability": "SyncWrite durability across failovers, restarts, rollbacks (multi-node model)",
+    "conform": "where a client adapter (your client's code) and a consumer variant differ",
     "promote": "add confirmed counterexamples to the checked-in corpus (replayed first)",
 }
 

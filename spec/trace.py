@@ -40,6 +40,7 @@ f.del.k             a tombstone (all 0/false when no request was accepted)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from spec.bounds import Bounds
 from spec.expr import BOOL, INT, Expr, Sort, Value, var
@@ -154,13 +155,16 @@ def resume_values(trace: Trace, bounds: Bounds) -> list[dict[str, Value]]:
     return [_resume_values(t, bounds) for t in trace.resumes]
 
 
+@lru_cache(maxsize=16)
+def _unused(bounds: Bounds) -> dict[str, Value]:
+    """Every trace field of ``bounds`` at its unused value (0 / false)."""
+    return {name: (False if s is BOOL else 0) for name, s in TraceFields(bounds).sorts.items()}
+
+
 def _resume_values(trace: Trace, bounds: Bounds) -> dict[str, Value]:
-    fields = TraceFields(bounds)
     if trace.high_seqno > bounds.seqnos or len(trace.rounds) > bounds.rounds:
         raise ValueError(f"trace does not fit bounds {bounds.describe()}")
-    values: dict[str, Value] = {
-        name: (False if sort is BOOL else 0) for name, sort in fields.sorts.items()
-    }
+    values: dict[str, Value] = dict(_unused(bounds))
     values["p.high"] = trace.high_seqno
     values["p.purge"] = trace.purge_seqno
     values["p.table_len"] = len(trace.producer_table)

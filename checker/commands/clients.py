@@ -38,6 +38,7 @@ from checker.commands.common import (
     task_run_inputs,
 )
 from checker.engines.options import Options
+from checker.inputs import seconds
 from checker.loading import looks_like_path
 from checker.probe import probe_consumers
 from checker.progress import Progress
@@ -50,6 +51,7 @@ from checker.symbolic.budget import CHECK_BUDGET
 from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, ConsumerVariant, catalogue_names
+from spec.errors import UsageError
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
@@ -69,6 +71,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_no_spark(parser)
     add_progress_arguments(parser)
     add_scenario_bounds(parser)
+    group = parser.add_argument_group("your client's own code (docs/client-targets.md)")
+    group.add_argument(
+        "--target",
+        metavar="jsonl:CMD",
+        help="judge a client adapter (a command speaking the client adapter protocol) on "
+        "every scenario within the bounds, instead of the catalogue",
+    )
+    group.add_argument(
+        "--like",
+        metavar="NAME",
+        help="with --target: try first the scenarios the symbolic model finds violating "
+        "for catalogued client NAME, and stop once every property is violated",
+    )
+    group.add_argument(
+        "--answer-timeout",
+        type=seconds,
+        default=10.0,
+        metavar="S",
+        help="with --target: seconds the adapter may take per answer (default 10)",
+    )
 
 
 def client_tasks(
@@ -150,6 +172,12 @@ def print_clients(results: Sequence[Result], bounds: Bounds, out: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     budget, bounds = task_run_inputs(args)
+    if args.target:
+        from checker.commands.client_target import run_target
+
+        return run_target(args, bounds)
+    if args.like:
+        raise UsageError("--like goes with --target")
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout, budget)
     checks = sum(len(t.properties) for t in tasks)
     place = task_place(args, "dcpcheck clients")

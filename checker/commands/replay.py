@@ -1,6 +1,7 @@
 """Replay regression vectors against an implementation of the producer decision.
 
     dcpcheck replay VECTORS... --target T [--expect RULES] [--json] [--timeout S]
+    dcpcheck replay --client jsonl:CMD COUNTEREXAMPLE.json...
 
 VECTORS are vector directories (holding vectors.json) or vectors.json files.
 Targets:
@@ -12,6 +13,11 @@ Targets:
                     cannot express (strict, ignore_purged, remote purge,
                     collections, end seqno) are skipped and counted
   jsonl:CMD         a command speaking the JSON-lines protocol (docs/targets.md)
+
+With ``--client jsonl:CMD``, each FILE is a single-node counterexample and CMD a
+client adapter (docs/client-targets.md): the client plays the consumer in the
+file's scenario; exit 1 if it violates the file's property, 0 if not, 3 if the
+adapter crashed, hung or answered garbage.
 
 CMD may carry arguments (quote the whole --target). Each vector passes or
 fails; a target that crashes, hangs past --timeout or prints garbage is
@@ -32,12 +38,17 @@ from checker.inputs import parse_seconds
 from checker.vectors.format import load_corpus
 from checker.vectors.replay import STATUSES, Report, VectorResult, choose_expectations, replay
 from checker.vectors.targets import TARGET_FORMS, parse_target
-from spec.errors import EXIT_OK, EXIT_VIOLATION, InvalidInput
+from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("vectors", nargs="+", metavar="VECTORS", help="vector dirs or files")
-    parser.add_argument("--target", required=True, metavar="T", help=TARGET_FORMS)
+    parser.add_argument("--target", metavar="T", help=TARGET_FORMS)
+    parser.add_argument(
+        "--client",
+        metavar="jsonl:CMD",
+        help="replay counterexample files on a client adapter (docs/client-targets.md)",
+    )
     parser.add_argument(
         "--expect",
         metavar="RULES",
@@ -54,6 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     timeout = parse_seconds(args.timeout, "--timeout")
+    if args.client:
+        return _replay_client(args.client, args.vectors, timeout)
+    if not args.target:
+        raise UsageError("dcpcheck replay: --target or --client is required")
     corpora = [load_corpus(path) for path in args.vectors]
     known = {v.id for c in corpora for v in c.vectors}
     for wanted in args.vector:
@@ -67,6 +82,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(report, args.target)
     return EXIT_VIOLATION if report.failed else EXIT_OK
+
+
+def _replay_client(target: str, files: list[str], timeout: float) -> int:
+    from checker.adapter.check import ClientTarget, replay_client
+    from checker.adapter.client import target_command
+
+    target_command(target)
+    code = EXIT_OK
+    for path in files:
+        found = replay_client(ClientTarget(target, timeout), path)
+        if found.fault:
+            print(f"UNKNOWN  {path}: {found.fault}")
+            code = max(code, EXIT_UNKNOWN)
+        elif found.violated:
+            print(f"VIOLATED {path}: {found.property}: {found.explanation}")
+            code = EXIT_VIOLATION if code != EXIT_UNKNOWN else code
+        else:
+            print(
+                f"HOLDS    {path}: the client does not violate {found.property} here"
+                + (f" ({found.explanation})" if found.explanation else "")
+            )
+    return code
 
 
 def _json(report: Report) -> dict:

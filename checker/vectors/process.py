@@ -86,16 +86,27 @@ class NoAnswer(Exception):
         self.answered = list(answered)  # ``ask_many``: the answers before the missing one
 
 
-class LineSession:
-    """One long-running process; ``ask(line)`` writes a line and awaits one back."""
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the parent dies (Linux ``prctl``), so a
+    killed Spark worker leaves no target process behind."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
 
-    def __init__(self, argv: Sequence[str]) -> None:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class LineSession:
+    """One long-running process; ``ask(line)`` writes a line and awaits one back.
+    ``die_with_parent``: the process is killed when the one that started it dies."""
+
+    def __init__(self, argv: Sequence[str], die_with_parent: bool = False) -> None:
         self.proc = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=_die_with_parent if die_with_parent else None,
         )
         # What the process printed, as it arrives (whole lines, several at a time); None: EOF.
         self.lines: queue.Queue[list[bytes] | None] = queue.Queue()

@@ -1,0 +1,115 @@
+"""Model vs code: where a client adapter and a consumer variant differ.
+
+    dcpcheck conform --target jsonl:CMD --consumer NAME|FILE [--rules R] [bounds]
+
+Every scenario within the bounds is played to the adapter (docs/client-targets.md)
+and to the consumer variant (run through the reference consumer); each scenario
+where they send a different stream request or end with different data is a
+difference. Differences are grouped by the question and fields that first
+differ; each group's smallest scenario is shrunk and told: which resume, which
+question after which event, which fields, and the variant's run in words.
+Exit: 0 when they agree on every scenario, 1 when they differ somewhere, 3 when
+the adapter crashed, hung or answered garbage (nothing is claimed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from checker.adapter.check import ClientTarget
+from checker.adapter.client import VariantClient, target_command
+from checker.adapter.conform import conform
+from checker.adapter.play import play
+from checker.commands.common import add_scenario_bounds, chosen, scenario_bounds_from
+from checker.corpus.scenario import scenario_to_json
+from checker.inputs import seconds
+from spec.consumers import CONSUMERS, ConsumerVariant
+from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
+from spec.model.narrate import run_of
+from spec.rules import RULE_SETS, RuleSet
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--target", required=True, metavar="jsonl:CMD", help="the adapter")
+    parser.add_argument(
+        "--consumer", required=True, metavar="NAME|FILE", help="the consumer variant it models"
+    )
+    parser.add_argument(
+        "--rules",
+        default="kv-current",
+        metavar="NAME|FILE",
+        help="the producer's rule set (default kv-current)",
+    )
+    parser.add_argument(
+        "--answer-timeout",
+        type=seconds,
+        default=10.0,
+        metavar="S",
+        help="seconds the adapter may take per answer (default 10)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_scenario_bounds(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    target_command(args.target)
+    bounds = scenario_bounds_from(args)
+    variant = chosen(CONSUMERS, ConsumerVariant, [args.consumer])[0].item
+    rules = chosen(RULE_SETS, RuleSet, [args.rules])[0].item
+    target = ClientTarget(args.target, args.answer_timeout)
+    print(
+        f"dcpcheck conform: {args.target} vs {variant.name} ({rules.name}) within "
+        f"{bounds.describe()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    report = conform(target, variant, rules, bounds)
+    if report.fault:
+        print(f"unknown: {report.fault} (after {report.examined} scenarios; nothing is claimed)")
+        return EXIT_UNKNOWN
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "examined": report.examined,
+                    "differing": report.differing,
+                    "differences": [
+                        {
+                            "first_difference": d.describe(),
+                            "question": d.question,
+                            "fields": list(d.fields),
+                            "client": d.client,
+                            "model": d.variant,
+                            "scenario": scenario_to_json(s),
+                        }
+                        for s, d in report.shrunk
+                    ],
+                },
+                indent=1,
+            )
+        )
+    else:
+        print(
+            f"{report.examined} scenarios played; {report.differing} differ "
+            f"({len(report.shrunk)} kind(s) of first difference)"
+        )
+        for n, (scenario, difference) in enumerate(report.shrunk, start=1):
+            print(f"\ndifference {n}: {difference.describe()}")
+            trace = play(
+                VariantClient(variant),
+                scenario,
+                rules,
+                bounds.rounds,
+                bool(variant.rollback_mitigation),
+            ).trace
+            story = run_of(trace)
+            lines = [
+                *story.init_lines,
+                *(s.narration for s in story.steps if s.narration),
+                *story.end_lines,
+            ]
+            print("    the model's run of the smallest such scenario:")
+            print("\n".join(f"    {line}" for line in lines))
+    return EXIT_VIOLATION if report.differing else EXIT_OK
