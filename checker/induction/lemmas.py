@@ -168,6 +168,11 @@ def library(bv: BoundaryVars) -> list[Lemma]:
         ),
     )
     add(
+        "table-latest",
+        "the producer's newest table entry is at most its high seqno",
+        table.seq[0] <= p.high,
+    )
+    add(
         "log-latest",
         "the log's newest entry is at most the streamed producer's high seqno",
         log.seq[0] <= g.high,
@@ -211,6 +216,19 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             f"table entry {j}, unless the log has it, is at or above the agreement point",
             implies(table.live(j) & ~in_log, table.seq[j] >= s.agree),
         )
+    failed_over = any_of(
+        *(
+            table.live(j)
+            & ~any_of(*(log.live(i) & (log.uuid[i] == table.uuid[j]) for i in range(log.slots)))
+            for j in range(table.slots)
+        )
+    )
+    add(
+        "agree-failover",
+        "the producers disagree below the streamed high seqno only after a failover since "
+        "(a table entry the log lacks)",
+        implies(s.agree < g.high, failed_over),
+    )
     end_of_last = const(0)
     for x in bv.seqnos:
         end_of_last = ite(last == x, ite(d.inside(x), d.end_of[x], const(x)), end_of_last)
@@ -289,6 +307,18 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             implies(d.end_of[x] != 0, (d.start_of[x] <= x) & (const(x) <= d.end_of[x])),
         )
         add(
+            f"marker-streamed.{x}",
+            f"the marker the consumer knows for {x}, if at or below keep, ends at most at the "
+            "streamed producer's high seqno",
+            implies(d.inside(x) & (const(x) <= s.keep), d.end_of[x] <= g.high),
+        )
+        add(
+            f"marker-high.{x}",
+            f"the marker the consumer knows for {x} ends at most at the streamed producer's "
+            "high seqno",
+            implies(d.inside(x), d.end_of[x] <= g.high),
+        )
+        add(
             f"first-epoch.{x}",
             f"a seqno {x} at or below every entry of the table or log was the first producer's",
             _below_every_entry(table, p, x) & _below_every_entry(log, g, x),
@@ -311,6 +341,15 @@ def library(bv: BoundaryVars) -> list[Lemma]:
                 f"marker-order.{x}.{y}",
                 f"the marker the consumer knows for {x} starts no later than {y}'s",
                 implies(both, d.start_of[x] <= d.start_of[y]),
+            )
+            add(
+                f"marker-reach-streamed.{x}.{y}",
+                f"if the marker the consumer knows for {x} reaches {y} and ends within the "
+                f"streamed history, {y}'s reaches as far",
+                implies(
+                    both & (d.end_of[x] >= y) & (d.end_of[x] <= g.high),
+                    d.end_of[y] >= d.end_of[x],
+                ),
             )
             add(
                 f"marker-reach.{x}.{y}",
