@@ -307,18 +307,6 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             implies(d.end_of[x] != 0, (d.start_of[x] <= x) & (const(x) <= d.end_of[x])),
         )
         add(
-            f"marker-streamed.{x}",
-            f"the marker the consumer knows for {x}, if at or below keep, ends at most at the "
-            "streamed producer's high seqno",
-            implies(d.inside(x) & (const(x) <= s.keep), d.end_of[x] <= g.high),
-        )
-        add(
-            f"marker-high.{x}",
-            f"the marker the consumer knows for {x} ends at most at the streamed producer's "
-            "high seqno",
-            implies(d.inside(x), d.end_of[x] <= g.high),
-        )
-        add(
             f"first-epoch.{x}",
             f"a seqno {x} at or below every entry of the table or log was the first producer's",
             _below_every_entry(table, p, x) & _below_every_entry(log, g, x),
@@ -341,15 +329,6 @@ def library(bv: BoundaryVars) -> list[Lemma]:
                 f"marker-order.{x}.{y}",
                 f"the marker the consumer knows for {x} starts no later than {y}'s",
                 implies(both, d.start_of[x] <= d.start_of[y]),
-            )
-            add(
-                f"marker-reach-streamed.{x}.{y}",
-                f"if the marker the consumer knows for {x} reaches {y} and ends within the "
-                f"streamed history, {y}'s reaches as far",
-                implies(
-                    both & (d.end_of[x] >= y) & (d.end_of[x] <= g.high),
-                    d.end_of[y] >= d.end_of[x],
-                ),
             )
             add(
                 f"marker-reach.{x}.{y}",
