@@ -37,7 +37,7 @@ def run(quick: bool = False) -> None:
         for prop_id in SAFETY[:1] if quick else SAFETY:
             prop = PROPERTIES.get(prop_id)
             cpu = time.process_time()
-            every = check_every_session(rules, variant, prop, BOUNDS, minimise=False)
+            every = check_every_session(rules, variant, prop, BOUNDS, Options(minimise=False))
             cpu = time.process_time() - cpu
             bounded = [
                 check(

@@ -135,3 +135,24 @@ def test_sessions_any_is_refused_with_another_engine(tmp_path, monkeypatch, caps
     done = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
     assert done.code == 2
     assert "--sessions any" in done.err
+
+
+def test_a_counterexample_to_induction_shows_the_state_one_session_later() -> None:
+    from checker.induction.every_session import cti_note
+
+    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    found = induct(rules, variant, PROPERTIES.get("no-missed-item"), SMALL, Budget(), lemmas=[])
+    assert found.outcome is InductionOutcome.CTI
+    assert set(found.cti_next) == set(found.cti)
+    assert found.cti_next != found.cti
+    assert "one session later" in cti_note(found, SMALL)
+
+
+def test_the_failover_and_table_lemmas_are_kept_by_the_proof_for_the_correct_consumer() -> None:
+    # Houdini keeps a lemma only if it holds before the first resume and after every
+    # step from the invariant: these two ruled out the first counterexamples to
+    # induction at 4 seqnos (docs/findings.md).
+    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    found = induct(rules, variant, PROPERTIES.get("no-missed-item"), SMALL, Budget())
+    assert found.outcome is InductionOutcome.PROVED
+    assert {"agree-failover", "table-latest"} <= {lemma.name for lemma in found.lemmas}

@@ -158,6 +158,9 @@ def cti_note(found: Induction, bounds: Bounds) -> str:
         return ""
     lines = ["counterexample to induction (a boundary state the invariant allows):"]
     lines += ["  " + line for line in describe_state(found.cti, bounds)]
+    if found.cti_next:
+        lines.append("one session later (the property fails on the next resume from here):")
+        lines += ["  " + line for line in describe_state(found.cti_next, bounds)]
     if found.lemmas:
         lines.append("lemmas it satisfies: " + ", ".join(c.name for c in found.lemmas))
     return "\n    ".join(lines)

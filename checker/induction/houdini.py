@@ -21,6 +21,7 @@ induction: the state before the step is returned as the CTI.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -37,6 +38,8 @@ from spec.rules.language import RuleSet
 
 __all__ = ["Induction", "InductionOutcome", "induct"]
 
+log = logging.getLogger(__name__)
+
 
 class InductionOutcome(StrEnum):
     PROVED = "proved"  # the invariant is inductive and implies the property
@@ -52,6 +55,8 @@ class Induction:
     lemmas: list[Lemma] = field(default_factory=list)  # those left (the invariant's)
     dropped: int = 0
     cti: dict[str, Value] = field(default_factory=dict)  # the boundary state, unprefixed
+    # the boundary state one session later, from which the property fails
+    cti_next: dict[str, Value] = field(default_factory=dict)
     reason: str = ""
     queries: int = 0
 
@@ -102,6 +107,7 @@ def induct(
         if not first_ok:
             return Induction(InductionOutcome.FIRST, queries=queries)
         values = evaluate_many([at_start[i] for i in alive], answer.values)
+        _dropped("initiation", candidates, alive, values, answer.units)
         alive = [i for i, ok in zip(alive, values, strict=True) if ok]
 
     # 2. consecution, over an arbitrary boundary state and the step's choices.
@@ -152,8 +158,36 @@ def induct(
             )
         if not holds_ok:
             kept = [candidates[i] for i in alive]
+            fields = list(after)
+            later = dict(
+                zip(
+                    (n[len(bv.prefix) :] for n in fields),
+                    evaluate_many([after[n] for n in fields], answer.values),
+                    strict=True,
+                )
+            )
             return Induction(
-                InductionOutcome.CTI, kept, len(candidates) - len(kept), state, queries=queries
+                InductionOutcome.CTI,
+                kept,
+                len(candidates) - len(kept),
+                state,
+                cti_next=later,
+                queries=queries,
             )
         values = evaluate_many([nexts[i] for i in alive], answer.values)
+        _dropped("consecution", candidates, alive, values, answer.units)
+        if log.isEnabledFor(logging.DEBUG):
+            fields = list(after)
+            later = evaluate_many([after[n] for n in fields], answer.values)
+            log.debug("  from %s", state)
+            log.debug("  to %s", dict(zip(fields, later, strict=True)))
+            log.debug("  choices %s", {n: v for n, v in answer.values.items() if n in step.choices})
         alive = [i for i, ok in zip(alive, values, strict=True) if ok]
+
+
+def _dropped(
+    phase: str, candidates: list[Lemma], alive: list[int], values: list[Value], units: int
+) -> None:
+    if log.isEnabledFor(logging.DEBUG):
+        gone = [candidates[i].name for i, ok in zip(alive, values, strict=True) if not ok]
+        log.debug("%s: %.1fM units, drops %s", phase, units / 1e6, ", ".join(gone))

@@ -168,6 +168,11 @@ def library(bv: BoundaryVars) -> list[Lemma]:
         ),
     )
     add(
+        "table-latest",
+        "the producer's newest table entry is at most its high seqno",
+        table.seq[0] <= p.high,
+    )
+    add(
         "log-latest",
         "the log's newest entry is at most the streamed producer's high seqno",
         log.seq[0] <= g.high,
@@ -211,6 +216,19 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             f"table entry {j}, unless the log has it, is at or above the agreement point",
             implies(table.live(j) & ~in_log, table.seq[j] >= s.agree),
         )
+    failed_over = any_of(
+        *(
+            table.live(j)
+            & ~any_of(*(log.live(i) & (log.uuid[i] == table.uuid[j]) for i in range(log.slots)))
+            for j in range(table.slots)
+        )
+    )
+    add(
+        "agree-failover",
+        "the producers disagree below the streamed high seqno only after a failover since "
+        "(a table entry the log lacks)",
+        implies(s.agree < g.high, failed_over),
+    )
     end_of_last = const(0)
     for x in bv.seqnos:
         end_of_last = ite(last == x, ite(d.inside(x), d.end_of[x], const(x)), end_of_last)
