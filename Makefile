@@ -1,6 +1,7 @@
 # make verify : set up .venv if needed, then run every built-in variant x property (single-node matrix, then the durability model)
 # make test   : set up .venv if needed, then run the whole test suite (ruff, then pytest on
-#               TEST_WORKERS parallel workers: pytest-xdist, one Spark JVM per worker)
+#               TEST_WORKERS parallel workers: pytest-xdist, one Spark JVM per worker;
+#               the ten slowest tests listed at the end)
 # make coverage : make test's pytest run, measuring branch coverage of spec/ and checker/
 # make lint / make bench / make clean
 
@@ -51,7 +52,7 @@ browser:
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=10
 
 coverage: $(STAMP) browser
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --cov=spec --cov=checker --cov-branch \

@@ -15,11 +15,16 @@ copy, and its examples run in the order the file shows them (a later example
 may use what an earlier one wrote). A command ending in ``\\`` continues on
 the next line.
 
-An example that runs on Spark (``verify``, ``clients``, ``sweep``,
-``check --engine exhaustive``, ``durability --engine spark``) and is a plain
-``dcpcheck ARGS`` runs in this process on the shared Spark session
-(``tests/conftest.py``), so all of them share one JVM; the others run as a
-subprocess, as a reader would run them.
+An example that is a plain ``dcpcheck ARGS`` (no pipe, redirection or
+other shell syntax) runs in this process: ``checker.cli.main(ARGS)`` from
+the scratch copy, stdin empty, stdout and stderr captured (no Python, Z3 and
+import start-up per example); one that runs on Spark (``verify``,
+``clients``, ``sweep``, ``check --engine exhaustive``, ``durability
+--engine spark``) uses the shared Spark session (``tests/conftest.py``), so
+all of them share one JVM. The others (pipes, ``.venv/bin/dcpcheck``) run
+with bash as a subprocess, as a reader would run them; tests/test_check_cli.py,
+tests/test_decide_cli.py and tests/test_interrupt.py run the installed
+entry point as a real process (exit codes, stdin, Ctrl-C).
 
 A line in a code block that starts with ``dcpcheck`` but is neither an
 example nor a synopsis (a synopsis has placeholders: ``[--flag]``, ``A|B``,
@@ -225,8 +230,9 @@ def test_doc_example_runs_and_prints_what_the_docs_show(
     example: Example, tmp_path_factory, request, monkeypatch, capsys
 ) -> None:
     cwd = sandbox_for(example.doc, tmp_path_factory)
-    if example.on_spark and example.argv is not None:
-        request.getfixturevalue("spark")  # one JVM for every Spark example
+    if example.argv is not None:
+        if example.on_spark:
+            request.getfixturevalue("spark")  # one JVM for every Spark example
         monkeypatch.chdir(cwd)
         result = run_cli(example.argv, "", monkeypatch, capsys)
         code, output = result.code, result.out + result.err

@@ -131,7 +131,7 @@ def walks(draw: st.DrawFn) -> tuple[str, str, str, str, int, list[int]]:
     return ack, branch, preset_name, rules, midpoint, choices
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walks())
 def test_model_and_reference_agree_along_random_walks(
     walk: tuple[str, str, str, str, int, list[int]],
