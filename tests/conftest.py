@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import re
+import signal
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +25,20 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(autouse=True)
+def sigint_handler_restored(request):  # type: ignore[no-untyped-def]
+    """Each test ends with the SIGINT handler it started with. A test (or in-process
+    command) that leaves another one behind would change what later tests in this worker
+    see (a Z3 call runs in a helper thread only while SIGINT reaches Python): it is put
+    back and the test named in a warning."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before and before is not None:
+        signal.signal(signal.SIGINT, before)
+        warnings.warn(f"{request.node.nodeid} left SIGINT handled by {after!r}", stacklevel=1)
 
 
 @pytest.fixture

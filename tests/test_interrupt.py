@@ -67,10 +67,16 @@ def _sigint_once_z3_runs() -> threading.Thread:
 
 def test_ctrl_c_stops_z3_in_the_middle_of_a_call() -> None:
     session = _pigeonhole(9)
-    sender = _sigint_once_z3_runs()
-    with pytest.raises(KeyboardInterrupt):
-        session.check()
-    sender.join()
+    # Python's own handler, whatever an earlier test in this worker left: with SIGINT
+    # ignored Z3 would run in this thread and the proof would take minutes.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        sender = _sigint_once_z3_runs()
+        with pytest.raises(KeyboardInterrupt):
+            session.check()
+        sender.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     helpers = [t for t in threading.enumerate() if t.name == "z3-check"]
     for helper in helpers:  # Z3 was told to stop: it returns (the proof would take minutes)
         helper.join(timeout=30)
