@@ -161,12 +161,13 @@ def _arrow(x0: float, x1: float, y: float, colour: str, dashed: bool) -> str:
 
 
 def _exchange(n: int, ex: Exchange, y: float) -> tuple[str, float]:
-    """Round ``n`` (from 1) at height ``y``: request, answer, reaction; the next y."""
+    """Round ``n`` (from 1) at height ``y``: request, answer, reaction; the next y. Its
+    label counts requests from 0, as the run in words below the drawing does."""
     colour = ANSWER.get(ex.kind, "#444")
     middle = (CONSUMER_X + PRODUCER_X) / 2
-    request = ex.request + ("" if ex.repeats is None else f"  (= round {ex.repeats})")
+    request = ex.request + ("" if ex.repeats is None else f"  (= request {ex.repeats - 1})")
     parts = [
-        f'<text x="8" y="{y + 24}" font-weight="bold">round {n}</text>',
+        f'<text x="8" y="{y + 24}" font-weight="bold">request {n - 1}</text>',
         f'<text x="{middle}" y="{y + 16}" text-anchor="middle" class="request">'
         f"{_e(request)}</text>",
         _arrow(CONSUMER_X, PRODUCER_X, y + 24, "#335", dashed=False),
@@ -177,7 +178,7 @@ def _exchange(n: int, ex: Exchange, y: float) -> tuple[str, float]:
     if ex.repeats is not None:
         parts.append(
             f'<text x="{PRODUCER_X + 14}" y="{y + 28}" fill="#b00000" class="loop">'
-            f"same request as round {ex.repeats}: a loop</text>"
+            f"same as request {ex.repeats - 1}: a loop</text>"
         )
     y += 66
     if ex.reaction:
