@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import z3
 
+from checker import interrupt
 from checker.symbolic.budget import Budget
 
 __all__ = ["Call", "held_interrupts", "run_check"]
@@ -66,16 +67,8 @@ def held_interrupts() -> Iterator[None]:
     if not _interruptible():
         yield
         return
-    held: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    try:
+    with interrupt.deferred():
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            if callable(previous):
-                previous(signal.SIGINT, None)
-            raise KeyboardInterrupt
 
 
 def _in_helper(work, ctx: z3.Context):  # type: ignore[no-untyped-def]
