@@ -48,6 +48,7 @@ VIOLATED_AT_ONE = {
     "java-dcp-client:mitigation=on": set(),
     "cbgt": {"no-missed-item", "no-foreign-snapshot"},
     "sg-dcp-client": {"no-missed-item", "no-foreign-snapshot"},
+    "xdcr": {"no-missed-item", "no-foreign-snapshot"},
 }
 # ... and at TWO, for go-dcp without its rollback mitigation (measured the same way).
 VIOLATED_AT_TWO = {

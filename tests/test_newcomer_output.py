@@ -56,13 +56,13 @@ def test_clients_prints_each_violations_counterexample_and_no_story_for_yours(
 ) -> None:
     path = tmp_path / "mine.py"
     path.write_text(USER_CLIENT)
-    args = ["clients", "--consumer", "kv-replica-midpoint-off", "--consumer", path]
+    args = ["clients", "--consumer", "kv-replica:midpoint=off", "--consumer", path]
     args += ["--rules", "rollback-doc", "--property", "no-missed-item", "--no-spark", "--quiet"]
     result = cli(*args, "--out", tmp_path / "cex", *SMALL)
     assert result.code == 1, result.err  # my-client's violation has no pinned verdict
     text = result.out.split("\ncounterexamples:\n")[1]
     for name, source in (
-        ("kv-replica-midpoint-off", "kv-replica-midpoint-off"),
+        ("kv-replica:midpoint=off", "kv-replica:midpoint=off"),
         ("my-client", path),
     ):
         (row,) = [line for line in text.splitlines() if f"rollback-doc/{name}: " in line]
