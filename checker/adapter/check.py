@@ -102,43 +102,35 @@ def check_client(
         ]
     name = hello.client or "client"
     every = (lambda p: len(p.smallest) == len(props)) if stop_when_violated else None
-    part = Part()
-    if first and every is not None:  # the likely scenarios alone may decide everything
+
+    def judged(histories: int, **more: object) -> Part:
+        """The first ``histories`` first histories (after ``first``) on one adapter process."""
         client = target.start()
         try:
-            part = judge_part(
+            return judge_part(
                 client,
                 rules,
                 props,
                 bounds,
                 0,
-                0,
+                histories,
                 mitigation=hello.rollback_mitigation,
                 first=first,
+                **more,  # type: ignore[arg-type]
             )
         finally:
             client.close()
+
+    part = Part()
+    if first and every is not None:  # the likely scenarios alone may decide everything
+        part = judged(0)
     if (every is not None and every(part)) or part.fault is not None:
         pass
     elif run_parts is not None:
         part = run_parts(tuple(first))
     else:
-        client = target.start()
-        try:
-            part = judge_part(
-                client,
-                rules,
-                props,
-                bounds,
-                0,
-                history_count(bounds),
-                mitigation=hello.rollback_mitigation,
-                first=first,
-                stop=every,
-                progress=(lambda n: update(f"{n} scenarios")) if update else None,
-            )
-        finally:
-            client.close()
+        progress = (lambda n: update(f"{n} scenarios")) if update else None
+        part = judged(history_count(bounds), stop=every, progress=progress)
     results = []
     for prop in props:
         result = planned_client(target, name, rules, prop, bounds)
