@@ -28,6 +28,28 @@ from spec.expr import BOOL, MODULUS, UINT64_MAX, Expr, Value, walk
 __all__ = ["Translator"]
 
 
+# The terms below are made with Z3's C API directly: the same calls, in the same order, as
+# z3.And, z3.If, ``==`` and the rest make on operands of one sort (so the same terms, and
+# the same answers), without those wrappers' per-argument checks in Python, which were
+# most of a session's set-up time.
+_UNSIGNED = {"lt": z3.Z3_mk_bvult, "le": z3.Z3_mk_bvule, "gt": z3.Z3_mk_bvugt,
+             "ge": z3.Z3_mk_bvuge}  # fmt: skip
+
+
+def _mk_distinct(ref: object, x: object, y: object) -> object:
+    pair = (z3.Ast * 2)()
+    pair[0], pair[1] = x, y
+    return z3.Z3_mk_distinct(ref, 2, pair)
+
+
+def _asts(terms: list) -> object:  # type: ignore[type-arg]
+    """The terms as the C array Z3's n-ary constructors take."""
+    array = (z3.Ast * len(terms))()
+    for i, term in enumerate(terms):
+        array[i] = term.as_ast()
+    return array
+
+
 class _Wide:
     """An integer constant too wide for the bit-vectors; usable only where folded away."""
 
@@ -45,6 +67,7 @@ class Translator:
         width: int | None = None,
     ) -> None:
         self.ctx = ctx or z3.main_ctx()
+        self._ref = self.ctx.ref()
         self.ranges: dict[str, Span] = dict(ranges or {})
         self.width = width
         self.consts: dict[str, z3.ExprRef] = {}
@@ -101,6 +124,17 @@ class Translator:
             raise HarnessBug(f"the constant {term.value} reaches the solver beyond its width")
         return term
 
+    def _bool(self, ast: object) -> z3.BoolRef:
+        return z3.BoolRef(ast, self.ctx)
+
+    def _equal(self, make, x: z3.ExprRef, y: z3.ExprRef) -> z3.BoolRef:  # type: ignore[no-untyped-def]
+        """``x == y`` (``make`` Z3_mk_eq) or ``x != y`` (distinct) with Python's operand
+        order: a right operand whose type subclasses the left's (a numeral beside a term)
+        has its method called first, so it comes first in the term."""
+        if type(y) is not type(x) and isinstance(y, type(x)):
+            x, y = y, x
+        return self._bool(make(self._ref, x.as_ast(), y.as_ast()))
+
     def span(self, node: Expr) -> Span:
         """The values an integer node can take (after ``translate`` saw it)."""
         return self._span.get(id(node), FULL)
@@ -120,39 +154,43 @@ class Translator:
         if op in ("lt", "le", "gt", "ge", "eq", "ne") and node.args[0].sort is not BOOL:
             return self._compare(node, a)
         if op == "eq":
-            return a[0] == a[1]
+            return self._equal(z3.Z3_mk_eq, *a)
         if op == "ne":
-            return a[0] != a[1]
+            return self._equal(_mk_distinct, *a)
         if op == "add":
             return self._add(node, a)
         if op == "sub":
             return self._sub(node, a)
         if op == "and":
-            return z3.And(*a)
+            return self._bool(z3.Z3_mk_and(self._ref, len(a), _asts(a)))
         if op == "or":
-            return z3.Or(*a)
+            return self._bool(z3.Z3_mk_or(self._ref, len(a), _asts(a)))
         if op == "not":
-            return z3.Not(a[0])
+            return self._bool(z3.Z3_mk_not(self._ref, a[0].as_ast()))
         if op == "ite":
             return self._ite(node, a)
         raise ValueError(f"unknown operator {op}")
 
     def _ite(self, node: Expr, a: list) -> z3.ExprRef | _Wide:  # type: ignore[type-arg]
         cond, then, otherwise = a
+        known = z3.Z3_get_bool_value(self._ref, cond.as_ast())  # a literal true or false
         if node.sort is not BOOL:
             first, second = self.span(node.args[1]), self.span(node.args[2])
-            if z3.is_true(cond):
+            if known == z3.Z3_L_TRUE:
                 self._span[id(node)] = first
-            elif z3.is_false(cond):
+            elif known == z3.Z3_L_FALSE:
                 self._span[id(node)] = second
             else:
                 self._span[id(node)] = (min(first[0], second[0]), max(first[1], second[1]))
-        if z3.is_true(cond):
+        if known == z3.Z3_L_TRUE:
             return then
-        if z3.is_false(cond):
+        if known == z3.Z3_L_FALSE:
             return otherwise
         self._solid(node, then, otherwise)
-        return z3.If(cond, then, otherwise)
+        ite = z3.Z3_mk_ite(self._ref, cond.as_ast(), then.as_ast(), otherwise.as_ast())
+        if node.sort is BOOL:
+            return self._bool(ite)
+        return z3.BitVecRef(ite, self.ctx) if self.width is not None else z3.ArithRef(ite, self.ctx)
 
     def _solid(self, node: Expr, *terms: object) -> None:
         for term in terms:
@@ -170,13 +208,12 @@ class Translator:
         x, y = a
         self._solid(node, x, y)
         if node.op == "eq":
-            return x == y
+            return self._equal(z3.Z3_mk_eq, x, y)
         if node.op == "ne":
-            return x != y
-        if self.width is None:
+            return self._equal(_mk_distinct, x, y)
+        if self.width is None:  # rare (ranges too wide for bit-vectors): the wrappers' way
             return {"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[node.op]
-        unsigned = {"lt": z3.ULT, "le": z3.ULE, "gt": z3.UGT, "ge": z3.UGE}[node.op]
-        return unsigned(x, y)
+        return self._bool(_UNSIGNED[node.op](self._ref, x.as_ast(), y.as_ast()))
 
     def _add(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
         span, wraps = sum_span(self.span(node.args[0]), self.span(node.args[1]))
