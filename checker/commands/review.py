@@ -264,9 +264,9 @@ def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress):  #
             update(n + 1, len(ranges))
         return len(ranges), rows
     from checker.spark.review import learn_on_spark
-    from checker.spark.session import spark_session
+    from checker.spark.session import scheduler_jvm, spark_session
 
-    conf = spark_conf_from(args)
+    conf = scheduler_jvm(spark_conf_from(args))
     with spark_session(args.master, "dcpcheck review", conf, args.executor_wait) as spark:
         parts = args.parts or 4 * max(cores, spark.sparkContext.defaultParallelism)
         remaining = 3600.0 * 24 if deadline is None else max(0.001, deadline - time.monotonic())
