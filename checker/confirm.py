@@ -11,20 +11,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from checker.result import Replayed
 from spec.bounds import Bounds
+from spec.consumers.api import ConsumerVariant
 from spec.errors import InvalidInput
 from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 from spec.reference.simulate import simulate
+from spec.rules.language import RuleSet
 from spec.run import Run
 from spec.scenario import Scenario
 from spec.trace import Trace, TraceFields, resume_values, trace_values
 
-__all__ = ["Replay", "Stored", "explain", "replay_scenario", "replay_stored"]
+__all__ = [
+    "PRODUCER_TARGET",
+    "Replay",
+    "Stored",
+    "explain",
+    "replay_scenario",
+    "replay_stored",
+    "stored_definitions",
+]
+
+# A counterexample file's field naming the build that answered the producer's decisions
+# (``dcpcheck review``): such a file replays only with that build (``replay --target``).
+PRODUCER_TARGET = "producer_target"
 
 
 @dataclass
@@ -90,39 +105,27 @@ class Stored:
     command: str = ""  # the line that reproduces the check that found it
 
 
-def replay_stored(path: str | Path) -> Stored:
-    """Replay a counterexample file of either model on the model and the reference.
-
-    The reference must still violate the file's property along the trace the
-    model predicts (single node), or along every step (cluster).
-    """
+def stored_definitions(
+    path: str | Path,
+) -> tuple[dict[str, Any], RuleSet, ConsumerVariant, Property]:
+    """A single-node counterexample file loaded (``scenario`` and ``bounds`` decoded) with
+    the definitions it names: each from its user file (``sources``, relative to where the
+    check ran) or by its built-in name."""
     from checker.corpus import model_of
-    from checker.inputs import load_json
-    from checker.loading import resolve
-    from spec.rules import RULE_SETS, RuleSet
-
-    if model_of(path) == "cluster":
-        from checker.cluster_check import replay_counterexample
-        from checker.corpus import cluster as cluster_corpus
-
-        found = cluster_corpus.load_counterexample(path)
-        rules_file = load_json(path).get("sources", {}).get("rules")
-        rules = resolve(RULE_SETS, RuleSet, rules_file or found.rules)
-        replayed = replay_counterexample(
-            found.ack_rule, found.branch_rule, found.property, rules, found.bounds, found.actions
-        )
-        return Stored("cluster", replayed)
     from checker.corpus.scenario import load_counterexample
-    from spec.consumers import CONSUMERS, ConsumerVariant
-    from spec.model.narrate import run_of
+    from checker.loading import resolve
+    from spec.consumers import CONSUMERS
     from spec.properties import PROPERTIES
+    from spec.rules import RULE_SETS
 
+    if model_of(path) != "scenario":
+        raise InvalidInput(
+            str(path), "is a durability counterexample; this needs a single-node one"
+        )
     stored = load_counterexample(path)
     sources = stored.get("sources", {})
 
     def named(registry, kind, key):  # type: ignore[no-untyped-def]
-        """The definition a file names: its user file (``sources``, relative to where the
-        check ran) or its built-in name."""
         text = sources.get(key, stored[key])
         try:
             return resolve(registry, kind, text)
@@ -135,12 +138,46 @@ def replay_stored(path: str | Path) -> Stored:
                 "(the path is relative to it)",
             ) from None
 
-    model = ScenarioModel(
-        stored["bounds"],
+    return (
+        stored,
         named(RULE_SETS, RuleSet, "rules"),
         named(CONSUMERS, ConsumerVariant, "consumer"),
+        named(PROPERTIES, Property, "property"),
     )
-    prop = named(PROPERTIES, Property, "property")
+
+
+def replay_stored(path: str | Path) -> Stored:
+    """Replay a counterexample file of either model on the model and the reference.
+
+    The reference must still violate the file's property along the trace the
+    model predicts (single node), or along every step (cluster).
+    """
+    from checker.corpus import model_of
+    from checker.inputs import load_json
+    from checker.loading import resolve
+    from spec.rules import RULE_SETS
+
+    if model_of(path) == "cluster":
+        from checker.cluster_check import replay_counterexample
+        from checker.corpus import cluster as cluster_corpus
+
+        found = cluster_corpus.load_counterexample(path)
+        rules_file = load_json(path).get("sources", {}).get("rules")
+        rules = resolve(RULE_SETS, RuleSet, rules_file or found.rules)
+        replayed = replay_counterexample(
+            found.ack_rule, found.branch_rule, found.property, rules, found.bounds, found.actions
+        )
+        return Stored("cluster", replayed)
+    from spec.model.narrate import run_of
+
+    stored, rules, variant, prop = stored_definitions(path)
+    if PRODUCER_TARGET in stored:
+        raise InvalidInput(
+            str(path),
+            f"its producer is a build under review ({stored[PRODUCER_TARGET]}), not a rule set: "
+            "replay it with dcpcheck replay --target KIND:CMD FILE",
+        )
+    model = ScenarioModel(stored["bounds"], rules, variant)
     replay = replay_scenario(stored["scenario"], model, prop)
     if replay.trace is None:
         return Stored("scenario", replay.outcome())

@@ -7,6 +7,7 @@ equivalence holds for. Smallest bounds: one table entry, seqnos 1 or 2."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -103,12 +104,31 @@ def test_review_of_a_humpty_build_finds_the_inputs_the_sweep_finds_judged_as_dif
 def test_a_safety_regression_is_confirmed_on_the_build(cli, tmp_path: Path) -> None:
     target = f"{HUMPTY} --bug lagging-strict"
     result = cli("review", "--target", target, "--entries", "1", "--seqnos", "1", "--no-spark",
-                 "--out", tmp_path / "r", "--json", "--junit", tmp_path / "r.xml")  # fmt: skip
+                 "--out", tmp_path / "r", "--json", "--junit", tmp_path / "r.xml",
+                 "--html", tmp_path / "r.html")  # fmt: skip
     assert result.code == 1, result.err
+    assert "bounded-rollback" in (tmp_path / "r.html").read_text()
     (violated,) = [r for r in json.loads(result.out)["results"] if r["verdict"] == "violated"]
     assert violated["replay"] == "confirmed" and violated["property"] == "bounded-rollback"
     assert "confirmed on humpty:" in violated["replay_detail"]
     assert 'failures="1"' in (tmp_path / "r.xml").read_text()
+    # Its counterexample file, as every command writes one; it replays with the build answering.
+    path = Path(violated["counterexample"])
+    stored = json.loads(path.read_text())
+    assert (stored["rules"], stored["consumer"], stored["producer_target"]) == (
+        "kv-current", "correct", target
+    )  # fmt: skip
+    assert path.with_name(path.name.replace(".json", ".itf.json")).exists()
+    assert stored["command"] == shlex.join(["dcpcheck", "replay", "--target", target, str(path)])
+    again = cli("replay", "--target", target, path)
+    assert again.code == 1 and "VIOLATED" in again.out and "bounded-rollback" in again.out
+    fixed = cli("replay", "--target", HUMPTY, path)
+    assert fixed.code == 0 and "no longer violated" in fixed.out, fixed.out + fixed.err
+    crashed = cli("replay", "--target", f"{HUMPTY} --crash-on-start 1", path)
+    assert crashed.code == 3 and "UNKNOWN" in crashed.out  # the build's fault, not a verdict
+    promoted = cli("promote", path, "--to", tmp_path / "corpus")  # no rule set gives its run
+    assert promoted.code == 2 and "replay --target" in promoted.err
+    assert cli("replay", "--target", target, path, "--vector", "v1").code == 2
 
 
 def test_review_of_a_jsonl_build_on_spark_learns_every_flag(spark, cli, tmp_path: Path) -> None:

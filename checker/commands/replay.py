@@ -1,6 +1,7 @@
 """Replay regression vectors against an implementation of the producer decision.
 
     dcpcheck replay VECTORS... --target T [--expect RULES] [--json] [--timeout S]
+    dcpcheck replay --target T COUNTEREXAMPLE.json...
     dcpcheck replay --client jsonl:CMD COUNTEREXAMPLE.json...
 
 VECTORS are vector directories (holding vectors.json) or vectors.json files.
@@ -13,6 +14,14 @@ Targets:
                     cannot express (strict, ignore_purged, remote purge,
                     collections, end seqno) are skipped and counted
   jsonl:CMD         a command speaking the JSON-lines protocol (docs/targets.md)
+
+With ``--target T`` and single-node counterexample files (``dcpcheck
+review`` writes one per safety regression it confirms on a build; any
+``check`` file too), each file's scenario is run on the reference
+implementation with T answering every decision of the final producer, the
+file's consumer, bounds and property: exit 1 if the property is still
+violated, 0 if no longer (a fixed build), 3 if T crashed, hung, answered
+garbage or cannot be asked a request of the run.
 
 With ``--client jsonl:CMD``, each FILE is a single-node counterexample and CMD a
 client adapter (docs/client-targets.md): the client plays the consumer in the
@@ -69,6 +78,18 @@ def run(args: argparse.Namespace) -> int:
         return _replay_client(args.client, args.vectors, timeout)
     if not args.target:
         raise UsageError("dcpcheck replay: --target or --client is required")
+    stored = [_is_counterexample(path) for path in args.vectors]
+    if any(stored):
+        if not all(stored):
+            raise UsageError(
+                "dcpcheck replay: give vector corpora or counterexample files, not both"
+            )
+        if args.vector or args.expect or args.json:
+            raise UsageError(
+                "dcpcheck replay: --vector, --expect and --json are for vectors, not "
+                "counterexample files"
+            )
+        return _replay_on_target(args.target, args.vectors, timeout)
     corpora = [load_corpus(path) for path in args.vectors]
     known = {v.id for c in corpora for v in c.vectors}
     for wanted in args.vector:
@@ -82,6 +103,43 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(report, args.target)
     return EXIT_VIOLATION if report.failed else EXIT_OK
+
+
+def _is_counterexample(path: str) -> bool:
+    """Whether ``path`` names a counterexample file (a vector corpus otherwise)."""
+    from pathlib import Path
+
+    from checker.corpus import CLUSTER_FORMAT, SCENARIO_FORMAT
+    from checker.inputs import load_json
+
+    if not (path.endswith(".json") and Path(path).is_file()):
+        return False
+    data = load_json(path)
+    return isinstance(data, dict) and data.get("format") in (SCENARIO_FORMAT, CLUSTER_FORMAT)
+
+
+def _replay_on_target(spec: str, files: list[str], timeout: float) -> int:
+    from checker.review.confirm import replay_on_target
+
+    target = parse_target(spec, timeout)
+    code = EXIT_OK
+    for path in files:
+        found = replay_on_target(path, target)
+        differs = (
+            f" (answering differently from the file: {found.differs})" if found.differs else ""
+        )
+        if found.fault:
+            print(f"UNKNOWN  {path}: {spec}: {found.fault}")
+            code = EXIT_UNKNOWN
+        elif found.violated:
+            print(f"VIOLATED {path}: {found.property} on {spec}: {found.explanation}{differs}")
+            code = EXIT_VIOLATION if code != EXIT_UNKNOWN else code
+        else:
+            print(
+                f"HOLDS    {path}: {found.property} no longer violated: {spec} answers this "
+                f"scenario safely{differs}"
+            )
+    return code
 
 
 def _replay_client(target: str, files: list[str], timeout: float) -> int:

@@ -181,9 +181,10 @@ def run(args: argparse.Namespace) -> int:
 def _review(  # type: ignore[no-untyped-def]
     args, job: LearnJob, base, consumers, target, bounds, budget, deadline, clock, humpty
 ) -> int:
+    from checker.loading import source_of
     from checker.report.emit import Outputs, emit
     from checker.result import Stats
-    from checker.review.report import results, summary_json, text
+    from checker.review.report import reproductions, results, summary_json, text
     from checker.review.review import Review, judge, learnt_from
     from checker.spark.sweep import SweepTimeout
 
@@ -227,10 +228,12 @@ def _review(  # type: ignore[no-untyped-def]
     words += ["--entries", str(job.space.entries), "--seqnos", str(job.space.seqnos)]
     words += ["--distinct-uuids"] if args.distinct_uuids else []
     command = shlex.join(words)
-    found = results(review, command, Stats(wall, cpu))
+    named = [(base, base.name), *((c, c.name) for c in consumers)]
+    sources = {name: source_of(d, name) for d, name in named if source_of(d, name) != name}
+    found = results(review, command, Stats(wall, cpu), args.out, sources)
 
     def show(_parts) -> None:  # type: ignore[no-untyped-def]
-        print("\n".join(text(review)))
+        print("\n".join(text(review, reproductions(review, args.out))))
 
     outputs = Outputs(
         "dcpcheck review", args.out, as_json=args.json, html=args.html, junit=args.junit,
@@ -261,9 +264,9 @@ def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress):  #
             update(n + 1, len(ranges))
         return len(ranges), rows
     from checker.spark.review import learn_on_spark
-    from checker.spark.session import spark_session
+    from checker.spark.session import scheduler_jvm, spark_session
 
-    conf = spark_conf_from(args)
+    conf = scheduler_jvm(spark_conf_from(args))
     with spark_session(args.master, "dcpcheck review", conf, args.executor_wait) as spark:
         parts = args.parts or 4 * max(cores, spark.sparkContext.defaultParallelism)
         remaining = 3600.0 * 24 if deadline is None else max(0.001, deadline - time.monotonic())

@@ -1,7 +1,10 @@
 """A review as ``Result``s (for ``emit``: JSON, JUnit, HTML, exit code) and as text.
 
 One result per region: ``violated`` for a safety regression confirmed on
-the target (its run is the target's run), ``unknown`` when the judge could
+the target (its run is the target's run; its counterexample file, written by
+``emit`` as every command's, records the scenario, BASE, the consumer, the
+property and the target, and ``dcpcheck replay --target KIND:CMD FILE``
+replays it: ``reproduction``), ``unknown`` when the judge could
 not decide it or the target did not repeat its answers on replay, ``holds``
 otherwise (a cost change, neutral, a fix). One ``unknown`` per kind of
 problem the target had (crash, timeout, garbage): those inputs were not
@@ -11,8 +14,14 @@ problem gets one ``holds``: equivalent to BASE within the bounds.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from checker.confirm import PRODUCER_TARGET
+from checker.corpus.scenario import counterexample_id, decisions_json, scenario_record
 from checker.diff.classify import Classification
 from checker.diff.report import answer_text, request_text
 from checker.diff.report import long_form as region_long_form
@@ -22,14 +31,51 @@ from checker.review.review import Review, Within
 from spec.model.narrate import run_of
 from spec.properties import PROPERTIES
 
-__all__ = ["results", "summary_json", "text"]
+__all__ = ["Reproduction", "reproductions", "results", "summary_json", "text"]
 
 SAFETY = (Classification.SAFETY_REGRESSION, Classification.SAFETY_FIX)
+# The counterexample id's rule-set part: the target answered, under no rule set's name.
+TARGET_RULES = "target"
 
 
-def results(review: Review, command: str, stats: Stats) -> list[Result]:
+@dataclass(frozen=True)
+class Reproduction:
+    """A confirmed safety regression's counterexample file and the line replaying it."""
+
+    ident: str
+    path: Path
+    command: str
+
+
+def reproductions(review: Review, out: str | Path) -> dict[int, Reproduction]:
+    """Region index -> its counterexample file in ``out`` and its ``dcpcheck replay
+    --target`` line, for each safety regression confirmed on the target."""
+    found = {}
+    for n, region in enumerate(review.diff.regions if review.diff is not None else []):
+        replayed, witness = review.confirmed.get(n), region.witness
+        if region.classification is not Classification.SAFETY_REGRESSION:
+            continue
+        if replayed is None or not replayed.confirmed or witness is None:
+            continue
+        ident = counterexample_id(TARGET_RULES, witness.pair, witness.prop, witness.scenario)
+        path = Path(out) / f"{ident}.json"
+        words = ["dcpcheck", "replay", "--target", review.target, str(path)]
+        found[n] = Reproduction(ident, path, shlex.join(words))
+    return found
+
+
+def results(
+    review: Review,
+    command: str,
+    stats: Stats,
+    out: str | Path,
+    sources: Mapping[str, str] = {},
+) -> list[Result]:
+    """``sources``: the user's files among BASE and the consumers, by name (what a
+    counterexample file records to load them again)."""
     within = Within(review.space, review.bounds, review.humpty)
     target = review.target
+    replays = reproductions(review, out)
 
     def result(region: str, prop: str, kind: str, verdict: Verdict, **more: Any) -> Result:
         subject = {"target": target, "region": region}
@@ -76,20 +122,23 @@ def results(review: Review, command: str, stats: Stats) -> list[Result]:
                 continue
             trace = replayed.trace
             assert trace is not None
-            out.append(
-                result(
-                    label,
-                    prop,
-                    kind,
-                    Verdict.VIOLATED,
-                    run=run_of(trace),
-                    replay=Replayed(True, f"confirmed on {target}"),
-                    explanation=PROPERTIES.get(prop).explain(trace, review.bounds),
-                    witness=witness.scenario,
-                    size=witness.size,
-                    note=shown,
-                )
+            again = replays[n]
+            found = result(
+                label,
+                prop,
+                kind,
+                Verdict.VIOLATED,
+                run=run_of(trace),
+                replay=Replayed(True, f"confirmed on {target}"),
+                explanation=PROPERTIES.get(prop).explain(trace, review.bounds),
+                witness=witness.scenario,
+                size=witness.size,
+                note=shown,
+                ident=again.ident,
             )
+            found = found.but(command=again.command)
+            record = _record(review, n, found, witness.pair, inputs, command, sources)
+            out.append(found.but(record=record))
             continue
         note = shown
         if replayed is not None:
@@ -102,7 +151,41 @@ def results(review: Review, command: str, stats: Stats) -> list[Result]:
     return out
 
 
-def text(review: Review) -> list[str]:
+def _record(
+    review: Review,
+    n: int,
+    found: Result,
+    consumer: str,
+    inputs: int,
+    review_command: str,
+    sources: Mapping[str, str],
+) -> dict[str, Any]:
+    """The counterexample file of a confirmed regression: the single-node format
+    (``checker.corpus.scenario``) with BASE as its rule set, the target's run as its trace
+    and its decisions labelled with the target (no rule set gives them), plus the target
+    (``producer_target``) and the review that found it."""
+    trace = review.confirmed[n].trace
+    assert trace is not None and review.diff is not None
+    named = {"rules": review.base.name, "consumer": consumer}
+    given = {k: sources[v] for k, v in named.items() if v in sources}
+    as_check = found.but(subject=named, bounds=review.bounds, sources=given)
+    record = scenario_record(as_check, found.ident, trace, found.explanation)
+    record["decisions"] = decisions_json(trace, review.target, found.property)
+    region = review.diff.regions[n]
+    return record | {
+        PRODUCER_TARGET: review.target,
+        "review": {
+            "command": review_command,
+            "region": region.region.label,
+            "classification": region.shown,
+            "inputs": inputs,
+            "space": review.space.to_json(),
+            "humpty_only": review.humpty,
+        },
+    }
+
+
+def text(review: Review, replays: Mapping[int, Reproduction] = {}) -> list[str]:
     """The review for people: what was learnt, the regions, each region's long form."""
     learnt = review.learnt
     lines = [
@@ -158,6 +241,10 @@ def text(review: Review) -> list[str]:
                 else f"NOT confirmed on TARGET: {replayed.detail}"
             )
             body.insert(-1, f"    witness replayed with the target answering: {status}")
+        again = replays.get(n - 1)
+        if again is not None:
+            body.insert(-1, f"    counterexample: {again.path}")
+            body.insert(-1, f"    reproduce: {again.command}")
         lines += body
     return [line.rstrip() for line in lines]
 

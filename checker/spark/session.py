@@ -145,6 +145,21 @@ def wait_for_executors(sc, master: str, seconds: float) -> None:  # type: ignore
         time.sleep(0.2)
 
 
+# A driver JVM that only schedules tasks while Python workers do the work (``dcpcheck
+# review`` on local[N]): the client JIT compiler alone and the serial collector. Measured
+# on the 2-core machine: a session's start-up took 9.9 JVM CPU s with these, 17.2 without.
+SCHEDULER_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def scheduler_jvm(conf: Mapping[str, str]) -> dict[str, str]:
+    """``conf`` with ``SCHEDULER_JVM`` among the driver's JVM options, unless the user
+    set those options (``--conf spark.driver.extraJavaOptions=...``)."""
+    key = "spark.driver.extraJavaOptions"
+    if key in conf:
+        return dict(conf)
+    return {**conf, key: f"-Dlog4j2.configurationFile={LOG4J} {SCHEDULER_JVM}"}
+
+
 @contextmanager
 def spark_session(
     master: str = "local[*]",

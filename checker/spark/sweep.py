@@ -27,7 +27,7 @@ from checker.spark.session import interruptible
 from checker.spark.shipping import on_executor, ship
 from checker.sweep.job import TALLY, SweepJob, descriptors
 
-__all__ = ["SweepTimeout", "TallyRow", "parts_on_spark", "sweep_on_spark"]
+__all__ = ["SweepTimeout", "TallyRow", "parts_on_spark", "sweep_on_spark", "tasks_on_spark"]
 
 PART_INPUTS = 1 << 20  # at most this many inputs per partition (more partitions, finer progress)
 
@@ -99,6 +99,49 @@ def parts_on_spark(
     """One Spark task per range ``(part, lo, hi)``: ``executor`` (a ``mapInArrow``
     function) turns each into record batches of schema ``tally``; ``reduce(frame)`` is
     what the driver gets back. Cancelled at ``timeout_s`` (``SweepTimeout``) or Ctrl-C."""
+
+    def action():  # type: ignore[no-untyped-def]
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        context = spark.sparkContext
+        frame = spark.createDataFrame(
+            context.parallelize(ranges, len(ranges)), "part long, lo long, hi long"
+        )
+        return reduce(frame.mapInArrow(executor, from_arrow_schema(tally)))
+
+    return _guarded(spark, what, len(ranges), action, timeout_s, progress)
+
+
+def tasks_on_spark(
+    spark,  # type: ignore[no-untyped-def]
+    task: Callable[[Iterator[tuple[int, int, int]]], Iterator],  # type: ignore[type-arg]
+    ranges: list[tuple[int, int, int]],
+    what: str,
+    *,
+    timeout_s: float,
+    progress: Callable[[int, int], None] | None = None,
+) -> list:  # type: ignore[type-arg]
+    """``parts_on_spark`` on the RDD API: one task per range, ``task`` (a
+    ``mapPartitions`` function of the ranges) yields picklable rows, the driver collects
+    them all. No SQL plan, no Arrow in the JVM: for a job whose result is a few rows per
+    part, Spark's share of the CPU is what scheduling the tasks costs."""
+
+    def action():  # type: ignore[no-untyped-def]
+        return spark.sparkContext.parallelize(ranges, len(ranges)).mapPartitions(task).collect()
+
+    return _guarded(spark, what, len(ranges), action, timeout_s, progress)
+
+
+def _guarded(  # type: ignore[no-untyped-def]
+    spark,
+    what: str,
+    tasks: int,
+    action: Callable[[], list],  # type: ignore[type-arg]
+    timeout_s: float,
+    progress: Callable[[int, int], None] | None,
+) -> list:  # type: ignore[type-arg]
+    """``action()`` as one job group: cancelled at ``timeout_s`` (``SweepTimeout``) or
+    Ctrl-C, its ``tasks`` tasks reported done as they finish."""
     context = spark.sparkContext
     group = f"dcpcheck-parts-{uuid.uuid4().hex[:12]}"
     expired, finished = threading.Event(), threading.Event()
@@ -113,21 +156,15 @@ def parts_on_spark(
 
     timer = threading.Timer(timeout_s, expire)
     timer.daemon = True
-    watcher = _Watcher(context, group, len(ranges), progress)
+    watcher = _Watcher(context, group, tasks, progress)
     try:
         context.setJobGroup(group, what, True)
         timer.start()
         watcher.start()
-        from pyspark.sql.pandas.types import from_arrow_schema
-
-        frame = spark.createDataFrame(
-            context.parallelize(ranges, len(ranges)), "part long, lo long, hi long"
-        )
-        frames = frame.mapInArrow(executor, from_arrow_schema(tally))
 
         def collect() -> list:  # type: ignore[type-arg]
             context.setJobGroup(group, what, True)  # this thread's jobs
-            return reduce(frames)
+            return action()
 
         reduced = interruptible(spark, collect)
         if expired.is_set():  # finished, but after the time limit a cancel may have missed
