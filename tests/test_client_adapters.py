@@ -19,7 +19,7 @@ from clihelp import DCPCHECK, ROOT
 from checker.adapter.check import ClientTarget, check_client
 from checker.adapter.client import VariantClient
 from checker.adapter.conform import conform
-from checker.adapter.search import judge_part, size
+from checker.adapter.search import judge_part, merge, size
 from checker.engines.exhaustive import history_count
 from checker.result import Verdict
 from checker.scenario_check import check
@@ -362,6 +362,18 @@ def test_two_sessions_each_resume_judged_in_a_run_of_its_own_gets_the_symbolic_v
         _violated("java-dcp-client", Bounds(seqnos=1, keys=1, entries=2, failovers=1, sessions=2))
         == VIOLATED_AT_ONE["java-dcp-client"]
     )
+
+
+def test_histories_dealt_into_parts_merge_into_what_one_search_finds() -> None:
+    # Spark's parts take every P-th history (checker.spark.clients); at ONE the three
+    # first histories go 0,2 / 1, and the merged smallest violations are the same
+    v, rules, total = CONSUMERS.get("cbgt"), RULE_SETS.get("kv-current"), history_count(ONE)
+    whole = judge_part(VariantClient(v), rules, SAFETY, ONE, 0, total)
+    dealt = merge(
+        judge_part(VariantClient(v), rules, SAFETY, ONE, part, total, step=2) for part in range(2)
+    )
+    assert dealt.examined == whole.examined == 178
+    assert dealt.smallest == whole.smallest and set(whole.smallest)
 
 
 def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
