@@ -137,7 +137,7 @@ def test_a_client_that_forgets_the_snapshot_marker_is_caught_minimised_and_confi
         bounds,
         first=[BLOATED, witness],
         stop_when_violated=True,
-        run_parts=lambda first: _only(first),
+        run_parts=lambda first, mitigation: _only(first),
     )
     assert fine.verdict is Verdict.HOLDS
 

@@ -58,12 +58,11 @@ def _spark_parts(
     props: Sequence[Property],
     bounds: Bounds,
     first: tuple[Scenario, ...],
+    mitigation: bool,
 ) -> Part:
-    from checker.adapter.check import _hello
     from checker.spark.clients import judge_on_spark
     from checker.spark.session import spark_session
 
-    mitigation = _hello(target).rollback_mitigation
     conf = spark_conf_from(args)
     with spark_session(args.master, "dcpcheck clients --target", conf, args.executor_wait) as s:
         return judge_on_spark(
