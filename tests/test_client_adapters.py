@@ -389,7 +389,8 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
 
     spec = f"jsonl:{VARIANT_ADAPTER} cbgt"
     ids = [p.id for p in SAFETY]
-    on_spark = judge_on_spark(spark, spec, 10.0, "kv-current", ids, ONE, False)
+    told: list[str] = []
+    on_spark = judge_on_spark(spark, spec, 10.0, "kv-current", ids, ONE, False, (), told.append)
     client = ClientTarget(spec).start()
     try:
         here = judge_part(client, RULE_SETS.get("kv-current"), SAFETY, ONE, 0, history_count(ONE))
@@ -397,6 +398,7 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
         client.close()
     assert on_spark.examined == here.examined == 178
     assert on_spark.smallest == here.smallest and on_spark.fault is None
+    assert told[-1].endswith("parts, 178 scenarios")  # every part's, as they finished
 
 
 ONE_ARGS = ["--seqnos", "1", "--keys", "1", "--entries", "2", "--failovers", "1"]

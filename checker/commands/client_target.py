@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import islice
 
@@ -68,6 +68,8 @@ def _spark_parts(
     bounds: Bounds,
     first: tuple[Scenario, ...],
     mitigation: bool,
+    *,
+    update: Callable[[str], None] | None = None,
 ) -> Part:
     from checker.spark.clients import judge_on_spark
     from checker.spark.session import spark_session
@@ -83,6 +85,7 @@ def _spark_parts(
             bounds,
             mitigation,
             first,
+            update,
         )
 
 
@@ -96,7 +99,9 @@ def _job(
 ) -> list[Result]:  # type: ignore[no-untyped-def]
     first = tuple(like_scenarios(args.like, rules, props, bounds)) if args.like else ()
     spark = not args.no_spark and not few_scenarios(bounds)
-    run_parts = partial(_spark_parts, args, target, rules, props, bounds) if spark else None
+    run_parts = (
+        partial(_spark_parts, args, target, rules, props, bounds, update=update) if spark else None
+    )
     return check_client(
         target,
         rules,

@@ -21,7 +21,7 @@ its parent).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from checker.adapter.search import Part, judge_part, merge
 from checker.spark.parts import until_decided
@@ -80,9 +80,10 @@ def judge_on_spark(
     bounds: Bounds,
     mitigation: bool,
     first: tuple[Scenario, ...] = (),
+    update: Callable[[str], None] | None = None,
 ) -> Part:
     """Every scenario within ``bounds`` judged on ``spark``'s executors (``first`` by the
-    first part, before its histories)."""
+    first part, before its histories); ``update``: told as parts finish."""
     from checker.engines.exhaustive import history_count
 
     shipped, ids = ship(spark, rules), tuple(props)
@@ -102,5 +103,10 @@ def judge_on_spark(
             first if part == 0 else (),
         )
 
-    done = until_decided(spark, parts, run_part, lambda found: False)
+    def finished(done: Mapping[int, Part]) -> None:
+        if update is not None:
+            examined = sum(p.examined for p in done.values())
+            update(f"{len(done)} of {parts} parts, {examined} scenarios")
+
+    done = until_decided(spark, parts, run_part, lambda found: False, on_progress=finished)
     return merge(done[c] for c in range(parts))
