@@ -19,11 +19,11 @@ after the row), scenarios per second and, for local[2], the ratio to the same ad
 in one process. The Spark rows' wall is the search alone: the session's start-up (the
 JVM, then a first job that starts the Python workers) is timed apart, once, and the
 last column charges it to each search as a command run would pay it. The bounds are
-the cap: the full run takes about 5 minutes on an idle 2-core machine (most of it the
-two one-process rows), ``--quick`` about one. Then how long the Java adapter takes on
-local[2] at larger bounds: start-up plus the number of scenarios (the measured ones,
-or counted by enumerating them, at most a minute) at the measured rate; make
-verify's bounds are out of reach.
+the cap: the full run took about 4 minutes on the shared 2-core machine at load 8 (most
+of it the two one-process rows), ``--quick`` about two at load 12. Then how long the
+Java adapter takes on local[2] at larger bounds: start-up plus the number of scenarios
+(the measured ones, or counted by enumerating them, at most a minute) at the measured
+rate; make verify's bounds are out of reach.
 """
 
 from __future__ import annotations
