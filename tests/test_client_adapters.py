@@ -19,7 +19,7 @@ from clihelp import DCPCHECK, ROOT
 from checker.adapter.check import ClientTarget, check_client
 from checker.adapter.client import VariantClient
 from checker.adapter.conform import conform
-from checker.adapter.search import judge_part, size
+from checker.adapter.search import judge_part, merge, size
 from checker.engines.exhaustive import history_count
 from checker.result import Verdict
 from checker.scenario_check import check
@@ -137,7 +137,7 @@ def test_a_client_that_forgets_the_snapshot_marker_is_caught_minimised_and_confi
         bounds,
         first=[BLOATED, witness],
         stop_when_violated=True,
-        run_parts=lambda first: _only(first),
+        run_parts=lambda first, mitigation: _only(first),
     )
     assert fine.verdict is Verdict.HOLDS
 
@@ -364,12 +364,33 @@ def test_two_sessions_each_resume_judged_in_a_run_of_its_own_gets_the_symbolic_v
     )
 
 
+def test_histories_dealt_into_parts_merge_into_what_one_search_finds() -> None:
+    # Spark's parts take every P-th history (checker.spark.clients); at ONE the three
+    # first histories go 0,2 / 1, and the merged smallest violations are the same
+    v, rules, total = CONSUMERS.get("cbgt"), RULE_SETS.get("kv-current"), history_count(ONE)
+    whole = judge_part(VariantClient(v), rules, SAFETY, ONE, 0, total)
+    dealt = merge(
+        judge_part(VariantClient(v), rules, SAFETY, ONE, part, total, step=2) for part in range(2)
+    )
+    assert dealt.examined == whole.examined == 178
+    assert dealt.smallest == whole.smallest and set(whole.smallest)
+
+
+def test_spark_is_started_for_many_scenarios_whatever_the_number_of_first_histories() -> None:
+    from checker.commands.client_target import few_scenarios
+
+    assert few_scenarios(TWO)  # 7 first histories, 4,610 scenarios: judged here
+    # 15 first histories but 88,250 scenarios: on Spark (it was judged here, by history count)
+    assert not few_scenarios(Bounds(seqnos=3, keys=1, entries=2, failovers=1))
+
+
 def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
     from checker.spark.clients import judge_on_spark
 
     spec = f"jsonl:{VARIANT_ADAPTER} cbgt"
     ids = [p.id for p in SAFETY]
-    on_spark = judge_on_spark(spark, spec, 10.0, "kv-current", ids, ONE, False)
+    told: list[str] = []
+    on_spark = judge_on_spark(spark, spec, 10.0, "kv-current", ids, ONE, False, (), told.append)
     client = ClientTarget(spec).start()
     try:
         here = judge_part(client, RULE_SETS.get("kv-current"), SAFETY, ONE, 0, history_count(ONE))
@@ -377,6 +398,7 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
         client.close()
     assert on_spark.examined == here.examined == 178
     assert on_spark.smallest == here.smallest and on_spark.fault is None
+    assert told[-1].endswith("parts, 178 scenarios")  # every part's, as they finished
 
 
 ONE_ARGS = ["--seqnos", "1", "--keys", "1", "--entries", "2", "--failovers", "1"]

@@ -17,8 +17,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,11 +123,16 @@ class Stopped:
 
 
 def _interrupted(
-    args: list[object], marker: str | None, tmp: Path, wait: float = 0.5, stdin: bool = False
+    args: list[object],
+    marker: str | None,
+    tmp: Path,
+    wait: float = 0.5,
+    stdin: bool = False,
+    ready: Callable[[], bool] | None = None,
 ) -> Stopped:
     """Run ``dcpcheck args`` in a process group of its own (as a shell does), send SIGINT to
-    the group once stderr shows ``marker`` (None: a command with no progress to show) and
-    ``wait`` seconds more, and collect."""
+    the group once stderr shows ``marker`` (None: a command with no progress to show), or
+    once ``ready()``, and ``wait`` seconds more, and collect."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen(
@@ -157,6 +164,10 @@ def _interrupted(
     stdout.start()
     if marker is not None:
         assert seen.wait(300), f"the command never showed {marker}"  # a hang guard only
+    deadline = time.monotonic() + 300  # a hang guard only
+    while ready is not None and not ready():
+        assert proc.poll() is None and time.monotonic() < deadline, "never ready"
+        time.sleep(0.1)
     time.sleep(wait)
     sent = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)
@@ -252,6 +263,29 @@ def test_ctrl_c_stops_clients_run_here(tmp_path: Path) -> None:
     )
     _stopped_cleanly(stopped, tmp_path)
     assert "unknown (interrupted)" in stopped.out
+
+
+def test_ctrl_c_stops_a_client_adapter_search_on_spark_and_every_adapter_process(
+    tmp_path: Path,
+) -> None:
+    # 21 first histories: on Spark; each adapter sleeps 2 ms per answer, so the search runs
+    # for minutes. The adapters append their pids to run.pids, beside the run's directory
+    # (nothing may be written in it) and naming it, so _lingering finds any survivor.
+    run, pids = tmp_path / "run", tmp_path / "run.pids"
+    run.mkdir()
+    faulty = ROOT / "tests" / "data" / "faulty_client_adapter.py"
+    args = ["clients", "--target", f"jsonl:{sys.executable} {faulty} slow {pids}"]
+    args += [*SPARK, *_spark_named(run), "--seqnos", "2", "--keys", "2", "--entries", "2"]
+    args += ["--failovers", "1", "--out", run / "out", "--html", run / "c.html"]
+
+    def searching() -> bool:  # hello's process, then at least one executor's
+        return pids.exists() and len(pids.read_text().split()) >= 2
+
+    stopped = _interrupted(args, None, run, wait=1, ready=searching)
+    _stopped_cleanly(stopped, run)
+    assert "unknown (interrupted)" in stopped.out
+    started = pids.read_text().split()
+    assert len(started) >= 2  # _lingering found none of them (each names the run) running
 
 
 def test_ctrl_c_stops_diff_leaving_unclassified_regions_unknown(tmp_path: Path) -> None:

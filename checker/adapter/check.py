@@ -37,8 +37,9 @@ from spec.scenario import Scenario
 
 __all__ = ["ClientTarget", "RunParts", "check_client", "planned_client", "replay_command"]
 
-# Spark (or anything else) judging the parts: (first scenarios, number of parts) -> Part
-RunParts = Callable[[tuple[Scenario, ...]], Part]
+# Spark (or anything else) judging every part: (first scenarios, the client's rollback
+# mitigation, as its hello said) -> the merged Part
+RunParts = Callable[[tuple[Scenario, ...], bool], Part]
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def check_client(
     if (every is not None and every(part)) or part.fault is not None:
         pass
     elif run_parts is not None:
-        part = run_parts(tuple(first))
+        part = run_parts(tuple(first), hello.rollback_mitigation)
     else:
         progress = (lambda n: update(f"{n} scenarios")) if update else None
         part = judged(history_count(bounds), stop=every, progress=progress)

@@ -1,8 +1,8 @@
 """The black-box search: every scenario of some first histories played to a client.
 
 ``judge_part`` plays every scenario of the first histories numbered
-``start .. end - 1`` (``checker.engines.exhaustive``: the same scenario space,
-in the same order) to one client, evaluates every property on each trace
+``start, start + step, ...`` below ``end`` (``checker.engines.exhaustive``: the
+same scenario space, in the same order) to one client, evaluates every property on each trace
 (the properties' formulas over the trace fields, as the reference's replay
 does), and keeps for each property its smallest violating scenario
 (``size``: the measures a minimisation shrinks, most important first; ties
@@ -90,10 +90,11 @@ def judge_part(
     first: Iterable[Scenario] = (),
     progress: Callable[[int], None] | None = None,
     stop: Callable[[Part], bool] | None = None,
+    step: int = 1,
 ) -> Part:
-    """Judge every scenario of the first histories ``start .. end - 1`` (after the
-    ``first`` scenarios, if given: tried before the rest); ``stop(part)``, asked before
-    each history: nothing more is needed."""
+    """Judge every scenario of the first histories ``start, start + step, ...`` below
+    ``end`` (after the ``first`` scenarios, if given: tried before the rest);
+    ``stop(part)``, asked before each history: nothing more is needed."""
     judge = Judge(props, bounds)
     part = Part()
 
@@ -119,7 +120,7 @@ def judge_part(
     for n, scenario in enumerate(first):
         if not examine((-1, n), scenario):
             return part
-    for index in range(start, end):
+    for index in range(start, end, step):
         if stop is not None and stop(part):
             return part
         for n, scenario in enumerate(scenarios(bounds, history_at(bounds, index))):

@@ -3,7 +3,7 @@
 The glue between the command line and ``checker.adapter.check``: the rule sets
 and properties chosen, the scenarios ``--like NAME`` found violating for a
 catalogued model (tried first), the parts on Spark executors (in this process
-with ``--no-spark`` or when the space has few first histories), one job per
+with ``--no-spark`` or when the space has few scenarios), one job per
 rule set run by ``checker.runner`` (Ctrl-C: ``unknown (interrupted)``, exit
 130, every adapter process stopped), reported by ``checker.report.emit``.
 """
@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
+from itertools import islice
 
 from checker.adapter.check import ClientTarget, check_client, planned_client
 from checker.adapter.client import target_command
 from checker.adapter.search import Part
 from checker.commands.common import chosen, spark_conf_from
-from checker.engines.exhaustive import history_count
+from checker.engines.exhaustive import scenarios
 from checker.progress import Progress
 from checker.report.emit import Outputs, emit
 from checker.result import Result, Verdict
@@ -30,9 +31,17 @@ from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 from spec.scenario import Scenario
 
-__all__ = ["IN_PROCESS_HISTORIES", "like_scenarios", "run_target"]
+__all__ = ["IN_PROCESS_SCENARIOS", "like_scenarios", "run_target"]
 
-IN_PROCESS_HISTORIES = 16  # at most this many first histories: no Spark session is started
+# At most this many scenarios: judged here, no Spark session (its start-up, 10-40 s on a
+# 2-core machine, is more than judging them takes at 500-700 scenarios per second).
+IN_PROCESS_SCENARIOS = 10_000
+
+
+def few_scenarios(bounds: Bounds, limit: int = IN_PROCESS_SCENARIOS) -> bool:
+    """At most ``limit`` scenarios within ``bounds`` (counted up to ``limit + 1``; the
+    number of first histories says little: 15 at --seqnos 3 --keys 1, with 88,250)."""
+    return sum(1 for _ in islice(scenarios(bounds), limit + 1)) <= limit
 
 
 def like_scenarios(
@@ -58,12 +67,13 @@ def _spark_parts(
     props: Sequence[Property],
     bounds: Bounds,
     first: tuple[Scenario, ...],
+    mitigation: bool,
+    *,
+    update: Callable[[str], None] | None = None,
 ) -> Part:
-    from checker.adapter.check import _hello
     from checker.spark.clients import judge_on_spark
     from checker.spark.session import spark_session
 
-    mitigation = _hello(target).rollback_mitigation
     conf = spark_conf_from(args)
     with spark_session(args.master, "dcpcheck clients --target", conf, args.executor_wait) as s:
         return judge_on_spark(
@@ -75,6 +85,7 @@ def _spark_parts(
             bounds,
             mitigation,
             first,
+            update,
         )
 
 
@@ -87,8 +98,10 @@ def _job(
     update,
 ) -> list[Result]:  # type: ignore[no-untyped-def]
     first = tuple(like_scenarios(args.like, rules, props, bounds)) if args.like else ()
-    spark = not args.no_spark and history_count(bounds) > IN_PROCESS_HISTORIES
-    run_parts = partial(_spark_parts, args, target, rules, props, bounds) if spark else None
+    spark = not args.no_spark and not few_scenarios(bounds)
+    run_parts = (
+        partial(_spark_parts, args, target, rules, props, bounds, update=update) if spark else None
+    )
     return check_client(
         target,
         rules,

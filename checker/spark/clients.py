@@ -1,18 +1,27 @@
-"""A client adapter judged on Spark: the first histories cut into parts, a task each.
+"""A client adapter judged on Spark: the first histories dealt into parts, a task each.
 
+Part ``c`` of ``P`` judges the first histories ``c, c + P, c + 2P, ...``: longer
+histories have many more scenarios and come last in the enumeration, so dealing
+them out like cards gives every part about the same work (cutting the list into
+runs left the last part, all long histories, running alone at the end). There
+are ``PARTS_PER_CORE`` parts per core (``defaultParallelism``): each part starts
+one adapter process (a JVM for the Java adapter), so few parts, but more than
+one per core so a part slowed by a busy core does not hold the job up alone.
 Each task starts its own adapter process (the command of ``jsonl:CMD``: on a
 local master the executors share the driver's file system, on a cluster the
 command must exist on every executor), plays every scenario of its part's
 first histories to it (``checker.adapter.search.judge_part``), stops the
-process and sends back the part's summary; the driver merges the parts into
-what one search of them all gives (``merge``: the same smallest violations).
-Ctrl-C cancels the job (``checker.spark.parts``); a cancelled task's Python
-worker is killed, and its adapter process with it (it dies with its parent).
+process and sends back only the part's summary (``Part``: counts, each violated
+property's smallest scenario, the first fault; never a trace); the driver merges
+the parts into what one search of them all gives (``merge``: the same smallest
+violations). Ctrl-C cancels the job (``checker.spark.parts``); a cancelled
+task's Python worker is killed, and its adapter process with it (it dies with
+its parent).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from checker.adapter.search import Part, judge_part, merge
 from checker.spark.parts import until_decided
@@ -20,7 +29,9 @@ from checker.spark.shipping import ship
 from spec.bounds import Bounds
 from spec.scenario import Scenario
 
-__all__ = ["judge_on_spark"]
+__all__ = ["PARTS_PER_CORE", "judge_on_spark"]
+
+PARTS_PER_CORE = 2
 
 
 def _part(
@@ -30,11 +41,12 @@ def _part(
     props: tuple[str, ...],
     bounds: Bounds,
     mitigation: bool,
-    start: int,
-    end: int,
+    part: int,
+    parts: int,
     first: tuple[Scenario, ...],
 ) -> Part:
     from checker.adapter.check import ClientTarget
+    from checker.engines.exhaustive import history_count
     from checker.loading import resolve
     from checker.spark.shipping import on_executor
     from spec.properties import PROPERTIES
@@ -44,7 +56,17 @@ def _part(
     chosen = [PROPERTIES.get(p) for p in props]
     client = ClientTarget(spec, timeout).start()
     try:
-        return judge_part(client, rule_set, chosen, bounds, start, end, mitigation, first)
+        return judge_part(
+            client,
+            rule_set,
+            chosen,
+            bounds,
+            part,
+            history_count(bounds),
+            mitigation,
+            first,
+            step=parts,
+        )
     finally:
         client.close()
 
@@ -58,17 +80,17 @@ def judge_on_spark(
     bounds: Bounds,
     mitigation: bool,
     first: tuple[Scenario, ...] = (),
+    update: Callable[[str], None] | None = None,
 ) -> Part:
     """Every scenario within ``bounds`` judged on ``spark``'s executors (``first`` by the
-    first part, before its histories)."""
+    first part, before its histories); ``update``: told as parts finish."""
     from checker.engines.exhaustive import history_count
 
     shipped, ids = ship(spark, rules), tuple(props)
-    total = history_count(bounds)
-    chunks = max(1, min(total, 4 * spark.sparkContext.defaultParallelism))
-    edges = [total * c // chunks for c in range(chunks + 1)]
+    cores = spark.sparkContext.defaultParallelism
+    parts = max(1, min(history_count(bounds), PARTS_PER_CORE * cores))
 
-    def run_chunk(chunk: int) -> Part:
+    def run_part(part: int) -> Part:
         return _part(
             spec,
             timeout,
@@ -76,10 +98,15 @@ def judge_on_spark(
             ids,
             bounds,
             mitigation,
-            edges[chunk],
-            edges[chunk + 1],
-            first if chunk == 0 else (),
+            part,
+            parts,
+            first if part == 0 else (),
         )
 
-    done = until_decided(spark, chunks, run_chunk, lambda found: False)
-    return merge(done[c] for c in range(chunks))
+    def finished(done: Mapping[int, Part]) -> None:
+        if update is not None:
+            examined = sum(p.examined for p in done.values())
+            update(f"{len(done)} of {parts} parts, {examined} scenarios")
+
+    done = until_decided(spark, parts, run_part, lambda found: False, on_progress=finished)
+    return merge(done[c] for c in range(parts))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from typing import Generic, TypeVar
 
 __all__ = ["until_decided"]
@@ -63,7 +64,10 @@ def until_decided(
         except Exception as exc:  # a cancelled job ends here too
             failure.append(exc)
         finally:
-            sc.removeJobTag(tag)
+            # After Ctrl-C the driver does not wait for this thread: the session may be
+            # stopped already (no JVM context), and the tag went with it.
+            with suppress(Exception):
+                sc.removeJobTag(tag)
 
     worker = InheritableThread(target=job, daemon=True)
     worker.start()
