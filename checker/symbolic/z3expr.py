@@ -76,6 +76,7 @@ class Translator:
         self._span: dict[int, Span] = {}  # integer nodes: the values they can take
         self._keep: list[Expr] = []  # keep translated nodes alive so ids stay unique
         self._literals: dict[tuple[bool, int], z3.ExprRef] = {}
+        self._numbers: dict[tuple[int | None, int], z3.ExprRef | _Wide] = {}
         self._sources: dict[tuple[int, tuple[str, ...]], object] = {}  # substitution sources
 
     # -- constants -------------------------------------------------------------------
@@ -98,11 +99,15 @@ class Translator:
         return self.consts[name]
 
     def _number(self, value: int) -> z3.ExprRef | _Wide:
-        if self.width is None:
-            return z3.IntVal(value, self.ctx)
-        if value >= 1 << self.width:
-            return _Wide(value)
-        return z3.BitVecVal(value, self.width, self.ctx)
+        key = (self.width, value)
+        if key not in self._numbers:  # a numeral once: every later use is the same term
+            if self.width is None:
+                self._numbers[key] = z3.IntVal(value, self.ctx)
+            elif value >= 1 << self.width:
+                self._numbers[key] = _Wide(value)
+            else:
+                self._numbers[key] = z3.BitVecVal(value, self.width, self.ctx)
+        return self._numbers[key]
 
     def _fits(self, value: int, what: str) -> None:
         if self.width is not None and value >= 1 << self.width:
