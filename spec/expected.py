@@ -49,7 +49,8 @@ EXPECTED.update(CLIENT_EXPECTED)  # the client catalogue (spec/expected_clients.
 # With --sessions 2 (a resume's stream may be cut, failovers and compactions may come
 # between resumes; docs/model.md, "Several sessions"), at the default bounds and make
 # verify's: every verdict as with one session except these (docs/findings.md).
-# (xdcr and xdcr-fixed have not been run at two sessions: their pins there are unchecked.)
+# (xdcr, xdcr:purge-rollback=on and xdcr-fixed were run at two sessions on their own, at
+# make verify's bounds: every verdict their one-session one.)
 CHANGED_AT_TWO_SESSIONS: dict[tuple[str, str, str], tuple[str, str]] = {
     (rules, client, "bounded-rollback"): (
         "violated",
