@@ -156,3 +156,13 @@ def test_the_failover_and_table_lemmas_are_kept_by_the_proof_for_the_correct_con
     found = induct(rules, variant, PROPERTIES.get("no-missed-item"), SMALL, Budget())
     assert found.outcome is InductionOutcome.PROVED
     assert {"agree-failover", "table-latest"} <= {lemma.name for lemma in found.lemmas}
+
+
+def test_the_received_prefix_lemmas_hold_before_the_first_resume_and_after_every_step() -> None:
+    # The ghosts g.from / g.upto (the last stream's start, how far the consumer got it
+    # whole) are set by the start and by HeldData.after_cut: a wrong one breaks these.
+    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    found = induct(rules, variant, PROPERTIES.get("no-missed-item"), SMALL, Budget())
+    assert found.outcome is InductionOutcome.PROVED
+    kept = {lemma.name for lemma in found.lemmas}
+    assert {"from-upto", "last-upto", "prefix-upto.0", "prefix-below.0", "last-first.0"} <= kept

@@ -202,5 +202,6 @@ def describe_state(values: dict[str, Value], bounds: Bounds) -> list[str]:
         f"log {_table(values, 'log', 'log.len', bounds.entries)}",
         "streamed from (ghost): "
         + " ".join(_item(values, "g", x) for x in xs if x <= g_high)
-        + f"; same history as the producer up to {values['g.agree']}",
+        + f"; same history as the producer up to {values['g.agree']}; the consumer got "
+        f"the last stream (from {values['g.from']}) whole up to {values['g.upto']}",
     ]

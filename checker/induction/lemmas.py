@@ -116,6 +116,132 @@ def _held_version(s: Boundary, key: int, upto: int) -> tuple[Expr, Expr, Expr]:
     return live, seqno, epoch
 
 
+def _marker_at(s: Boundary, at: Expr) -> tuple[Expr, Expr]:
+    """(start, end) of the marker the consumer knows for a symbolic seqno (end 0: none)."""
+    d = s.data
+    start, end = const(0), const(0)
+    for x in d.seqnos:
+        start = ite(at == x, d.start_of[x], start)
+        end = ite(at == x, d.end_of[x], end)
+    return start, end
+
+
+def _changes(history: History, key: int, low: Expr, high: Expr) -> Expr:
+    """``history`` has a mutation of ``key`` in (low, high]."""
+    return any_of(
+        *(
+            (low < y) & (const(y) <= high) & history.present(y) & (history.key[y] == key)
+            for y in history.seqnos
+        )
+    )
+
+
+def _same_version(s: Boundary, key: int, at: Expr) -> Expr:
+    """The consumer's version of ``key`` at or below ``at`` is the streamed history's there
+    (both dead, or the same mutation)."""
+    live_c, seq_c, epoch_c = _held_version_at(s, key, at)
+    live_g, seq_g, epoch_g = _live_version_at(s.streamed, key, at)
+    return (live_c == live_g) & implies(live_c, (seq_c == seq_g) & (epoch_c == epoch_g))
+
+
+def _received_prefix(bv: BoundaryVars) -> list[Lemma]:
+    """Lemmas over the received prefix (ghosts ``g.from``, ``g.upto``): the last stream
+    started at ``from`` and the consumer got every item it sent up to ``upto``, so
+    above ``from`` the markers are that stream's and the data is the streamed history's
+    but for what the stream deduplicated; at or below ``from`` the data is what the
+    stream's first snapshot completed."""
+    s, b = bv.state, bv.bounds
+    g, d = s.streamed, s.data
+    f, u = s.received_from, s.received_upto
+    last = _last_held(s)
+    out: list[Lemma] = []
+
+    def add(name: str, words: str, formula: Expr) -> None:
+        out.append(Lemma(name, words, formula))
+
+    add("from-upto", "the last stream's start is at most the received prefix", f <= u)
+    add(
+        "upto-streamed",
+        "the received prefix is at most the streamed producer's high seqno",
+        u <= g.high,
+    )
+    add("last-upto", "the consumer's last item is within the received prefix", last <= u)
+    first_end = const(0)  # the end of the last stream's first marker (0: none)
+    for x in bv.seqnos:
+        first_end = ite(f + 1 == x, d.end_of[x], first_end)
+    for x in bv.seqnos:
+        fresh = (f < x) & d.inside(x)
+        add(
+            f"prefix-marker.{x}",
+            f"seqno {x}, if in the received prefix, is inside a marker of the last stream",
+            implies((f < x) & (const(x) <= u), d.inside(x)),
+        )
+        add(
+            f"prefix-streamed.{x}",
+            f"a marker of the last stream at {x} ends within the streamed history",
+            implies(fresh, d.end_of[x] <= g.high),
+        )
+        for y in bv.seqnos:
+            if y <= x:
+                continue
+            add(
+                f"prefix-partition.{x}.{y}",
+                f"the last stream's markers at {x} and {y} are the same or do not overlap",
+                implies(
+                    fresh & d.inside(y),
+                    ite(
+                        d.end_of[x] >= y,
+                        (d.start_of[y] == d.start_of[x]) & (d.end_of[y] == d.end_of[x]),
+                        d.start_of[y] > d.end_of[x],
+                    ),
+                ),
+            )
+        later = [
+            g.present(y) & (g.key[y] == g.key[x]) & (const(y) <= d.end_of[x])
+            for y in bv.seqnos
+            if y > x
+        ]
+        add(
+            f"prefix-received.{x}",
+            f"the streamed producer's mutation at {x}, if in the received prefix, is held, "
+            "superseded in its snapshot, filtered, or a tombstone in the first snapshot",
+            implies(
+                (f < x) & (const(x) <= u) & g.present(x) & ~d.held[x],
+                any_of(const(x) <= s.filter, g.deleted[x] & (const(x) <= first_end), *later),
+            ),
+        )
+    start_of_last, end_of_last = _marker_at(s, last)
+    _, end_of_upto = _marker_at(s, u)
+    for k in range(b.keys):
+        add(
+            f"prefix-upto.{k}",
+            f"key {k} at the received prefix is the streamed history's, unless that history "
+            "changes it in the rest of the prefix's snapshot",
+            implies(f < u, _changes(g, k, u, end_of_upto) | _same_version(s, k, u)),
+        )
+        add(
+            f"prefix-below.{k}",
+            f"key {k} at the last stream's start is the streamed history's, unless that "
+            "history changes it in the stream's first snapshot",
+            implies(first_end != 0, _changes(g, k, f, first_end) | _same_version(s, k, f)),
+        )
+        add(
+            f"last-first.{k}",
+            f"key {k} at the consumer's last item is the streamed history's if that item "
+            "opens the marker it knows for it",
+            implies((last > 0) & (start_of_last == last), _same_version(s, k, last)),
+        )
+        add(
+            f"last-marker.{k}",
+            f"key {k} at the consumer's last item is the streamed history's, unless that "
+            "history changes it in the rest of the marker it knows for it",
+            implies(
+                end_of_last != 0, _changes(g, k, last, end_of_last) | _same_version(s, k, last)
+            ),
+        )
+    return out
+
+
 def library(bv: BoundaryVars) -> list[Lemma]:
     s, b = bv.state, bv.bounds
     p, g, d, table, log = s.producer, s.streamed, s.data, s.table, s.log
@@ -320,10 +446,17 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             if y <= x:
                 continue
             both = d.inside(x) & d.inside(y)
+            # A marker that an item at x opens may reach past later streams' markers: a
+            # request from x with snap_start x is accepted once the producer agrees up
+            # to x (kv-current's no-item-received), and the next stream ends its first
+            # snapshot where that producer's history ends.
+            opens = d.held[x] & (d.start_of[x] == x)
+            reaching = both & (d.end_of[x] >= y) & ~opens
             add(
                 f"marker-nest.{x}.{y}",
-                f"if the marker the consumer knows for {x} reaches {y}, {y}'s starts there too",
-                implies(both & (d.end_of[x] >= y), d.start_of[y] == d.start_of[x]),
+                f"if the marker the consumer knows for {x} reaches {y} and no item at {x} "
+                f"opens it, {y}'s starts there too",
+                implies(reaching, d.start_of[y] == d.start_of[x]),
             )
             add(
                 f"marker-order.{x}.{y}",
@@ -332,8 +465,9 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             )
             add(
                 f"marker-reach.{x}.{y}",
-                f"if the marker the consumer knows for {x} reaches {y}, {y}'s reaches as far",
-                implies(both & (d.end_of[x] >= y), d.end_of[y] >= d.end_of[x]),
+                f"if the marker the consumer knows for {x} reaches {y} and no item at {x} "
+                f"opens it, {y}'s reaches as far",
+                implies(reaching, d.end_of[y] >= d.end_of[x]),
             )
         later = [
             g.present(y) & (g.key[y] == g.key[x]) & (const(y) <= d.end_of[x])
@@ -386,4 +520,4 @@ def library(bv: BoundaryVars) -> list[Lemma]:
             f"at a whole snapshot's end {x} the consumer's live keys are the streamed producer's",
             implies(d.boundary[x] & (const(x) <= s.keep), all_of(*parts)),
         )
-    return out
+    return out + _received_prefix(bv)

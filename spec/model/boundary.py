@@ -24,6 +24,9 @@ g.epoch.x                   last streamed from (the consumer's log is that
                             producer's table)
 g.agree                     ghost: that producer and the current one have the
                             same history up to here
+g.from, g.upto              ghost: the received prefix: the last stream started
+                            at g.from, and the consumer got every item it sent
+                            up to g.upto (the first stream: from 0)
 ==========================  ==================================================
 
 The ghosts change nothing the consumer or the producer do; they give the
@@ -84,6 +87,8 @@ class Boundary:
     log: TableExprs
     streamed: History  # ghost
     agree: Expr  # ghost
+    received_from: Expr  # ghost: where the last stream started
+    received_upto: Expr  # ghost: the consumer got that stream whole up to here
 
     def fields(self) -> dict[str, Expr]:
         """The state as ``BoundaryVars`` names (without prefix) -> expressions."""
@@ -97,6 +102,8 @@ class Boundary:
             "log.len": self.log.length,
             "g.high": self.streamed.high,
             "g.agree": self.agree,
+            "g.from": self.received_from,
+            "g.upto": self.received_upto,
         }
         for x in self.data.seqnos:
             out |= {f"p.key.{x}": self.producer.key[x], f"p.del.{x}": self.producer.deleted[x]}
@@ -132,7 +139,7 @@ class BoundaryVars:
         uuids = failover_uuid(f) if f else b.entries
         out = {"p.high": (0, n), "p.len": (1, b.entries), "p.purge": (0, n), "used": (0, f)}
         out |= {"keep": (0, n), "filter": (0, n), "log.len": (0, b.entries)}
-        out |= {"g.high": (0, n), "g.agree": (0, n)}
+        out |= {"g.high": (0, n), "g.agree": (0, n), "g.from": (0, n), "g.upto": (0, n)}
         for x in self.seqnos:
             for who in ("p", "g", "c"):
                 out |= {f"{who}.key.{x}": (0, keys), f"{who}.epoch.{x}": (0, f)}
@@ -199,6 +206,8 @@ class BoundaryVars:
             table("log", "log.len"),
             history("g", "g.high"),
             v("g.agree"),
+            v("g.from"),
+            v("g.upto"),
         )
 
     def domain(self, state: Boundary) -> dict[str, Expr]:
@@ -230,6 +239,8 @@ def initial(model: ScenarioModel) -> Boundary:
         log=v.first_table.padded(slots),
         streamed=first_history(v),
         agree=min_of(v["h0.high"], *branches),
+        received_from=const(0),
+        received_upto=v["received"],
     )
 
 
@@ -285,7 +296,7 @@ class Step:
         producer, purge = s.producer, s.purge
         cut = CutVars(c("disk"), {x: c(f"end.{x}") for x in xs}, c("received"))
         keep, drop_upto, start, snap_start, snap_end = self._at_accept
-        data, keep = s.data.after_cut(
+        data, keep, upto = s.data.after_cut(
             keep, drop_upto, start, snap_start, snap_end, producer, purge, cut
         )
         parts = [self.accepted, c("received") <= producer.high]
@@ -331,6 +342,8 @@ class Step:
             log=s.table,  # the producer sends its failover log when it accepts a stream
             streamed=producer,
             agree=agree,
+            received_from=start,
+            received_upto=upto,
         )
         return after, all_of(*parts)
 

@@ -343,7 +343,7 @@ class ScenarioModel:
                 v[f"s{r + 1}.received"],
             )
             keep, drop_upto, start, snap_start, snap_end = accepted
-            data, keep = data.after_cut(
+            data, keep, _ = data.after_cut(
                 keep, drop_upto, start, snap_start, snap_end, producer, purge, cut
             )
             state = ConsumerState(

@@ -6,8 +6,9 @@ and after each resumed stream that was cut short (docs/model.md, "Several sessio
 snapshot marker it knows for x (``start_of``, ``end_of``; ``end_of`` 0 when no
 marker covers x); whether a snapshot it received whole ends at x
 (``boundary``). ``after_cut`` is the data once the stream of an accepted
-request ran up to the cut; the reference consumer (``spec.reference.consumer``)
-does the same with plain ints.
+request ran up to the cut, and how far the consumer got that stream whole (the
+received prefix, a ghost of the induction over resumes); the reference consumer
+(``spec.reference.consumer``) does the same with plain ints.
 """
 
 from __future__ import annotations
@@ -69,12 +70,15 @@ class HeldData:
         producer: History,
         purge: Expr,
         cut: CutVars,
-    ) -> tuple[HeldData, Expr]:
-        """(data, keep) once the stream of a request (``start``, ``snap_start``,
+    ) -> tuple[HeldData, Expr, Expr]:
+        """(data, keep, upto) once the stream of a request (``start``, ``snap_start``,
         ``snap_end``), accepted while the consumer kept items <= ``keep`` and filtered
         re-streamed items <= ``drop_upto``, ran up to the cut. A stored item takes its
         seqno's place and supersedes the consumer's items of its key above it; markers and
-        whole snapshots above ``start`` are the stream's."""
+        whole snapshots above ``start`` are the stream's. ``upto``: the received prefix,
+        the seqno (at least ``start``) up to which the consumer got every item the
+        stream sent (the cut, or the stream's last snapshot end if lower); it changes
+        nothing the consumer does."""
         xs = self.seqnos
         p = producer
         # Memory cannot serve seqnos at or below the purge seqno: from a start below it the
@@ -136,4 +140,6 @@ class HeldData:
             },
         )
         last_got = max_of(const(0), *(ite(got[x], const(x), const(0)) for x in xs))
-        return data, max_of(keep, last_got)
+        last_end = max_of(const(0), *(ite(ends[x], const(x), const(0)) for x in xs))
+        upto = max_of(start, min_of(cut.received, last_end))
+        return data, max_of(keep, last_got), upto
