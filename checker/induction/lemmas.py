@@ -11,6 +11,7 @@ that is false for some pair costs nothing but its check.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spec.expr import Expr, all_of, any_of, const, implies, ite
@@ -144,6 +145,15 @@ def _same_version(s: Boundary, key: int, at: Expr) -> Expr:
     return (live_c == live_g) & implies(live_c, (seq_c == seq_g) & (epoch_c == epoch_g))
 
 
+def _superseded_in_snapshot(s: Boundary, seqnos: Iterable[int], x: int) -> list[Expr]:
+    """For each seqno above ``x``: the streamed history writes ``x``'s key again there,
+    within the marker the consumer knows for ``x`` (so the stream could deduplicate ``x``)."""
+    g, d = s.streamed, s.data
+    return [
+        g.present(y) & (g.key[y] == g.key[x]) & (const(y) <= d.end_of[x]) for y in seqnos if y > x
+    ]
+
+
 def _received_prefix(bv: BoundaryVars) -> list[Lemma]:
     """Lemmas over the received prefix (ghosts ``g.from``, ``g.upto``): the last stream
     started at ``from`` and the consumer got every item it sent up to ``upto``, so
@@ -196,11 +206,7 @@ def _received_prefix(bv: BoundaryVars) -> list[Lemma]:
                     ),
                 ),
             )
-        later = [
-            g.present(y) & (g.key[y] == g.key[x]) & (const(y) <= d.end_of[x])
-            for y in bv.seqnos
-            if y > x
-        ]
+        later = _superseded_in_snapshot(s, bv.seqnos, x)
         add(
             f"prefix-received.{x}",
             f"the streamed producer's mutation at {x}, if in the received prefix, is held, "
@@ -469,11 +475,7 @@ def library(bv: BoundaryVars) -> list[Lemma]:
                 f"opens it, {y}'s reaches as far",
                 implies(reaching, d.end_of[y] >= d.end_of[x]),
             )
-        later = [
-            g.present(y) & (g.key[y] == g.key[x]) & (const(y) <= d.end_of[x])
-            for y in bv.seqnos
-            if y > x
-        ]
+        later = _superseded_in_snapshot(s, bv.seqnos, x)
         add(
             f"received.{x}",
             f"the streamed producer's mutation at {x} (at or below the consumer's last item) is "
