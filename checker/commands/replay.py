@@ -40,6 +40,7 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Callable
 
 from tabulate import tabulate
 
@@ -122,24 +123,25 @@ def _replay_on_target(spec: str, files: list[str], timeout: float) -> int:
     from checker.review.confirm import replay_on_target
 
     target = parse_target(spec, timeout)
-    code = EXIT_OK
-    for path in files:
+
+    def one(path: str) -> tuple[int, str]:
         found = replay_on_target(path, target)
         differs = (
             f" (answering differently from the file: {found.differs})" if found.differs else ""
         )
         if found.fault:
-            print(f"UNKNOWN  {path}: {spec}: {found.fault}")
-            code = EXIT_UNKNOWN
-        elif found.violated:
-            print(f"VIOLATED {path}: {found.property} on {spec}: {found.explanation}{differs}")
-            code = EXIT_VIOLATION if code != EXIT_UNKNOWN else code
-        else:
-            print(
-                f"HOLDS    {path}: {found.property} no longer violated: {spec} answers this "
-                f"scenario safely{differs}"
+            return EXIT_UNKNOWN, f"UNKNOWN  {path}: {spec}: {found.fault}"
+        if found.violated:
+            return (
+                EXIT_VIOLATION,
+                f"VIOLATED {path}: {found.property} on {spec}: {found.explanation}{differs}",
             )
-    return code
+        return EXIT_OK, (
+            f"HOLDS    {path}: {found.property} no longer violated: {spec} answers this "
+            f"scenario safely{differs}"
+        )
+
+    return _each_file(files, one)
 
 
 def _replay_client(target: str, files: list[str], timeout: float) -> int:
@@ -147,21 +149,33 @@ def _replay_client(target: str, files: list[str], timeout: float) -> int:
     from checker.adapter.client import target_command
 
     target_command(target)
-    code = EXIT_OK
-    for path in files:
+
+    def one(path: str) -> tuple[int, str]:
         found = replay_client(ClientTarget(target, timeout), path)
         if found.fault:
-            print(f"UNKNOWN  {path}: {found.fault}")
-            code = max(code, EXIT_UNKNOWN)
-        elif found.violated:
-            print(f"VIOLATED {path}: {found.property}: {found.explanation}")
-            code = EXIT_VIOLATION if code != EXIT_UNKNOWN else code
-        else:
-            print(
-                f"HOLDS    {path}: the client does not violate {found.property} here"
-                + (f" ({found.explanation})" if found.explanation else "")
-            )
-    return code
+            return EXIT_UNKNOWN, f"UNKNOWN  {path}: {found.fault}"
+        if found.violated:
+            return EXIT_VIOLATION, f"VIOLATED {path}: {found.property}: {found.explanation}"
+        return EXIT_OK, (
+            f"HOLDS    {path}: the client does not violate {found.property} here"
+            + (f" ({found.explanation})" if found.explanation else "")
+        )
+
+    return _each_file(files, one)
+
+
+def _each_file(files: list[str], one: Callable[[str], tuple[int, str]]) -> int:
+    """Replay every file with ``one`` (its exit code and line), printing each line: exit 3
+    if any replay could not be judged, else 1 if any is still violated, else 0."""
+    codes: set[int] = set()
+    for path in files:
+        code, line = one(path)
+        print(line)
+        codes.add(code)
+    for worst in (EXIT_UNKNOWN, EXIT_VIOLATION):
+        if worst in codes:
+            return worst
+    return EXIT_OK
 
 
 def _json(report: Report) -> dict:
