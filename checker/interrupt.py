@@ -19,8 +19,20 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
+from typing import TypeVar
 
-__all__ = ["LINE", "deferred", "held", "install", "on_interrupt", "reset", "stopping"]
+__all__ = [
+    "LINE",
+    "deferred",
+    "held",
+    "in_helper_thread",
+    "install",
+    "on_interrupt",
+    "reset",
+    "stopping",
+]
+
+T = TypeVar("T")
 
 LINE = "dcpcheck: interrupted; nothing was written"
 
@@ -98,3 +110,36 @@ def deferred() -> Iterator[None]:
         if callable(previous):
             previous(signal.SIGINT, None)
         raise KeyboardInterrupt
+
+
+def in_helper_thread(
+    work: Callable[[], T], cancel: Callable[[], None], every: float, name: str
+) -> T:
+    """``work()`` in a daemon thread named ``name``, its value or exception handed back.
+    Ctrl-C in the waiting thread calls ``cancel()`` every ``every`` seconds until the work
+    is over (a Z3 call or a Spark job submitted just after a cancel runs on), then raises
+    ``KeyboardInterrupt``. The wait is an ``Event``, not ``Thread.join``: an interrupted
+    join can mark a running thread stopped (CPython's bpo-45274 handling), and the work
+    would run on unwatched."""
+    box: dict[str, object] = {}
+    finished = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, name=name, daemon=True).start()
+    try:
+        finished.wait()
+    except KeyboardInterrupt:
+        while not finished.is_set():
+            cancel()
+            finished.wait(every)
+        raise
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]

@@ -252,25 +252,6 @@ def _end(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
 def interruptible(spark, action: Callable[[], T]) -> T:  # type: ignore[no-untyped-def]
     """``action()`` (a blocking Spark action) in a helper thread; Ctrl-C in the main
     thread cancels every job and raises ``KeyboardInterrupt`` once the action is over."""
-    box: dict[str, object] = {}
-    finished = threading.Event()
-
-    def target() -> None:
-        try:
-            box["value"] = action()
-        except BaseException as exc:  # handed to the waiting thread
-            box["error"] = exc
-        finally:
-            finished.set()
-
-    threading.Thread(target=target, name="dcpcheck-spark-action", daemon=True).start()
-    try:
-        finished.wait()
-    except KeyboardInterrupt:
-        while not finished.is_set():  # a job submitted just after a cancel runs on
-            spark.sparkContext.cancelAllJobs()
-            finished.wait(0.5)
-        raise
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
+    return interrupt.in_helper_thread(
+        action, spark.sparkContext.cancelAllJobs, 0.5, "dcpcheck-spark-action"
+    )

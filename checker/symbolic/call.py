@@ -72,29 +72,7 @@ def held_interrupts() -> Iterator[None]:
 
 
 def _in_helper(work, ctx: z3.Context):  # type: ignore[no-untyped-def]
-    box: dict[str, object] = {}
-    finished = threading.Event()  # not Thread.join: an interrupted join can mark a
-    # running thread stopped (CPython's bpo-45274 handling), and Z3 would run on
-
-    def target() -> None:
-        try:
-            box["value"] = work()
-        except BaseException as exc:  # handed to the waiting thread
-            box["error"] = exc
-        finally:
-            finished.set()
-
-    threading.Thread(target=target, name="z3-check", daemon=True).start()
-    try:
-        finished.wait()
-    except KeyboardInterrupt:
-        while not finished.is_set():
-            ctx.interrupt()
-            finished.wait(0.05)
-        raise
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]
+    return interrupt.in_helper_thread(work, ctx.interrupt, 0.05, "z3-check")
 
 
 def run_check(
