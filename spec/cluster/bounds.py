@@ -149,6 +149,13 @@ PRESETS: dict[str, Preset] = {
             _MB_34150.but(keys=2, sets=1, items=5),
         ),
         Preset(
+            "mb-34150-wider",
+            "mb-34150-wide with room for two SETs (keys A and B, 6 items): a model "
+            "for a cluster, beyond one machine's memory for the in-process search "
+            "(docs/spark.md, 'A model that needs the cluster')",
+            _MB_34150.but(keys=2, sets=2, items=6),
+        ),
+        Preset(
             "mb-51805",
             "MB-51805's setup: 2 nodes, 1 replica, majority 2; a PREPARE(A) and a "
             "SET(B), one replica restart",
