@@ -147,12 +147,12 @@ def run(quick: bool = False) -> None:
         one[name] = part.examined / m.wall
         counted[bounds] = part.examined
         rows.append([*_row(name, "one process", load, part, m), f"{one[name]:.0f}", "", ""])
-    from checker.spark.session import spark_session
+    from checker.spark.session import scheduler_jvm, spark_session
 
     load = _load()
     fast: dict[str, float] = {}
     cpu, started = tree_cpu_seconds(os.getpid()), time.perf_counter()
-    with spark_session("local[2]", "benchmarks adapters") as spark:
+    with spark_session("local[2]", "benchmarks adapters", scheduler_jvm({})) as spark:
         _warm_up(spark)
         start_up = time.perf_counter() - started
         cpu = tree_cpu_seconds(os.getpid()) - cpu
