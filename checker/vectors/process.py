@@ -163,6 +163,10 @@ class LineSession:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise NoAnswer("crash", self._exit_text()) from None
+        return self.answer(timeout)
+
+    def answer(self, timeout: float) -> str:
+        """The next non-blank line of output (to a question already written), or NoAnswer."""
         while True:
             try:
                 answer = self._next_line(timeout)
