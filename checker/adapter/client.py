@@ -98,7 +98,7 @@ class AdapterProcess:
         pending, self.pending = self.pending, []
         try:
             stdin.write(b"".join(pending))
-            return self.session.ask(json.dumps(question, separators=(",", ":")), self.timeout)
+            return self.session.ask(_encode(question), self.timeout)
         except (BrokenPipeError, OSError):
             raise AdapterFault(
                 "crash", f"{question['type']}: {self.session._exit_text()}"
@@ -145,8 +145,12 @@ class AdapterProcess:
         self.session.close()
 
 
+# One encoder for every message (json.dumps with separators builds a new one per call).
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def _line(message: Message) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    return _encode(message).encode() + b"\n"
 
 
 class VariantClient:
