@@ -10,7 +10,8 @@ within ``FULL`` (2 seqnos, 2 keys, 2 table entries, 1 failover: 45,320 scenarios
 
 * in one process: ``checker.adapter.search.judge_part`` here, one adapter process;
 * on Spark local[2]: ``checker.spark.clients.judge_on_spark``, a task per part, each
-  with its own adapter process, in one Spark session started once for both adapters.
+  with its own adapter process, in one Spark session started once for both adapters
+  (its driver JVM with ``scheduler_jvm``'s flags, as ``clients --target`` starts it).
 
 Per row: the load average before it (``os.getloadavg``), wall seconds, and CPU seconds
 of the whole process tree (this process and every descendant: Spark's JVM, its Python
