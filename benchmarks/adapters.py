@@ -10,7 +10,8 @@ within ``FULL`` (2 seqnos, 2 keys, 2 table entries, 1 failover: 45,320 scenarios
 
 * in one process: ``checker.adapter.search.judge_part`` here, one adapter process;
 * on Spark local[2]: ``checker.spark.clients.judge_on_spark``, a task per part, each
-  with its own adapter process, in one Spark session started once for both adapters.
+  with its own adapter process, in one Spark session started once for both adapters
+  (its driver JVM with ``scheduler_jvm``'s flags, as ``clients --target`` starts it).
 
 Per row: the load average before it (``os.getloadavg``), wall seconds, and CPU seconds
 of the whole process tree (this process and every descendant: Spark's JVM, its Python
@@ -147,12 +148,12 @@ def run(quick: bool = False) -> None:
         one[name] = part.examined / m.wall
         counted[bounds] = part.examined
         rows.append([*_row(name, "one process", load, part, m), f"{one[name]:.0f}", "", ""])
-    from checker.spark.session import spark_session
+    from checker.spark.session import scheduler_jvm, spark_session
 
     load = _load()
     fast: dict[str, float] = {}
     cpu, started = tree_cpu_seconds(os.getpid()), time.perf_counter()
-    with spark_session("local[2]", "benchmarks adapters") as spark:
+    with spark_session("local[2]", "benchmarks adapters", scheduler_jvm({})) as spark:
         _warm_up(spark)
         start_up = time.perf_counter() - started
         cpu = tree_cpu_seconds(os.getpid()) - cpu

@@ -236,6 +236,26 @@ def test_a_misbehaving_adapter_is_reported_never_a_violation(mode: str, kind: st
     assert all(r.reason.startswith(f"adapter {kind}:") for r in results), results[0].reason
 
 
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [
+        ("data-crash", "crash"),
+        ("data-hang", "timeout"),
+        ("data-garbage", "garbage"),
+        ("data-garbage-crash", "garbage"),
+    ],
+)
+def test_a_fault_in_either_data_answer_of_an_accepted_resume_is_reported(
+    mode: str, kind: str
+) -> None:
+    # the two questions go out in one write; a garbage first answer is the fault even
+    # when the adapter then dies before the second
+    target = ClientTarget(f"jsonl:{PY} {FAULTY} {mode}", timeout=1.0)
+    results = check_client(target, RULE_SETS.get("kv-current"), SAFETY, ONE)
+    assert all(r.verdict is Verdict.UNKNOWN for r in results)
+    assert all(r.reason.startswith(f"adapter {kind}: data:") for r in results), results[0].reason
+
+
 def test_a_slow_adapter_within_the_timeout_is_judged_as_a_prompt_one() -> None:
     slow = ClientTarget(f"jsonl:{PY} {FAULTY} slow", timeout=5.0)
     results = check_client(

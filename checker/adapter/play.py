@@ -107,6 +107,21 @@ class _Run:
         self.log.append({"type": "data", "answer": {k: vars(v) for k, v in data.items()}})
         return self.items_of(data)
 
+    def data_around(
+        self, events: list[dict], items: dict[int, Item]
+    ) -> tuple[dict[int, Item], dict[int, Item]]:
+        """What it holds now, ``events`` (a stream of ``items``), what it holds then:
+        asked in one write; each answer judged against what was sent before its question."""
+        now, then = self.client.ask_data_around(events)
+        self.log.append({"type": "data", "answer": {k: vars(v) for k, v in now.items()}})
+        held = self.items_of(now)
+        for event in events:
+            if "cas" in event:
+                self.sent[event["cas"]] = items[event["cas"]]
+            self.log.append(event)
+        self.log.append({"type": "data", "answer": {k: vars(v) for k, v in then.items()}})
+        return held, self.items_of(then)
+
     def items_of(self, data: dict[str, Version]) -> dict[int, Item]:
         out: dict[int, Item] = {}
         for name, version in data.items():
@@ -213,20 +228,21 @@ def _resume(
         if decision.outcome is Outcome.ACCEPT:
             run.send({"type": "accepted", "failover_log": producer_log})
             if final:
-                at_accept = tuple(sorted(run.data().values()))
-                keep = max((i.seqno for i in at_accept), default=0)
-                if at_accept != tuple(i for i in held if i.seqno <= keep):
-                    held = at_accept  # not a truncation of what it held: judge what it holds
-                streamed = producer.stream_after(request.start)
-                items = sorted(streamed.values())
+                # what it holds now, the stream from the request's start, what it ends with
+                items = sorted(producer.stream_after(request.start).values())
+                stream: list[dict] = []
                 if items:
                     start = request.start + 1
                     if request.snap_start <= request.start < request.snap_end:
                         start = request.snap_start
-                    run.send({"type": "snapshot", "start": start, "end": producer.high_seqno})
-                run.send_items([item_event(i) for i in items], {cas_of(i): i for i in items})
-                run.send({"type": "stream_end"})
-                ends_with = run.data()
+                    stream.append({"type": "snapshot", "start": start, "end": producer.high_seqno})
+                stream.extend(item_event(i) for i in items)
+                stream.append({"type": "stream_end"})
+                now, ends_with = run.data_around(stream, {cas_of(i): i for i in items})
+                at_accept = tuple(sorted(now.values()))
+                keep = max((i.seqno for i in at_accept), default=0)
+                if at_accept != tuple(i for i in held if i.seqno <= keep):
+                    held = at_accept  # not a truncation of what it held: judge what it holds
             played.append(Round(request, decision, keep))
             break
         played.append(Round(request, decision, keep))

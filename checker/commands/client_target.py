@@ -72,9 +72,9 @@ def _spark_parts(
     update: Callable[[str], None] | None = None,
 ) -> Part:
     from checker.spark.clients import judge_on_spark
-    from checker.spark.session import spark_session
+    from checker.spark.session import scheduler_jvm, spark_session
 
-    conf = spark_conf_from(args)
+    conf = scheduler_jvm(spark_conf_from(args))  # the driver JVM only schedules the parts
     with spark_session(args.master, "dcpcheck clients --target", conf, args.executor_wait) as s:
         return judge_on_spark(
             s,

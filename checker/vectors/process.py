@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import math
 import os
-import queue
+import select
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -108,35 +110,43 @@ class LineSession:
             start_new_session=True,
             preexec_fn=_die_with_parent if die_with_parent else None,
         )
-        # What the process printed, as it arrives (whole lines, several at a time); None: EOF.
-        self.lines: queue.Queue[list[bytes] | None] = queue.Queue()
+        # What the process printed and was not yet asked for: whole lines, then the rest.
+        self._stdout = self.proc.stdout.fileno() if self.proc.stdout is not None else -1
+        self._ready = select.poll()
+        self._ready.register(self._stdout, select.POLLIN | select.POLLHUP | select.POLLERR)
         self._pending: collections.deque[bytes] = collections.deque()
+        self._partial = b""
+        self._eof = False
         self.stderr_tail: list[str] = []
-        threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
-    def _read_stdout(self) -> None:
-        """Whatever is there, up to 64 kB at a time, split into whole lines: one queue
-        hand-over per read, not per line."""
-        assert self.proc.stdout is not None
-        fd, partial = self.proc.stdout.fileno(), b""
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := os.read(fd, 1 << 16):
-                *whole, partial = (partial + chunk).split(b"\n")
-                if whole:
-                    self.lines.put(whole)
-        if partial:
-            self.lines.put([partial])
-        self.lines.put(None)
-
     def _next_line(self, timeout: float) -> bytes | None:
-        """The next line of output (None: the process closed it); queue.Empty on timeout."""
-        if not self._pending:
-            got = self.lines.get(timeout=timeout)
-            if got is None:
-                self.lines.put(None)  # EOF stays EOF for every later call
+        """The next line of output (None: the process closed it); TimeoutError when none
+        came within ``timeout`` seconds. Read here, in the asking thread (``poll``, then
+        whatever is there, up to 64 kB, split into whole lines): no reader thread, so an
+        answer wakes one thread, not a reader that then hands it over."""
+        deadline = time.monotonic() + timeout
+        while not self._pending:
+            if self._eof:
                 return None
-            self._pending.extend(got)
+            left = deadline - time.monotonic()
+            wait = None if math.isinf(left) else max(0, math.ceil(left * 1000))
+            if not self._ready.poll(wait):
+                if time.monotonic() >= deadline:
+                    raise TimeoutError
+                continue
+            try:
+                chunk = os.read(self._stdout, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                if self._partial:
+                    self._pending.append(self._partial)
+                    self._partial = b""
+                continue
+            *whole, self._partial = (self._partial + chunk).split(b"\n")
+            self._pending.extend(whole)
         return self._pending.popleft()
 
     def _read_stderr(self) -> None:
@@ -153,10 +163,14 @@ class LineSession:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise NoAnswer("crash", self._exit_text()) from None
+        return self.answer(timeout)
+
+    def answer(self, timeout: float) -> str:
+        """The next non-blank line of output (to a question already written), or NoAnswer."""
         while True:
             try:
                 answer = self._next_line(timeout)
-            except queue.Empty:
+            except TimeoutError:
                 raise NoAnswer("timeout", f"no answer within {timeout:g}s") from None
             if answer is None:
                 raise NoAnswer("crash", self._exit_text())
@@ -182,7 +196,7 @@ class LineSession:
         while len(answers) < len(lines):
             try:
                 answer = self._next_line(timeout)
-            except queue.Empty:
+            except TimeoutError:
                 raise NoAnswer("timeout", f"no answer within {timeout:g}s", answers) from None
             if answer is None:
                 raise NoAnswer("crash", self._exit_text(), answers)

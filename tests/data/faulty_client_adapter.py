@@ -6,8 +6,13 @@
 It is examples/adapters/offset_store_client.py, except when it answers a
 stream request: ``crash`` exits with code 3, ``hang`` never answers, ``garbage``
 prints a line that is not JSON, ``overflow`` sends a start of 2^64, ``slow``
-sleeps 2 ms before each answer (within any timeout), ``ok`` answers. PIDFILE:
-where it appends its process id when it starts.
+sleeps 2 ms before each answer (within any timeout), ``ok`` answers. The
+``data-*`` modes misbehave on the two ``data`` questions of an accepted resume
+(written at once, the stream between them): ``data-garbage`` answers the first
+(after ``accepted``) with a line that is not JSON, ``data-crash`` exits with code 3
+and ``data-hang`` never answers at the second (after ``stream_end``),
+``data-garbage-crash`` does both. PIDFILE: where it appends its process id when
+it starts.
 """
 
 import importlib.util
@@ -29,11 +34,21 @@ if len(sys.argv) > 2:
     with open(sys.argv[2], "a") as pids:
         pids.write(f"{os.getpid()}\n")
 client = module.Client(forget_snapshot=False)
+after = ""  # the event before this message
 for line in sys.stdin:
     if not line.strip():
         continue
     message = json.loads(line)
     kind = message["type"]
+    if kind == "data" and after == "accepted" and mode in ("data-garbage", "data-garbage-crash"):
+        print("this is not JSON", flush=True)
+        continue
+    if kind == "data" and after == "stream_end":
+        if mode in ("data-crash", "data-garbage-crash"):
+            sys.exit(3)
+        if mode == "data-hang":
+            time.sleep(3600)
+    after = kind
     if kind == "hello":
         answer = {"client": f"faulty-{mode}"}
     elif kind == "stream_request":

@@ -14,7 +14,10 @@
  *   dcpcheck clients --target "jsonl:java -cp OUT JavaLikeClient"
  */
 
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -107,7 +110,10 @@ public final class JavaLikeClient {
     public static void main(String[] args) throws IOException {
         JavaLikeClient client = new JavaLikeClient();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        PrintStream out = new PrintStream(
+                new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
+                false,
+                StandardCharsets.UTF_8);
         String line;
         while ((line = in.readLine()) != null) {
             if (line.isBlank()) {
@@ -130,10 +136,16 @@ public final class JavaLikeClient {
                 }
             };
             if (answer != null) {
-                out.println(Json.write(answer));
+                out.print(Json.write(answer) + "\n");
+            }
+            // Answers go out when nothing more is waiting to be read: dcpcheck may write
+            // several questions at once (what the application holds, a stream, what it
+            // holds then), and their answers then leave in one write.
+            if (!in.ready()) {
                 out.flush();
             }
         }
+        out.flush();
     }
 
     private static long num(Map<String, Object> message, String field) {
