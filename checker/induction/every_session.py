@@ -5,6 +5,9 @@
 * The induction closes: ``holds`` for every number of sessions within the other
   bounds (``EverySession``), with the invariant it used in the long text (its lemmas'
   names; with ``show_invariant`` each in words and as a formula).
+* A certificate (``checker.induction.certificate``) stored for exactly these bounds
+  is checked first, from scratch; when it checks, that is the proof (and the
+  invariant shown), else Houdini runs (``dcpcheck verify``: nothing else, ``unknown``).
 * It does not: the bounded check (``checker.scenario_check``) at K = 1, 2, 3 sessions looks
   for a real violation, replayed on the reference like every counterexample; the
   first found is the verdict (its bounds say its number of sessions). None found:
@@ -18,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from checker.engines.options import DEFAULT, Options
+from checker.induction.certificate import check_certificate, stored
 from checker.induction.houdini import Induction, InductionOutcome, induct
 from checker.result import Result, Stats, Verdict
 from checker.scenario_check import check, planned
@@ -65,16 +69,40 @@ def check_every_session(
     bounds: Bounds,
     options: Options = DEFAULT,
     show_invariant: bool = False,
+    houdini: bool = True,
 ) -> Result:
-    """``prop`` for every number of sessions within ``bounds`` (other than sessions): an
-    induction under ``options.budget`` Z3 units; when it does not close, the bounded
-    checks at 1, 2, 3 sessions under what is left of the budget."""
+    """``prop`` for every number of sessions within ``bounds`` (other than sessions): a
+    stored certificate for exactly these bounds checked again (``certificate``), else an
+    induction (Houdini) under ``options.budget`` Z3 units; when it does not close, the
+    bounded checks at 1, 2, 3 sessions under what is left of the budget. ``houdini``
+    False: the certificate only (``dcpcheck verify``): none, or one that does not check,
+    is ``unknown``, never ``holds``."""
     clock = Stopwatch()
     bounds = replace(bounds, sessions=1)
     units = options.new_budget()
     deadline = options.deadline()
     base = planned(rules, variant, prop, bounds, options=options)
     base = base.but(bounds=EverySession(bounds), command=f"{base.command} --sessions any")
+    names = stored(rules.name, variant.name, prop.id, bounds)
+    if names is not None:  # a stored invariant, checked again from scratch
+        checked = check_certificate(rules, variant, prop, bounds, names, units, deadline)
+        if checked.outcome is InductionOutcome.PROVED:
+            wall, cpu = clock.read()
+            return base.but(
+                verdict=Verdict.HOLDS,
+                long_text=invariant_note(checked, prop, show_invariant, certificate=True),
+                stats=Stats(wall, cpu, budget=units.spent),
+            )
+        rejected = f"the stored certificate does not check ({checked.outcome}: {checked.reason})"
+    else:
+        rejected = "no stored certificate for these bounds"
+    if not houdini:
+        wall, cpu = clock.read()
+        return base.but(
+            verdict=Verdict.UNKNOWN,
+            reason=f"certificate: {rejected}",
+            stats=Stats(wall, cpu, budget=units.spent),
+        )
     found = induct(rules, variant, prop, bounds, units, deadline)
     if found.outcome is InductionOutcome.PROVED:
         wall, cpu = clock.read()
@@ -140,11 +168,15 @@ def _why(found: Induction) -> str:
     return "the first resume violates it"
 
 
-def invariant_note(found: Induction, prop: Property, show: bool) -> str:
+def invariant_note(found: Induction, prop: Property, show: bool, certificate: bool = False) -> str:
     names = ", ".join(c.name for c in found.lemmas)
+    how = (
+        f"a stored certificate, checked again: {found.queries} queries"
+        if certificate
+        else f"{found.dropped} of the library dropped, {found.queries} queries"
+    )
     lines = [
-        f"invariant: {prop.id} on the next resume, and {len(found.lemmas)} lemmas "
-        f"({found.dropped} of the library dropped, {found.queries} queries): {names}"
+        f"invariant: {prop.id} on the next resume, and {len(found.lemmas)} lemmas ({how}): {names}"
     ]
     if show:
         for lemma in found.lemmas:
