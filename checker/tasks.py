@@ -182,9 +182,12 @@ class ClusterTask:
 
 @dataclass(frozen=True)
 class EverySessionTask(ScenarioTask):
-    """A property for every number of sessions by its stored certificate alone
-    (``checker.induction.certificate``), checked again: ``holds`` when it checks,
-    ``unknown`` (never ``holds``) when it does not or none is stored."""
+    """A property for every number of sessions by a certificate alone
+    (``checker.induction.certificate``: its lemma names, read from the store by the
+    driver, so an executor needs no file), checked again: ``holds`` when it checks,
+    ``unknown`` (never ``holds``) when it does not."""
+
+    lemmas: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -198,7 +201,9 @@ class EverySessionTask(ScenarioTask):
     def run(self) -> Result:
         from checker.induction.every_session import check_every_session
 
-        result = check_every_session(*self._named(), self.bounds, self.options, houdini=False)
+        result = check_every_session(
+            *self._named(), self.bounds, self.options, houdini=False, certificate=self.lemmas
+        )
         return result.but(expected="holds")
 
     def planned(self) -> Result:

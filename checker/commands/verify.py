@@ -52,7 +52,7 @@ from checker.commands.common import (
 )
 from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.engines.options import Options
-from checker.induction.certificate import stored_checks
+from checker.induction.certificate import stored, stored_checks
 from checker.progress import Progress
 from checker.report.emit import Outputs, Part, emit
 from checker.report.text import summary_table
@@ -248,7 +248,14 @@ def every_session_tasks(
     the matrix and the catalogue that has one, at the certificate's own bounds."""
     wanted = {(t.rules, t.consumer, p) for t in (*single, *clients) for p in t.properties}
     return [
-        EverySessionTask(rules, consumer, prop, bounds, options)
+        EverySessionTask(
+            rules,
+            consumer,
+            prop,
+            bounds,
+            options,
+            lemmas=tuple(stored(rules, consumer, prop, bounds) or ()),
+        )
         for rules, consumer, prop, bounds in stored_checks()
         if (rules, consumer, prop) in wanted
     ]

@@ -161,18 +161,18 @@ def check_certificate(
 BOUNDS = Bounds(seqnos=3, keys=2, entries=3, failovers=2)
 SAFETY = ("no-missed-item", "no-foreign-snapshot", "bounded-rollback", "valid-request")
 TARGETS = (
-    *(("kv-current", c) for c in ("correct", "collapse-snapshot")),
-    *(("rollback-doc", c) for c in ("correct", "collapse-snapshot")),
-    *(
-        ("kv-current", c)
-        for c in ("java-dcp-client-fixed", "go-dcp-fixed", "cbgt-fixed", "kv-replica-fixed")
-    ),
+    ("kv-current", "correct"),
+    *(("kv-current", c) for c in ("java-dcp-client-fixed", "go-dcp-fixed", "cbgt-fixed")),
+    ("kv-current", "kv-replica-fixed"),
+    ("rollback-doc", "correct"),
 )
 
 
 def regenerate(bounds: Bounds = BOUNDS, store: Path | None = None) -> None:
-    """Houdini, ``shrink`` and a strict check for every target and safety property; what
-    passes all three is stored (one line printed per check: its verdict and cost)."""
+    """Houdini, ``shrink`` and a strict check for every target and safety property not
+    stored yet; what passes all three is stored (one line printed per check: its verdict
+    and cost). Minutes of CPU: run it by hand after a change to the model, the rule sets
+    or the library, then ``make verify``."""
     import time
 
     from spec.consumers import CONSUMERS
@@ -181,6 +181,8 @@ def regenerate(bounds: Bounds = BOUNDS, store: Path | None = None) -> None:
 
     for rules_name, consumer in TARGETS:
         for prop_id in SAFETY:
+            if stored(rules_name, consumer, prop_id, bounds, store) is not None:
+                continue  # delete the file (or its entry) to find it again
             rules, variant = RULE_SETS.get(rules_name), CONSUMERS.get(consumer)
             prop = PROPERTIES.get(prop_id)
             cpu, units = time.process_time(), Budget()

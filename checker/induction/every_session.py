@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from checker.engines.options import DEFAULT, Options
@@ -70,22 +71,28 @@ def check_every_session(
     options: Options = DEFAULT,
     show_invariant: bool = False,
     houdini: bool = True,
+    certificate: Sequence[str] | None = None,
 ) -> Result:
     """``prop`` for every number of sessions within ``bounds`` (other than sessions): a
     stored certificate for exactly these bounds checked again (``certificate``), else an
     induction (Houdini) under ``options.budget`` Z3 units; when it does not close, the
     bounded checks at 1, 2, 3 sessions under what is left of the budget. ``houdini``
     False: the certificate only (``dcpcheck verify``): none, or one that does not check,
-    is ``unknown``, never ``holds``."""
+    is ``unknown``, never ``holds``. ``certificate``: the lemma names to check (default
+    the one stored for these bounds)."""
     clock = Stopwatch()
     bounds = replace(bounds, sessions=1)
     units = options.new_budget()
     deadline = options.deadline()
     base = planned(rules, variant, prop, bounds, options=options)
     base = base.but(bounds=EverySession(bounds), command=f"{base.command} --sessions any")
-    names = stored(rules.name, variant.name, prop.id, bounds)
+    names = (
+        certificate
+        if certificate is not None
+        else stored(rules.name, variant.name, prop.id, bounds)
+    )
     if names is not None:  # a stored invariant, checked again from scratch
-        checked = check_certificate(rules, variant, prop, bounds, names, units, deadline)
+        checked = check_certificate(rules, variant, prop, bounds, list(names), units, deadline)
         if checked.outcome is InductionOutcome.PROVED:
             wall, cpu = clock.read()
             return base.but(
