@@ -220,6 +220,7 @@ def test_verify_checks_a_stored_certificate_and_never_prints_holds_for_a_bad_one
     from checker.induction import certificate
 
     monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    monkeypatch.setattr("checker.commands.verify.CERTIFIED", SMALL)  # verify's certificate bounds
     prop = "no-foreign-snapshot"
     _, small = _certified(prop, SMALL)
     args = ["verify", "--no-spark", "--rules", "kv-current", "--consumer", "correct"]

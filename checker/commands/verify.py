@@ -52,6 +52,7 @@ from checker.commands.common import (
 )
 from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.engines.options import Options
+from checker.induction.certificate import BOUNDS as CERTIFIED
 from checker.induction.certificate import stored, stored_checks
 from checker.progress import Progress
 from checker.report.emit import Outputs, Part, emit
@@ -245,7 +246,8 @@ def every_session_tasks(
     single: Sequence[ScenarioGroupTask], clients: Sequence[ScenarioGroupTask], options: Options
 ) -> list[EverySessionTask]:
     """A stored certificate's check (``checker.induction.certificate``) for each check of
-    the matrix and the catalogue that has one, at the certificate's own bounds."""
+    the matrix and the catalogue that has one at ``certificate.BOUNDS`` (those at larger
+    bounds are for ``check --sessions any``: minutes each)."""
     wanted = {(t.rules, t.consumer, p) for t in (*single, *clients) for p in t.properties}
     return [
         EverySessionTask(
@@ -257,7 +259,7 @@ def every_session_tasks(
             lemmas=tuple(stored(rules, consumer, prop, bounds) or ()),
         )
         for rules, consumer, prop, bounds in stored_checks()
-        if (rules, consumer, prop) in wanted
+        if (rules, consumer, prop) in wanted and bounds == CERTIFIED
     ]
 
 

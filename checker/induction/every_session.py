@@ -1,13 +1,13 @@
 """``--sessions any``: a property for every number of resumes, by induction.
 
-``check_every_session`` runs Houdini over resumes (``checker.induction.houdini``).
+``check_every_session`` first checks a certificate (``checker.induction.certificate``)
+stored for exactly these bounds, from scratch: when it checks, that is the proof (and
+the invariant shown); else (``dcpcheck verify``: ``unknown``, nothing else) it runs
+Houdini over resumes (``checker.induction.houdini``).
 
 * The induction closes: ``holds`` for every number of sessions within the other
   bounds (``EverySession``), with the invariant it used in the long text (its lemmas'
   names; with ``show_invariant`` each in words and as a formula).
-* A certificate (``checker.induction.certificate``) stored for exactly these bounds
-  is checked first, from scratch; when it checks, that is the proof (and the
-  invariant shown), else Houdini runs (``dcpcheck verify``: nothing else, ``unknown``).
 * It does not: the bounded check (``checker.scenario_check``) at K = 1, 2, 3 sessions looks
   for a real violation, replayed on the reference like every counterexample; the
   first found is the verdict (its bounds say its number of sessions). None found:
