@@ -237,3 +237,18 @@ def test_verify_checks_a_stored_certificate_and_never_prints_holds_for_a_bad_one
     bad = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
     assert bad.code == 3, bad.out + bad.err
     assert "1 of 2 checks as expected, 1 unknown" in bad.out
+
+
+def test_houdini_starts_from_corrects_certificate_for_another_variant(
+    tmp_path, monkeypatch
+) -> None:
+    from checker.induction import certificate
+
+    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    prop = "no-foreign-snapshot"
+    _, small = _certified(prop, SMALL)
+    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    r, p = RULE_SETS.get("kv-current"), PROPERTIES.get(prop)
+    got = check_every_session(r, CONSUMERS.get("java-dcp-client-fixed"), p, SMALL)
+    assert got.verdict is Verdict.HOLDS
+    assert "Houdini from correct's certificate" in got.long_text

@@ -36,6 +36,7 @@ __all__ = [
     "STORE",
     "Shrunk",
     "check_certificate",
+    "lemmas_named",
     "shrink",
     "store_certificate",
     "stored",
@@ -132,6 +133,14 @@ def store_certificate(
     write_text_atomic(store, json.dumps(data, indent=1) + "\n")
 
 
+def lemmas_named(bounds: Bounds, names: list[str]) -> list[Lemma] | None:
+    """The library's lemmas at ``bounds`` of these names (None: one is not in it)."""
+    library_here = {lemma.name: lemma for lemma in library(BoundaryVars(bounds))}
+    if any(n not in library_here for n in names):
+        return None
+    return [library_here[n] for n in names]
+
+
 def check_certificate(
     rules: RuleSet,
     variant: ConsumerVariant,
@@ -145,13 +154,11 @@ def check_certificate(
     from scratch: ``PROVED`` only when it holds before the first resume, one step keeps it
     and it gives ``P``; otherwise ``REJECTED`` (or ``UNKNOWN``, ``FIRST``, ``CTI``,
     ``DOMAIN``), never a proof."""
-    library_here = {lemma.name: lemma for lemma in library(BoundaryVars(bounds))}
-    unknown = [n for n in names if n not in library_here]
-    if unknown:
-        return Induction(
-            InductionOutcome.REJECTED, reason=f"not in the library: {', '.join(unknown)}"
-        )
-    lemmas = [library_here[n] for n in names]
+    lemmas = lemmas_named(bounds, names)
+    if lemmas is None:
+        known = {lemma.name for lemma in library(BoundaryVars(bounds))}
+        unknown = ", ".join(n for n in names if n not in known)
+        return Induction(InductionOutcome.REJECTED, reason=f"not in the library: {unknown}")
     return induct(rules, variant, prop, bounds, budget, deadline, lemmas=lemmas, strict=True)
 
 
