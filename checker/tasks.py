@@ -20,6 +20,7 @@ from spec.cluster import ClusterBounds
 __all__ = [
     "AnyTask",
     "ClusterTask",
+    "EverySessionTask",
     "ScenarioGroupTask",
     "ScenarioTask",
     "Task",
@@ -179,8 +180,38 @@ class ClusterTask:
         return expected_verdict(result.preset, s["ack_rule"], s["branch_rule"], result.property)
 
 
+@dataclass(frozen=True)
+class EverySessionTask(ScenarioTask):
+    """A property for every number of sessions by a certificate alone
+    (``checker.induction.certificate``: its lemma names, read from the store by the
+    driver, so an executor needs no file), checked again: ``holds`` when it checks,
+    ``unknown`` (never ``holds``) when it does not."""
+
+    lemmas: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{super().label} (every number of sessions)"
+
+    def _every(self, result: Result) -> Result:
+        from checker.induction.every_session import EverySession
+
+        return result.but(bounds=EverySession(self.bounds), expected="holds")
+
+    def run(self) -> Result:
+        from checker.induction.every_session import check_every_session
+
+        result = check_every_session(
+            *self._named(), self.bounds, self.options, houdini=False, certificate=self.lemmas
+        )
+        return result.but(expected="holds")
+
+    def planned(self) -> Result:
+        return self._every(super().planned())
+
+
 Task = ScenarioTask | ClusterTask
-AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask
+AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask | EverySessionTask
 
 
 def run_task(task: Task) -> Result:

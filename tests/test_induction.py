@@ -166,3 +166,89 @@ def test_the_received_prefix_lemmas_hold_before_the_first_resume_and_after_every
     assert found.outcome is InductionOutcome.PROVED
     kept = {lemma.name for lemma in found.lemmas}
     assert {"from-upto", "last-upto", "prefix-upto.0", "prefix-below.0", "last-first.0"} <= kept
+
+
+def _certified(prop: str, bounds: Bounds) -> tuple[list[str], list[str]]:
+    """(Houdini's invariant, the shrunk one) for kv-current x correct at ``bounds``."""
+    from checker.induction.certificate import shrink
+
+    r, c, p = RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), PROPERTIES.get(prop)
+    found = induct(r, c, p, bounds, Budget())
+    assert found.outcome is InductionOutcome.PROVED
+    small = shrink(r, c, p, bounds, found.lemmas, Budget())
+    return [x.name for x in found.lemmas], [x.name for x in small.lemmas]
+
+
+def test_a_shrunk_invariant_is_a_smaller_one_that_checks_again() -> None:
+    from checker.induction.certificate import check_certificate
+
+    kept, small = _certified("no-missed-item", SMALL)
+    assert small and set(small) < set(kept)
+    r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    p = PROPERTIES.get("no-missed-item")
+    again = check_certificate(r, c, p, SMALL, small, Budget())
+    assert again.outcome is InductionOutcome.PROVED
+
+
+def test_a_certificate_that_does_not_check_is_never_holds(tmp_path, monkeypatch) -> None:
+    from checker.induction import certificate
+
+    r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    p = PROPERTIES.get("no-missed-item")
+    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    absent = check_every_session(r, c, p, SMALL, houdini=False)
+    assert absent.verdict is Verdict.UNKNOWN and "no stored certificate" in absent.reason
+    for names in ([], ["no-such-lemma"], ["filter-zero"]):  # P alone is not inductive
+        certificate.store_certificate(r.name, c.name, p.id, SMALL, names)
+        got = check_every_session(r, c, p, SMALL, houdini=False)
+        assert got.verdict is Verdict.UNKNOWN, names
+        assert "does not check" in got.reason
+    _, small = _certified("no-missed-item", SMALL)
+    certificate.store_certificate(r.name, c.name, p.id, SMALL, small)
+    proved = check_every_session(r, c, p, SMALL, houdini=False)
+    assert proved.verdict is Verdict.HOLDS
+    assert "stored certificate, checked again" in proved.long_text
+    # The rule set without one clause: kv-current's certificate must not prove it.
+    steps = tuple(s for s in r.steps if s.name != "uuid-not-found")
+    mutant = replace(r, steps=steps)
+    assert check_every_session(mutant, c, p, SMALL, houdini=False).verdict is not Verdict.HOLDS
+
+
+def test_verify_checks_a_stored_certificate_and_never_prints_holds_for_a_bad_one(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from checker.induction import certificate
+
+    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    monkeypatch.setattr("checker.commands.verify.CERTIFIED", SMALL)  # verify's certificate bounds
+    prop = "no-foreign-snapshot"
+    _, small = _certified(prop, SMALL)
+    args = ["verify", "--no-spark", "--rules", "kv-current", "--consumer", "correct"]
+    args += ["--property", prop, "--no-clients", "--no-durability", "--no-decision"]
+    args += ["--seqnos", "2", "--keys", "1", "--entries", "2", "--failovers", "1"]
+    args += ["--out", tmp_path / "out", "--quiet"]
+    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    good = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
+    assert good.code == 0, good.out + good.err
+    assert "every number of sessions (stored certificates" in good.out
+    assert "every number of sessions (induction)" in good.out
+    assert "2 of 2 checks as expected" in good.out
+    certificate.store_certificate("kv-current", "correct", prop, SMALL, ["filter-zero"])
+    bad = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
+    assert bad.code == 3, bad.out + bad.err
+    assert "1 of 2 checks as expected, 1 unknown" in bad.out
+
+
+def test_houdini_starts_from_corrects_certificate_for_another_variant(
+    tmp_path, monkeypatch
+) -> None:
+    from checker.induction import certificate
+
+    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    prop = "no-foreign-snapshot"
+    _, small = _certified(prop, SMALL)
+    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    r, p = RULE_SETS.get("kv-current"), PROPERTIES.get(prop)
+    got = check_every_session(r, CONSUMERS.get("java-dcp-client-fixed"), p, SMALL)
+    assert got.verdict is Verdict.HOLDS
+    assert "Houdini from correct's certificate" in got.long_text

@@ -236,6 +236,7 @@ def test_ctrl_c_stops_check_reports_the_rest_interrupted_and_writes_nothing(
 
 def test_ctrl_c_stops_verify_on_spark_labelling_what_it_did_not_decide(tmp_path: Path) -> None:
     args = ["verify", *SPARK, *_spark_named(tmp_path), "--no-durability", "--no-clients"]
+    args += ["--no-every-session"]
     args += ["--rules", "kv-current", "--consumer", "correct", *HARD]
     args += ["--property", "no-missed-item", "--out", tmp_path / "out"]
     args += ["--junit", tmp_path / "j.xml"]

@@ -33,7 +33,8 @@ def test_verify_on_the_cluster_equals_the_local_run(
 ) -> None:
     args = ["verify", "--json", "--rules", "kv-current", "--rules", DATA / "rules" / "no_purge.py"]
     args += ["--consumer", "correct", "--durability-preset", "mb-51805", *SMALL]
-    args += ["--no-clients", "--no-decision"]  # the matrix is what goes to the cluster here
+    # the matrix is what goes to the cluster here
+    args += ["--no-clients", "--no-decision", "--no-every-session"]
     there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
     here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
     assert there.code == here.code, there.err

@@ -3,7 +3,7 @@
     dcpcheck verify [--master URL] [--conf KEY=VALUE ...] [--executor-wait S]
                     [--rules ...] [--consumer ...] [--property ...]
                     [--durability-preset NAME ... | --no-durability] [--no-clients]
-                    [--no-decision] [--json] [--junit FILE] [--out DIR]
+                    [--no-every-session] [--no-decision] [--json] [--junit FILE] [--out DIR]
                     [--budget M] [--timeout S] [bounds]
 
 Runs each rule set x consumer as a Spark task (embedded ``local[*]`` by
@@ -14,7 +14,12 @@ compares each verdict with the expected one (spec/expected.py) where one is
 recorded. The consumers are correct and collapse-snapshot unless
 ``--consumer`` names others. Then the client catalogue (``dcpcheck
 clients``: each real client and its fix x the safety properties asked for;
-counterexamples to DIR/clients). Then the same for the multi-node
+counterexamples to DIR/clients). Then every check of those two that has a
+stored certificate (``checker.induction.certificate``: an invariant over
+resumes, kept in the repository) has it checked again by Z3, at the
+certificate's own bounds: ``holds`` for every number of sessions there when it
+checks, ``unknown`` (exit 3) when it does not (``--no-every-session`` skips
+them). Then the same for the multi-node
 durability model: every ack rule x branch rule x durability property at
 each preset given (default mb-34150 and mb-51805; expectations in
 spec/cluster/expected.py), one Spark task each, a second table. Then the
@@ -47,13 +52,15 @@ from checker.commands.common import (
 )
 from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.engines.options import Options
+from checker.induction.certificate import BOUNDS as CERTIFIED
+from checker.induction.certificate import stored, stored_checks
 from checker.progress import Progress
 from checker.report.emit import Outputs, Part, emit
 from checker.report.text import summary_table
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.symbolic.budget import Budget
-from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask
+from checker.tasks import AnyTask, ClusterTask, EverySessionTask, ScenarioGroupTask
 from checker.unbounded import decision_results
 from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
@@ -79,6 +86,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-durability", action="store_true", help="skip the durability model")
     parser.add_argument(
         "--no-clients", action="store_true", help="skip the client catalogue (dcpcheck clients)"
+    )
+    parser.add_argument(
+        "--no-every-session",
+        action="store_true",
+        help="skip the stored certificates' checks (every number of sessions, at their "
+        "own bounds: python -m checker.induction.certificate)",
     )
     parser.add_argument(
         "--no-decision",
@@ -121,11 +134,15 @@ def run(args: argparse.Namespace) -> int:
         ScenarioGroupTask(r.spec, c.spec, ids, bounds, options) for r in rules for c in consumers
     ]
     clients = [] if args.no_clients else catalogue_tasks(args, bounds, budget)
+    every = [] if args.no_every_session else every_session_tasks(tasks, clients, options)
     cluster_tasks = durability_tasks(args)
     started = time.perf_counter()
     place = task_place(args, "dcpcheck verify")
-    everything: list[AnyTask] = [*tasks, *clients, *cluster_tasks]
-    print(plan_line(tasks, clients, cluster_tasks, bounds, not args.no_decision), file=sys.stderr)
+    everything: list[AnyTask] = [*tasks, *clients, *every, *cluster_tasks]
+    print(
+        plan_line(tasks, clients, cluster_tasks, bounds, not args.no_decision, len(every)),
+        file=sys.stderr,
+    )
     progress = Progress(len(everything), "tasks", quiet=args.quiet)
     results = run_jobs([Job.of(t) for t in everything], progress, place=place)
     stopped = any(r.interrupted for r in results)
@@ -135,18 +152,20 @@ def run(args: argparse.Namespace) -> int:
             decision = decision_results([r.item for r in rules], Budget(budget))
         except KeyboardInterrupt:
             stopped = True
-    sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(cluster_tasks)]
-    outs = [args.out, f"{args.out}/clients", f"{args.out}/durability", args.out]
-    keys = ("results", "clients", "durability", "decision")
+    sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(every)]
+    sizes.append(len(cluster_tasks))
+    outs = [args.out, f"{args.out}/clients", args.out, f"{args.out}/durability", args.out]
+    keys = ("results", "clients", "every_session", "durability", "decision")
     parts = tuple(Part(*part) for part in zip(keys, [*sizes, len(decision)], outs, strict=True))
 
     def text(split: Sequence[Sequence[Result]]) -> None:
-        single, client_results, cluster, _ = split
+        single, client_results, every_results, cluster, _ = split
         print(summary_table(single, expected=True))
         print(f"\nholds = no violation within {bounds.describe()}; counterexamples in {args.out}/")
         if client_results:
             print("\nclients (dcpcheck clients):")
             print_clients(client_results, bounds, outs[1])
+        _print_every_session(every_results)
         _print_durability(cluster)
         if decision:
             print(f"\ndecision level: {decision[0].bounds.describe()}")
@@ -177,16 +196,18 @@ def plan_line(
     cluster: Sequence[ClusterTask],
     bounds: Bounds,
     decision: bool,
+    every: int = 0,
 ) -> str:
     """What verify will run, in the units its progress counts: tasks (a task proves its
     properties together: one check per property), then the decision level."""
-    tasks = len(single) + len(clients) + len(cluster)
+    tasks = len(single) + len(clients) + every + len(cluster)
     parts = [
         f"{sum(len(t.properties) for t in single)} single-node",
         *([f"{sum(len(t.properties) for t in clients)} client"] if clients else []),
+        *([f"{every} every-session"] if every else []),
         *([f"{len(cluster)} durability"] if cluster else []),
     ]
-    checks = sum(len(t.properties) for t in (*single, *clients)) + len(cluster)
+    checks = sum(len(t.properties) for t in (*single, *clients)) + every + len(cluster)
     return (
         f"dcpcheck verify: {checks} checks ({' + '.join(parts)}) in {tasks} tasks, progress "
         f"counts tasks; single-node and clients within {bounds.describe()}"
@@ -219,6 +240,41 @@ def catalogue_tasks(
     if not wanted:
         return []
     return client_tasks(args.rules, None, wanted, bounds, args.timeout, budget)
+
+
+def every_session_tasks(
+    single: Sequence[ScenarioGroupTask], clients: Sequence[ScenarioGroupTask], options: Options
+) -> list[EverySessionTask]:
+    """A stored certificate's check (``checker.induction.certificate``) for each check of
+    the matrix and the catalogue that has one at ``certificate.BOUNDS`` (those at larger
+    bounds are for ``check --sessions any``: minutes each)."""
+    wanted = {(t.rules, t.consumer, p) for t in (*single, *clients) for p in t.properties}
+    return [
+        EverySessionTask(
+            rules,
+            consumer,
+            prop,
+            bounds,
+            options,
+            lemmas=tuple(stored(rules, consumer, prop, bounds) or ()),
+        )
+        for rules, consumer, prop, bounds in stored_checks()
+        if (rules, consumer, prop) in wanted and bounds == CERTIFIED
+    ]
+
+
+def _print_every_session(results: Sequence[Result]) -> None:
+    if not results:
+        return
+    print("\nevery number of sessions (stored certificates, checked again by Z3):")
+    for within in dict.fromkeys(r.bounds.describe() for r in results):
+        print(f"within {within}:")
+        print(summary_table([r for r in results if r.bounds.describe() == within], expected=True))
+    print(
+        "holds = an inductive invariant (python -m checker.induction.certificate) checked "
+        "again: no violation after any number of resumes within these bounds; checks without "
+        "a certificate here have their bounded verdict above (one resume) only"
+    )
 
 
 def _print_durability(cluster: Sequence[Result]) -> None:

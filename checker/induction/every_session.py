@@ -1,6 +1,9 @@
 """``--sessions any``: a property for every number of resumes, by induction.
 
-``check_every_session`` runs Houdini over resumes (``checker.induction.houdini``).
+``check_every_session`` first checks a certificate (``checker.induction.certificate``)
+stored for exactly these bounds, from scratch: when it checks, that is the proof (and
+the invariant shown); else (``dcpcheck verify``: ``unknown``, nothing else) it runs
+Houdini over resumes (``checker.induction.houdini``).
 
 * The induction closes: ``holds`` for every number of sessions within the other
   bounds (``EverySession``), with the invariant it used in the long text (its lemmas'
@@ -15,9 +18,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from checker.engines.options import DEFAULT, Options
+from checker.induction.certificate import check_certificate, lemmas_named, stored
 from checker.induction.houdini import Induction, InductionOutcome, induct
 from checker.result import Result, Stats, Verdict
 from checker.scenario_check import check, planned
@@ -65,22 +70,65 @@ def check_every_session(
     bounds: Bounds,
     options: Options = DEFAULT,
     show_invariant: bool = False,
+    houdini: bool = True,
+    certificate: Sequence[str] | None = None,
 ) -> Result:
-    """``prop`` for every number of sessions within ``bounds`` (other than sessions): an
-    induction under ``options.budget`` Z3 units; when it does not close, the bounded
-    checks at 1, 2, 3 sessions under what is left of the budget."""
+    """``prop`` for every number of sessions within ``bounds`` (other than sessions): a
+    stored certificate for exactly these bounds checked again (``certificate``), else an
+    induction (Houdini) under ``options.budget`` Z3 units; when it does not close, the
+    bounded checks at 1, 2, 3 sessions under what is left of the budget. ``houdini``
+    False: the certificate only (``dcpcheck verify``): none, or one that does not check,
+    is ``unknown``, never ``holds``. ``certificate``: the lemma names to check (default
+    the one stored for these bounds)."""
     clock = Stopwatch()
     bounds = replace(bounds, sessions=1)
     units = options.new_budget()
     deadline = options.deadline()
     base = planned(rules, variant, prop, bounds, options=options)
     base = base.but(bounds=EverySession(bounds), command=f"{base.command} --sessions any")
-    found = induct(rules, variant, prop, bounds, units, deadline)
+    names = (
+        certificate
+        if certificate is not None
+        else stored(rules.name, variant.name, prop.id, bounds)
+    )
+    if names is not None:  # a stored invariant, checked again from scratch
+        checked = check_certificate(rules, variant, prop, bounds, list(names), units, deadline)
+        if checked.outcome is InductionOutcome.PROVED:
+            wall, cpu = clock.read()
+            return base.but(
+                verdict=Verdict.HOLDS,
+                long_text=invariant_note(
+                    checked, prop, show_invariant, how="a stored certificate, checked again"
+                ),
+                stats=Stats(wall, cpu, budget=units.spent),
+            )
+        rejected = f"the stored certificate does not check ({checked.outcome}: {checked.reason})"
+    else:
+        rejected = "no stored certificate for these bounds"
+    if not houdini:
+        wall, cpu = clock.read()
+        return base.but(
+            verdict=Verdict.UNKNOWN,
+            reason=f"certificate: {rejected}",
+            stats=Stats(wall, cpu, budget=units.spent),
+        )
+    found = None
+    textbook = stored(rules.name, "correct", prop.id, bounds)
+    warm = None if textbook is None else lemmas_named(bounds, textbook)
+    if warm and variant.name != "correct":
+        # correct's certificate as Houdini's first candidate set: sound (each lemma is
+        # checked for this variant), and when it closes it is one short Houdini run
+        first = induct(rules, variant, prop, bounds, units, deadline, lemmas=warm)
+        if first.outcome is InductionOutcome.PROVED:
+            found, how = first, f"Houdini from correct's certificate: {first.dropped} dropped"
+    if found is None:
+        found = induct(rules, variant, prop, bounds, units, deadline)
+        how = f"{found.dropped} of the library dropped"
     if found.outcome is InductionOutcome.PROVED:
         wall, cpu = clock.read()
         return base.but(
             verdict=Verdict.HOLDS,
-            long_text=invariant_note(found, prop, show_invariant),
+            long_text=invariant_note(found, prop, show_invariant, how=how),
             stats=Stats(wall, cpu, budget=units.spent),
         )
     if found.outcome is InductionOutcome.UNKNOWN:
@@ -140,11 +188,12 @@ def _why(found: Induction) -> str:
     return "the first resume violates it"
 
 
-def invariant_note(found: Induction, prop: Property, show: bool) -> str:
+def invariant_note(found: Induction, prop: Property, show: bool, how: str = "") -> str:
     names = ", ".join(c.name for c in found.lemmas)
+    how = how or f"{found.dropped} of the library dropped"
     lines = [
         f"invariant: {prop.id} on the next resume, and {len(found.lemmas)} lemmas "
-        f"({found.dropped} of the library dropped, {found.queries} queries): {names}"
+        f"({how}, {found.queries} queries): {names}"
     ]
     if show:
         for lemma in found.lemmas:

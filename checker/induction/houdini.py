@@ -27,16 +27,16 @@ from enum import StrEnum
 
 from checker.induction.lemmas import Lemma, library
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Session, SolverAnswer
+from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
-from spec.expr import Value, all_of, evaluate_many, substitute
+from spec.expr import BOOL, Expr, Value, all_of, evaluate_many, implies, substitute, var
 from spec.model.boundary import BoundaryVars, Step, initial
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.rules.language import RuleSet
 
-__all__ = ["Induction", "InductionOutcome", "induct"]
+__all__ = ["Consecution", "Induction", "InductionOutcome", "induct", "one_step"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,7 @@ class InductionOutcome(StrEnum):
     CTI = "cti"  # the property is not inductive relative to the lemmas left
     DOMAIN = "domain"  # a step leaves the boundary domain (the model is not general enough)
     UNKNOWN = "unknown"  # the solver gave up (budget, timeout)
+    REJECTED = "rejected"  # strict: a given lemma is not inductive (nothing dropped)
 
 
 @dataclass
@@ -69,12 +70,14 @@ def induct(
     budget: Budget,
     deadline: float | None = None,
     lemmas: list[Lemma] | None = None,
+    strict: bool = False,
 ) -> Induction:
+    """Houdini from ``lemmas`` (default the whole library). ``strict``: drop nothing: the
+    lemmas are an invariant to check (a certificate), and one that fails initiation or
+    consecution ends it with ``REJECTED``."""
     bv = BoundaryVars(bounds)
     candidates = list(lemmas) if lemmas is not None else library(bv)
-    step = Step(bounds, rules, variant, bv.prefix)
-    holds_here = substitute([prop.holds(step.model.fields)], step.trace)[0]
-    ranges = bv.domain(bv.state)
+    step, holds_here, ranges = one_step(rules, variant, prop, bv)
     domain = all_of(*ranges.values())
 
     # 1. initiation, over the one-session model's scenarios.
@@ -108,32 +111,15 @@ def induct(
             return Induction(InductionOutcome.FIRST, queries=queries)
         values = evaluate_many([at_start[i] for i in alive], answer.values)
         _dropped("initiation", candidates, alive, values, answer.units)
+        if strict:
+            return _rejected(candidates, alive, values, "initiation", queries)
         alive = [i for i, ok in zip(alive, values, strict=True) if ok]
 
     # 2. consecution, over an arbitrary boundary state and the step's choices.
-    after = {bv.prefix + n: e for n, e in step.after.fields().items()}
-    nexts = substitute([c.formula for c in candidates], after)
-    fixed_next = substitute([domain, holds_here], after)
-    names = {**bv.sorts, **step.choices}
-    session = Session(budget=budget, deadline=deadline)
-    session.declare(
-        names,
-        {**bv.prefixed_ranges, **step.choice_ranges},
-        [
-            domain,
-            holds_here,
-            step.constraints,
-            *nexts,
-            *fixed_next,
-            *(c.formula for c in candidates),
-        ],
-    )
-    session.add(domain, holds_here, step.constraints)
+    step_check = Consecution(bv, step, candidates, domain, holds_here, budget, deadline)
     while True:
         queries += 1
-        here = all_of(*(candidates[i].formula for i in alive))
-        there = ~all_of(*fixed_next, *(nexts[i] for i in alive))
-        answer = session.check(here, there, want=names)
+        answer = step_check.ask(alive)
         if answer.answer is SolverAnswer.UNKNOWN:
             return Induction(
                 InductionOutcome.UNKNOWN, reason=f"solver: {answer.reason}", queries=queries
@@ -143,11 +129,11 @@ def induct(
             return Induction(
                 InductionOutcome.PROVED, kept, len(candidates) - len(kept), queries=queries
             )
-        domain_ok, holds_ok = evaluate_many(fixed_next, answer.values)
+        domain_ok, holds_ok = evaluate_many(step_check.fixed_next, answer.values)
         state = {n[len(bv.prefix) :]: v for n, v in answer.values.items() if n in bv.sorts}
         if not domain_ok:
             names = list(ranges)
-            outside = substitute([ranges[n] for n in names], after)
+            outside = substitute([ranges[n] for n in names], step_check.after)
             inside = evaluate_many(outside, answer.values)
             left = [n for n, ok in zip(names, inside, strict=True) if not ok]
             return Induction(
@@ -158,31 +144,122 @@ def induct(
             )
         if not holds_ok:
             kept = [candidates[i] for i in alive]
-            fields = list(after)
-            later = dict(
-                zip(
-                    (n[len(bv.prefix) :] for n in fields),
-                    evaluate_many([after[n] for n in fields], answer.values),
-                    strict=True,
-                )
-            )
             return Induction(
                 InductionOutcome.CTI,
                 kept,
                 len(candidates) - len(kept),
                 state,
-                cti_next=later,
+                cti_next=step_check.later(answer.values),
                 queries=queries,
             )
-        values = evaluate_many([nexts[i] for i in alive], answer.values)
+        values = evaluate_many([step_check.nexts[i] for i in alive], answer.values)
         _dropped("consecution", candidates, alive, values, answer.units)
         if log.isEnabledFor(logging.DEBUG):
-            fields = list(after)
-            later = evaluate_many([after[n] for n in fields], answer.values)
             log.debug("  from %s", state)
-            log.debug("  to %s", dict(zip(fields, later, strict=True)))
-            log.debug("  choices %s", {n: v for n, v in answer.values.items() if n in step.choices})
+            log.debug("  to %s", step_check.later(answer.values))
+            choices = {n: v for n, v in answer.values.items() if n in step.choices}
+            log.debug("  choices %s", choices)
+        if strict:
+            return _rejected(candidates, alive, values, "consecution", queries)
         alive = [i for i, ok in zip(alive, values, strict=True) if ok]
+
+
+def one_step(
+    rules: RuleSet, variant: ConsumerVariant, prop: Property, bv: BoundaryVars
+) -> tuple[Step, Expr, dict[str, Expr]]:
+    """One session from ``bv``'s state, ``P`` on its resume, and the domain's ranges."""
+    step = Step(bv.bounds, rules, variant, bv.prefix)
+    holds_here = substitute([prop.holds(step.model.fields)], step.trace)[0]
+    return step, holds_here, bv.domain(bv.state)
+
+
+class Consecution:
+    """The consecution queries over one solver: an arbitrary boundary state that satisfies
+    the domain, ``P`` and a set of lemmas (given per query, by index into ``candidates``),
+    one step, and what must hold after it."""
+
+    TRACK = "h.lemma."  # a Boolean per lemma: asserted, it asserts the lemma before the step
+
+    def __init__(
+        self,
+        bv: BoundaryVars,
+        step: Step,
+        candidates: list[Lemma],
+        domain: Expr,
+        holds_here: Expr,
+        budget: Budget,
+        deadline: float | None,
+    ) -> None:
+        self.bv, self.candidates = bv, candidates
+        self.after = {bv.prefix + n: e for n, e in step.after.fields().items()}
+        self.nexts = substitute([c.formula for c in candidates], self.after)
+        self.fixed_next = substitute([domain, holds_here], self.after)
+        self.names = {**bv.sorts, **step.choices}
+        self.session = Session(budget=budget, deadline=deadline)
+        self.session.declare(
+            self.names,
+            {**bv.prefixed_ranges, **step.choice_ranges},
+            [
+                domain,
+                holds_here,
+                step.constraints,
+                *self.nexts,
+                *self.fixed_next,
+                *(c.formula for c in candidates),
+            ],
+        )
+        self.session.add(domain, holds_here, step.constraints)
+        self._tracked = False
+
+    def ask(self, alive: list[int]) -> SolverReply:
+        """A step from a state satisfying the lemmas ``alive`` to one that breaks the
+        domain, ``P`` or one of them (unsat: the invariant is inductive)."""
+        here = all_of(*(self.candidates[i].formula for i in alive))
+        there = ~all_of(*self.fixed_next, *(self.nexts[i] for i in alive))
+        return self.session.check(here, there, want=self.names)
+
+    def needed(self, alive: list[int], target: int | None) -> tuple[SolverReply, list[int]]:
+        """Is lemma ``target`` (None: the domain and ``P``) true after every step from a
+        state satisfying the lemmas ``alive``? Unsat: also the lemmas Z3's unsat core names
+        (a subset of ``alive`` that is enough)."""
+        if not self._tracked:
+            self.session.add(
+                *(
+                    implies(var(f"{self.TRACK}{i}", BOOL), c.formula)
+                    for i, c in enumerate(self.candidates)
+                )
+            )
+            self._tracked = True
+        goal = all_of(*self.fixed_next) if target is None else self.nexts[target]
+        tracks = [var(f"{self.TRACK}{i}", BOOL) for i in alive]
+        answer = self.session.check(~goal, *tracks)
+        if answer.answer is not SolverAnswer.UNSAT:
+            return answer, []
+        core = [int(n[len(self.TRACK) :]) for n in self.session.core() if n.startswith(self.TRACK)]
+        return answer, sorted(core)
+
+    def later(self, values: dict[str, Value]) -> dict[str, Value]:
+        """The boundary state after the step of a model (unprefixed names)."""
+        fields = list(self.after)
+        return dict(
+            zip(
+                (n[len(self.bv.prefix) :] for n in fields),
+                evaluate_many([self.after[n] for n in fields], values),
+                strict=True,
+            )
+        )
+
+
+def _rejected(
+    candidates: list[Lemma], alive: list[int], values: list[Value], phase: str, queries: int
+) -> Induction:
+    gone = [candidates[i].name for i, ok in zip(alive, values, strict=True) if not ok]
+    return Induction(
+        InductionOutcome.REJECTED,
+        [candidates[i] for i in alive],
+        reason=f"{phase} breaks {', '.join(gone)}",
+        queries=queries,
+    )
 
 
 def _dropped(

@@ -166,6 +166,13 @@ class Session(Solving):
             return SolverReply(SolverAnswer.SAT, self.values(want), units=call.spent)
         return SolverReply(answer, reason=call.reason, units=call.spent)
 
+    def core(self) -> list[str]:
+        """After an unsat ``check``: the names of the Boolean variables among its
+        assumptions that Z3's unsat core names (a subset that is unsat already)."""
+        with held_interrupts():  # by name: printing a non-variable assumption is slow
+            core = self.engine.unsat_core()
+            return [c.decl().name() for c in core if z3.is_const(c) and c.num_args() == 0]
+
     def values(self, names: Iterable[str]) -> dict[str, Value]:
         with held_interrupts():
             model = self.engine.model()
