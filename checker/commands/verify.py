@@ -53,7 +53,7 @@ from checker.commands.common import (
 from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.engines.options import Options
 from checker.induction.certificate import BOUNDS as CERTIFIED
-from checker.induction.certificate import stored, stored_checks
+from checker.induction.certificate import stored_checks
 from checker.progress import Progress
 from checker.report.emit import Outputs, Part, emit
 from checker.report.text import summary_table
@@ -256,9 +256,9 @@ def every_session_tasks(
             prop,
             bounds,
             options,
-            lemmas=tuple(stored(rules, consumer, prop, bounds) or ()),
+            lemmas=tuple(names),
         )
-        for rules, consumer, prop, bounds in stored_checks()
+        for rules, consumer, prop, bounds, names in stored_checks()
         if (rules, consumer, prop) in wanted and bounds == CERTIFIED
     ]
 

@@ -105,16 +105,20 @@ def stored(
     return entries.get(_key(rules, consumer, prop, bounds))
 
 
-def stored_checks(store: Path | None = None) -> list[tuple[str, str, str, Bounds]]:
-    """Every (rules, consumer, property, bounds) the store has a certificate for."""
+def stored_checks(
+    store: Path | None = None,
+) -> list[tuple[str, str, str, Bounds, list[str]]]:
+    """Every (rules, consumer, property, bounds, lemma names) the store has a certificate
+    for, from one read of the store."""
     store = store or STORE
     if not store.exists():
         return []
     out = []
-    for key in json.loads(store.read_text())["certificates"]:
+    for key, names in json.loads(store.read_text())["certificates"].items():
         rules, consumer, prop, bounds = key.split("/")
         values = dict(part.split("=") for part in bounds.split(","))
-        out.append((rules, consumer, prop, Bounds(**{k: int(v) for k, v in values.items()})))
+        within = Bounds(**{k: int(v) for k, v in values.items()})
+        out.append((rules, consumer, prop, within, names))
     return out
 
 
