@@ -44,6 +44,7 @@ __all__ = [
     "lift",
     "max_of",
     "min_of",
+    "saturating_sub",
     "substitute",
     "var",
     "variables",
@@ -324,6 +325,14 @@ def min_of(*exprs: object) -> Expr:
     for item in items[1:]:
         best = ite(item < best, item, best)
     return best
+
+
+def saturating_sub(a: object, b: object) -> Expr:
+    """``a - b``, or 0 when ``b > a``: unlike ``a - b`` (uint64, which wraps to
+    ``2**64 - (b - a)``) it never wraps, so a query using it can still be solved over
+    small bit-vectors (checker/symbolic/ranges.py) where ``a - b`` would need integers."""
+    x, y = lift(a), lift(b)
+    return max_of(x, y) - y
 
 
 # -- traversal -----------------------------------------------------------------------

@@ -10,11 +10,19 @@ query is small (``width_for``). Pure Python: no Z3 here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from spec.expr import BOOL, MODULUS, UINT64_MAX, Expr, walk
 
-__all__ = ["FULL", "Span", "decided", "difference_span", "sum_span", "width_for"]
+__all__ = [
+    "FULL",
+    "Span",
+    "decided",
+    "difference_span",
+    "floored_span",
+    "sum_span",
+    "width_for",
+]
 
 Span = tuple[int, int]  # (lowest, highest) value
 FULL: Span = (0, UINT64_MAX)  # an unconstrained uint64
@@ -36,6 +44,26 @@ def difference_span(a: Span, b: Span) -> tuple[Span, str]:
     if a[1] < b[0]:
         return (a[0] - b[1] + MODULUS, a[1] - b[0] + MODULUS), "always"
     return FULL, "maybe"
+
+
+def floored_span(node: Expr, span_of: Callable[[Expr], Span]) -> Span | None:
+    """The range of ``max_of(x, y) - y`` (``spec.expr.saturating_sub``): that difference
+    never wraps, and is ``max(x - y, 0)``; None for any other ``sub`` node."""
+    larger, subtrahend = node.args
+    if larger.op != "ite":
+        return None
+    cond, first, second = larger.args
+    if cond.op in ("gt", "ge"):
+        is_max = cond.args[0] is first and cond.args[1] is second
+    elif cond.op in ("lt", "le"):
+        is_max = cond.args[0] is second and cond.args[1] is first
+    else:
+        return None
+    if not is_max or first is second or not (subtrahend is first or subtrahend is second):
+        return None
+    other = second if subtrahend is first else first
+    (o_low, o_high), (s_low, s_high) = span_of(other), span_of(subtrahend)
+    return max(o_low - s_high, 0), max(o_high - s_low, 0)
 
 
 def decided(op: str, a: Span, b: Span) -> bool | None:
@@ -91,6 +119,11 @@ def width_for(roots: Iterable[Expr], ranges: Mapping[str, Span]) -> int | None:
             span[id(node)] = chosen
         else:
             a, b = span[id(node.args[0])], span[id(node.args[1])]
+            floored = floored_span(node, lambda n: span[id(n)]) if op == "sub" else None
+            if floored is not None:
+                span[id(node)] = floored
+                needed = max(needed, a[1], b[1])
+                continue
             result, wraps = sum_span(a, b) if op == "add" else difference_span(a, b)
             if wraps != "never":
                 return None

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import z3
 
-from checker.symbolic.ranges import FULL, Span, decided, difference_span, sum_span
+from checker.symbolic.ranges import FULL, Span, decided, difference_span, floored_span, sum_span
 from spec.errors import HarnessBug
 from spec.expr import BOOL, MODULUS, UINT64_MAX, Expr, Value, walk
 
@@ -234,6 +234,11 @@ class Translator:
         return z3.If(total > UINT64_MAX, total - MODULUS, total)
 
     def _sub(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+        floored = floored_span(node, self.span)
+        if floored is not None:  # max_of(x, y) - y: never wraps, so no wrap-around case
+            self._span[id(node)] = floored
+            self._solid(node, *a)
+            return a[0] - a[1]
         span, wraps = difference_span(self.span(node.args[0]), self.span(node.args[1]))
         self._span[id(node)] = span
         self._solid(node, *a)

@@ -91,7 +91,7 @@ from spec.consumers.api import (
     Setting,
 )
 from spec.consumers.citations import Citation
-from spec.expr import Expr, ite, max_of, min_of
+from spec.expr import Expr, ite, max_of, min_of, saturating_sub
 
 REPO, AT = "couchbase/goxdcr", "7845cfd4"
 CKMGR = "pipeline_svc/checkpoint_manager.go"
@@ -157,7 +157,9 @@ class Xdcr(ConsumerVariant):
     ) -> Reaction:
         start = view.claim.start
         # UpdateVBTimestamps: R = 0 from a start above 0 tries the records below the start.
-        highest = ite((rollback_seqno == 0) & (start > 0), start - 1, rollback_seqno)
+        # (start - 1, written so that it cannot wrap: the solver keeps small bit-vectors)
+        below_start = saturating_sub(start, 1)
+        highest = ite((rollback_seqno == 0) & (start > 0), below_start, rollback_seqno)
         record = view.held_at_or_below(highest)
         return Reaction(claim=self.checkpoint(view, record, view.claim.ignore_purged))
 
