@@ -64,6 +64,8 @@ def test_a_killed_python_worker_is_retried_and_the_verdicts_stand(
 ) -> None:
     args = ["durability", "--preset", "mb-51805", "--json", "--property", "no-lost-syncwrite"]
     args += ["--property", "prepare-ack-progress", "--property", DATA / "cluster_property.py"]
+    # MB-51805's own rules (its stall is found): 3 checks, each level of each a Spark job
+    args += ["--ack-rule", "ack-at-snapshot-end", "--branch-rule", "highest-snapshot"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [*DCPCHECK, *map(str, args), "--engine", "spark", "--out", str(tmp_path / "c")]
     command += ["--master", spark_cluster.url]
