@@ -205,7 +205,7 @@ def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Resu
 def _on_spark(args, options, conf, acks, branches, props, bounds, preset_name) -> list[Result]:  # type: ignore[no-untyped-def]
     """Every check searched together; the results in the checks' order."""
     from checker.spark.cluster_search import check_durability_on_spark
-    from checker.spark.session import check_master, spark_session
+    from checker.spark.session import check_master, scheduler_jvm, spark_session
 
     check_master(args.master)  # a bad one is the only thing said
     models = [(a.spec, b.spec) for a in acks for b in branches]
@@ -217,6 +217,7 @@ def _on_spark(args, options, conf, acks, branches, props, bounds, preset_name) -
             file=sys.stderr,
             flush=True,
         )
+    conf = scheduler_jvm(conf)  # on local[N] the driver's JVM only schedules and moves bytes
     with spark_session(args.master, "dcpcheck durability", conf, args.executor_wait) as spark:
         results = check_durability_on_spark(
             spark,

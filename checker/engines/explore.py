@@ -150,7 +150,7 @@ def explore(
     transitions = max_depth = 0
     stopped = "all properties decided" if done else ""
     next_report = progress_every
-    with _without_cycle_collection():
+    with without_cycle_collection():
         while frontier and not stopped:
             if max_states is not None and len(parents) >= max_states:
                 stopped = f"state limit ({max_states:,}) reached"
@@ -204,7 +204,7 @@ def explore(
 
 
 @contextmanager
-def _without_cycle_collection() -> Iterator[None]:
+def without_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off for the search: every state kept in the visited set
     is a tracked object, so each collection walks all of them again (a tenth of the
     search's time), and states, frozen values, make no cycles to collect."""

@@ -28,6 +28,7 @@ header and the node that changed. The memories are bounded.
 from __future__ import annotations
 
 import hashlib
+from operator import attrgetter
 
 from spec.cluster.state import COMMIT, PREPARE, SET, ClusterState, Item, NodeState, SyncWrite
 from spec.failover_table import FailoverEntry, FailoverTable
@@ -41,6 +42,8 @@ _MEMORY = 200_000  # nodes remembered each way before the memory is cleared
 
 _node_bytes: dict[NodeState, bytes] = {}
 _node_values: dict[bytes, NodeState] = {}
+_head_bytes: dict[tuple[object, ...], bytes] = {}  # the state's fields but its nodes, encoded
+_head_values: dict[bytes, tuple[object, ...]] = {}  # and decoded (in ``_state``'s order)
 
 
 def fingerprint(data: bytes) -> int:
@@ -55,16 +58,6 @@ def _put(out: list[int], value: int) -> None:
         out.append((value & 0x7F) | 0x80)
         value >>= 7
     out.append(value)
-
-
-def _writes(out: list[int], writes: tuple[SyncWrite, ...]) -> None:
-    out.append(len(writes))
-    for w in writes:
-        for value in (w.seqno, w.epoch, w.key, w.faults_before):
-            if value < 0x80:
-                out.append(value)
-            else:
-                _put(out, value)
 
 
 def _encode_node(node: NodeState) -> bytes:
@@ -91,28 +84,52 @@ def _encode_node(node: NodeState) -> bytes:
     return bytes(out)
 
 
+_header_of = attrgetter(
+    "active", "epoch", "prepares", "sets", "restarts", "acks", "acknowledged", "in_flight"
+)
+
+
 def encode(state: ClusterState) -> bytes:
     """The state's bytes: equal states, equal bytes, in any process."""
-    active = 0 if state.active is None else state.active + 1
-    head = [active, state.epoch, state.prepares, state.sets, state.restarts, len(state.nodes)]
-    head += state.acks
-    out: list[int] = []
-    if min(head) >= 0 and max(head) < 0x80:
-        out = head  # the common case: one byte each
-    else:
-        for value in head:
-            _put(out, value)
-    _writes(out, state.acknowledged)
-    _writes(out, state.in_flight)
-    parts = [bytes(out)]
+    key = _header_of(state)
+    head = _head_bytes.get(key)  # few headers: 160 among 60,000 states of mb-34150-wider
+    if head is None:
+        head = _encode_head(state)
+        if len(_head_bytes) >= _MEMORY:
+            _head_bytes.clear()
+        _head_bytes[key] = head
+    parts = [head]
+    get = _node_bytes.get
     for node in state.nodes:
-        sized = _node_bytes.get(node)  # the node's length and bytes
+        sized = get(node)  # the node's length and bytes
         if sized is None:
-            data = _encode_node(node)
-            _remember(node, data)
+            _remember(node, _encode_node(node))
             sized = _node_bytes[node]
         parts.append(sized)
     return b"".join(parts)
+
+
+def _encode_head(state: ClusterState) -> bytes:
+    active = state.active
+    head = [
+        0 if active is None else active + 1,
+        state.epoch,
+        state.prepares,
+        state.sets,
+        state.restarts,
+        len(state.nodes),
+        *state.acks,
+    ]
+    for writes in (state.acknowledged, state.in_flight):
+        head.append(len(writes))
+        for write in writes:
+            head += write  # a SyncWrite is a tuple of its four numbers
+    if min(head) >= 0 and max(head) < 0x80:
+        return bytes(head)  # the common case: one byte each, no loop in Python
+    out: list[int] = []
+    for value in head:
+        _put(out, value)
+    return bytes(out)
 
 
 def _remember(node: NodeState, data: bytes) -> NodeState:
@@ -192,6 +209,79 @@ def decode(data: bytes) -> ClusterState:
 
 
 def _decode(data: bytes) -> ClusterState:
+    # the common case first: every number of the header one byte (below 128), read by
+    # slicing; any other bytes are read number by number
+    count = data[5]
+    at = 6 + count
+    acknowledged = data[at]
+    end = at + 1 + 4 * acknowledged
+    in_flight = data[end]
+    start = end + 1 + 4 * in_flight
+    head = _head_values.get(data[:start])
+    if head is None:
+        if max(data[:start]) >= 0x80:
+            return _decode_varints(data)
+        writes = data[at + 1 : end]
+        acked = tuple([SyncWrite(*writes[i : i + 4]) for i in range(0, len(writes), 4)])
+        writes = data[end + 1 : start]
+        flying = tuple([SyncWrite(*writes[i : i + 4]) for i in range(0, len(writes), 4)])
+        active = data[0]
+        head = (
+            None if active == 0 else active - 1,
+            data[1],
+            tuple(data[6 : 6 + count]),
+            acked,
+            flying,
+            data[2],
+            data[3],
+            data[4],
+        )
+        if len(_head_values) >= _MEMORY:
+            _head_values.clear()
+        _head_values[data[:start]] = head
+    nodes = []
+    known = _node_values.get
+    for _ in range(count):
+        size = data[start]
+        if size >= 0x80:
+            return _decode_varints(data)
+        start += 1
+        part = data[start : start + size]
+        start += size
+        node = known(part)
+        if node is None:
+            node = _remember(_decode_node(part), part)
+        nodes.append(node)
+    if start != len(data):
+        raise ValueError("trailing bytes after a state")
+    return _state(tuple(nodes), *head)
+
+
+def _state(
+    nodes: tuple[NodeState, ...],
+    active: int | None,
+    epoch: int,
+    acks: tuple[int, ...],
+    acknowledged: tuple[SyncWrite, ...],
+    in_flight: tuple[SyncWrite, ...],
+    prepares: int,
+    sets: int,
+    restarts: int,
+) -> ClusterState:
+    return ClusterState(
+        nodes=nodes,
+        active=active,
+        epoch=epoch,
+        acks=acks,
+        acknowledged=acknowledged,
+        in_flight=in_flight,
+        prepares=prepares,
+        sets=sets,
+        restarts=restarts,
+    )
+
+
+def _decode_varints(data: bytes) -> ClusterState:
     r = _Reader(data)
     active, epoch, prepares, sets, restarts, count = r.take(6)
     acks = tuple(r.take(count))
@@ -209,14 +299,14 @@ def _decode(data: bytes) -> ClusterState:
         nodes.append(node)
     if r.at != len(data):
         raise ValueError("trailing bytes after a state")
-    return ClusterState(
-        nodes=tuple(nodes),
-        active=None if active == 0 else active - 1,
-        epoch=epoch,
-        acks=acks,
-        acknowledged=writes[0],
-        in_flight=writes[1],
-        prepares=prepares,
-        sets=sets,
-        restarts=restarts,
+    return _state(
+        tuple(nodes),
+        None if active == 0 else active - 1,
+        epoch,
+        acks,
+        writes[0],
+        writes[1],
+        prepares,
+        sets,
+        restarts,
     )
