@@ -255,11 +255,11 @@ def test_houdini_starts_from_corrects_certificate_for_another_variant(
 
 
 def test_consecution_target_by_target_keeps_what_the_single_query_keeps() -> None:
-    # The same Houdini, consecution asked per lemma with unsat cores (the default) or as
-    # one query over all of them: the same invariant, the same dropped lemmas.
+    # The same Houdini, consecution asked per lemma with unsat cores (the default from 4
+    # seqnos) or as one query over all of them: the same invariant, the same drops.
     r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
     p = PROPERTIES.get("no-foreign-snapshot")
-    split = induct(r, c, p, SMALL, Budget())
+    split = induct(r, c, p, SMALL, Budget(), by_target=True)
     whole = induct(r, c, p, SMALL, Budget(), by_target=False)
     assert split.outcome is whole.outcome is InductionOutcome.PROVED
     assert [x.name for x in split.lemmas] == [x.name for x in whole.lemmas]
@@ -279,9 +279,9 @@ def test_a_lemma_a_step_breaks_is_dropped_by_target_and_rejected_when_strict() -
     found = induct(r, c, p, SMALL, Budget())
     assert found.outcome is InductionOutcome.PROVED
     with_it = [*found.lemmas, empty]
-    again = induct(r, c, p, SMALL, Budget(), lemmas=with_it)
+    again = induct(r, c, p, SMALL, Budget(), lemmas=with_it, by_target=True)
     assert again.outcome is InductionOutcome.PROVED and empty not in again.lemmas
-    strict = induct(r, c, p, SMALL, Budget(), lemmas=with_it, strict=True)
+    strict = induct(r, c, p, SMALL, Budget(), lemmas=with_it, strict=True, by_target=True)
     assert strict.outcome is InductionOutcome.REJECTED
     assert "from-zero" in strict.reason
 
