@@ -252,3 +252,56 @@ def test_houdini_starts_from_corrects_certificate_for_another_variant(
     got = check_every_session(r, CONSUMERS.get("java-dcp-client-fixed"), p, SMALL)
     assert got.verdict is Verdict.HOLDS
     assert "Houdini from correct's certificate" in got.long_text
+
+
+def test_consecution_target_by_target_keeps_what_the_single_query_keeps() -> None:
+    # The same Houdini, consecution asked per lemma with unsat cores (the default from 4
+    # seqnos) or as one query over all of them: the same invariant, the same drops.
+    r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    p = PROPERTIES.get("no-foreign-snapshot")
+    split = induct(r, c, p, SMALL, Budget(), by_target=True)
+    whole = induct(r, c, p, SMALL, Budget(), by_target=False)
+    assert split.outcome is whole.outcome is InductionOutcome.PROVED
+    assert [x.name for x in split.lemmas] == [x.name for x in whole.lemmas]
+    assert split.dropped == whole.dropped > 0
+
+
+def test_a_lemma_a_step_breaks_is_dropped_by_target_and_rejected_when_strict() -> None:
+    from checker.induction.lemmas import Lemma
+    from spec.model.boundary import BoundaryVars
+
+    # True before the first resume (the first stream starts at 0), false after a resume
+    # from seqno 1.
+    state = BoundaryVars(SMALL).state
+    empty = Lemma("from-zero", "the last stream started at 0", state.received_from == 0)
+    r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
+    p = PROPERTIES.get("no-foreign-snapshot")
+    found = induct(r, c, p, SMALL, Budget())
+    assert found.outcome is InductionOutcome.PROVED
+    with_it = [*found.lemmas, empty]
+    again = induct(r, c, p, SMALL, Budget(), lemmas=with_it, by_target=True)
+    assert again.outcome is InductionOutcome.PROVED and empty not in again.lemmas
+    strict = induct(r, c, p, SMALL, Budget(), lemmas=with_it, strict=True, by_target=True)
+    assert strict.outcome is InductionOutcome.REJECTED
+    assert "from-zero" in strict.reason
+
+
+def test_houdini_starts_from_corrects_certificate_lifted_to_larger_bounds(
+    tmp_path, monkeypatch
+) -> None:
+    from checker.induction import certificate
+    from checker.induction.every_session import warm_starts
+
+    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    prop = "no-foreign-snapshot"
+    _, small = _certified(prop, SMALL)
+    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    wider = replace(SMALL, seqnos=3)
+    ((what, lemmas),) = warm_starts("kv-current", "correct", prop, wider)
+    names = {x.name for x in lemmas}
+    assert "families" in what and set(small) < names
+    assert {certificate.family(n) for n in names} == {certificate.family(n) for n in small}
+    r, c, p = RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), PROPERTIES.get(prop)
+    got = check_every_session(r, c, p, wider)
+    assert got.verdict is Verdict.HOLDS
+    assert "Houdini from the lemma families of correct's certificates" in got.long_text

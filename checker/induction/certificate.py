@@ -37,6 +37,7 @@ __all__ = [
     "Shrunk",
     "check_certificate",
     "lemmas_named",
+    "lifted",
     "shrink",
     "store_certificate",
     "stored",
@@ -143,6 +144,27 @@ def lemmas_named(bounds: Bounds, names: list[str]) -> list[Lemma] | None:
     if any(n not in library_here for n in names):
         return None
     return [library_here[n] for n in names]
+
+
+def family(name: str) -> str:
+    """A lemma's family: its name without the seqnos, keys or entries it is about."""
+    return name.split(".")[0]
+
+
+def lifted(
+    rules: str, consumer: str, prop: str, bounds: Bounds, store: Path | None = None
+) -> list[Lemma]:
+    """Every lemma of the library at ``bounds`` of a family some certificate stored for
+    ``rules``, ``consumer`` and ``prop`` (at any bounds) uses: a certificate at smaller
+    bounds lifted to these (its lemmas about seqno 6 also about 7 and 8). Only a
+    starting point for Houdini, which checks each one; empty when none is stored."""
+    families = {
+        family(n)
+        for r, c, p, _, names in stored_checks(store)
+        if (r, c, p) == (rules, consumer, prop)
+        for n in names
+    }
+    return [x for x in library(BoundaryVars(bounds)) if family(x.name) in families]
 
 
 def check_certificate(

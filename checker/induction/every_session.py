@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from checker.engines.options import DEFAULT, Options
-from checker.induction.certificate import check_certificate, lemmas_named, stored
+from checker.induction.certificate import check_certificate, lemmas_named, lifted, stored
 from checker.induction.houdini import Induction, InductionOutcome, induct
+from checker.induction.lemmas import Lemma
 from checker.result import Result, Stats, Verdict
 from checker.scenario_check import check, planned
 from checker.timing import Stopwatch
@@ -113,14 +114,13 @@ def check_every_session(
             stats=Stats(wall, cpu, budget=units.spent),
         )
     found = None
-    textbook = stored(rules.name, "correct", prop.id, bounds)
-    warm = None if textbook is None else lemmas_named(bounds, textbook)
-    if warm and variant.name != "correct":
-        # correct's certificate as Houdini's first candidate set: sound (each lemma is
-        # checked for this variant), and when it closes it is one short Houdini run
+    for what, warm in warm_starts(rules.name, variant.name, prop.id, bounds):
+        # a sound start: Houdini checks each lemma for this variant at these bounds, and
+        # when it closes it is one short run; when not, the whole library below
         first = induct(rules, variant, prop, bounds, units, deadline, lemmas=warm)
         if first.outcome is InductionOutcome.PROVED:
-            found, how = first, f"Houdini from correct's certificate: {first.dropped} dropped"
+            found, how = first, f"Houdini from {what}: {first.dropped} dropped"
+            break
     if found is None:
         found = induct(rules, variant, prop, bounds, units, deadline)
         how = f"{found.dropped} of the library dropped"
@@ -175,6 +175,23 @@ def check_every_session(
         long_text=cti_note(found, bounds),
         stats=Stats(wall, cpu, budget=units.spent),
     )
+
+
+def warm_starts(
+    rules: str, consumer: str, prop: str, bounds: Bounds
+) -> list[tuple[str, list[Lemma]]]:
+    """Houdini's starting sets before the whole library, each with how the output names
+    it: ``correct``'s certificate for these bounds (for another variant), then the
+    families of ``correct``'s certificates at any bounds, lifted to these."""
+    starts = []
+    textbook = stored(rules, "correct", prop, bounds)
+    warm = None if textbook is None else lemmas_named(bounds, textbook)
+    if warm and consumer != "correct":
+        starts.append(("correct's certificate", warm))
+    wide = lifted(rules, "correct", prop, bounds)
+    if wide and (textbook is None or {x.name for x in wide} != set(textbook)):
+        starts.append(("the lemma families of correct's certificates", wide))
+    return starts
 
 
 def _why(found: Induction) -> str:
