@@ -179,6 +179,16 @@ def _certified(prop: str, bounds: Bounds) -> tuple[list[str], list[str]]:
     return [x.name for x in found.lemmas], [x.name for x in small.lemmas]
 
 
+def _store_corrects_certificate(prop: str, tmp_path, monkeypatch) -> list[str]:
+    """correct's shrunk certificate for ``prop`` at SMALL, stored in a scratch store."""
+    from checker.induction import certificate
+
+    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
+    _, small = _certified(prop, SMALL)
+    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    return small
+
+
 def test_a_shrunk_invariant_is_a_smaller_one_that_checks_again() -> None:
     from checker.induction.certificate import check_certificate
 
@@ -242,12 +252,8 @@ def test_verify_checks_a_stored_certificate_and_never_prints_holds_for_a_bad_one
 def test_houdini_starts_from_corrects_certificate_for_another_variant(
     tmp_path, monkeypatch
 ) -> None:
-    from checker.induction import certificate
-
-    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
     prop = "no-foreign-snapshot"
-    _, small = _certified(prop, SMALL)
-    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    _store_corrects_certificate(prop, tmp_path, monkeypatch)
     r, p = RULE_SETS.get("kv-current"), PROPERTIES.get(prop)
     got = check_every_session(r, CONSUMERS.get("java-dcp-client-fixed"), p, SMALL)
     assert got.verdict is Verdict.HOLDS
@@ -292,10 +298,8 @@ def test_houdini_starts_from_corrects_certificate_lifted_to_larger_bounds(
     from checker.induction import certificate
     from checker.induction.every_session import warm_starts
 
-    monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
     prop = "no-foreign-snapshot"
-    _, small = _certified(prop, SMALL)
-    certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
+    small = _store_corrects_certificate(prop, tmp_path, monkeypatch)
     wider = replace(SMALL, seqnos=3)
     ((what, lemmas),) = warm_starts("kv-current", "correct", prop, wider)
     names = {x.name for x in lemmas}
