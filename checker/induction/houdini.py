@@ -145,15 +145,11 @@ def induct(
             return Induction(
                 InductionOutcome.PROVED, kept, len(candidates) - len(kept), queries=queries
             )
-        broken = _broken(step_check, ranges, alive, answer.values, queries)
-        if broken is not None:
-            return broken
-        values = evaluate_many([step_check.nexts[i] for i in alive], answer.values)
-        _dropped("consecution", candidates, alive, values, answer.units)
+        kept_now = _survivors(step_check, ranges, alive, answer, strict, queries)
+        if isinstance(kept_now, Induction):
+            return kept_now
         _log_step(step_check, step, answer.values)
-        if strict:
-            return _rejected(candidates, alive, values, "consecution", queries)
-        alive = [i for i, ok in zip(alive, values, strict=True) if ok]
+        alive = kept_now
 
 
 def _by_target(
@@ -190,14 +186,10 @@ def _by_target(
             cores[target] = set(core)
             continue
         now = sorted(left)
-        broken = _broken(step_check, ranges, now, answer.values, queries)
-        if broken is not None:
-            return broken
-        values = evaluate_many([step_check.nexts[i] for i in now], answer.values)
-        _dropped("consecution", candidates, now, values, answer.units)
-        if strict:
-            return _rejected(candidates, now, values, "consecution", queries)
-        gone = {i for i, ok in zip(now, values, strict=True) if not ok}
+        kept_now = _survivors(step_check, ranges, now, answer, strict, queries)
+        if isinstance(kept_now, Induction):
+            return kept_now
+        gone = set(now) - set(kept_now)
         if not gone:
             raise HarnessBug(f"a step breaks {candidates[target].name} but the model keeps it")
         left -= gone
@@ -207,6 +199,27 @@ def _by_target(
                 todo.append(asked)
     kept = [candidates[i] for i in sorted(left)]
     return Induction(InductionOutcome.PROVED, kept, len(candidates) - len(kept), queries=queries)
+
+
+def _survivors(
+    step_check: Consecution,
+    ranges: dict[str, Expr],
+    alive: list[int],
+    answer: SolverReply,
+    strict: bool,
+    queries: int,
+) -> Induction | list[int]:
+    """After a step that breaks something (a sat consecution ``answer``): how the
+    induction ends (``DOMAIN``, ``CTI``; ``REJECTED`` when ``strict``), else the lemmas of
+    ``alive`` the step keeps (the others are dropped, and logged)."""
+    broken = _broken(step_check, ranges, alive, answer.values, queries)
+    if broken is not None:
+        return broken
+    values = evaluate_many([step_check.nexts[i] for i in alive], answer.values)
+    _dropped("consecution", step_check.candidates, alive, values, answer.units)
+    if strict:
+        return _rejected(step_check.candidates, alive, values, "consecution", queries)
+    return [i for i, ok in zip(alive, values, strict=True) if ok]
 
 
 def _broken(
