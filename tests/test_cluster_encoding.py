@@ -12,7 +12,7 @@ import pytest
 
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS, ClusterModel, Setup
 from spec.cluster.encode import decode, encode, fingerprint
-from spec.cluster.state import ClusterState
+from spec.cluster.state import ClusterState, SyncWrite
 from spec.rules import RULE_SETS
 
 
@@ -65,6 +65,19 @@ def test_numbers_of_several_bytes_round_trip(states) -> None:
         0, type(node)(**{**_fields(node), "table": bigger, "persisted_seqno": 300})
     )
     assert decode(encode(grown)) == grown
+
+
+def test_header_numbers_of_several_bytes_round_trip(states) -> None:
+    # the header's counts are read as single bytes first: a longer number before them
+    # must still decode, not be refused
+    state = states[-1]
+    for grown in (
+        dataclasses.replace(state, acks=tuple(500 for _ in state.acks)),
+        dataclasses.replace(state, epoch=200, restarts=300),
+        dataclasses.replace(state, acknowledged=(SyncWrite(200, 1, 0, 0),)),
+        dataclasses.replace(state, in_flight=tuple(SyncWrite(130 + i, 1, 0, 0) for i in range(9))),
+    ):
+        assert decode(encode(grown)) == grown
 
 
 def _fields(node) -> dict[str, object]:

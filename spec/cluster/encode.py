@@ -210,12 +210,17 @@ def decode(data: bytes) -> ClusterState:
 
 def _decode(data: bytes) -> ClusterState:
     # the common case first: every number of the header one byte (below 128), read by
-    # slicing; any other bytes are read number by number
-    count = data[5]
-    at = 6 + count
-    acknowledged = data[at]
-    end = at + 1 + 4 * acknowledged
-    in_flight = data[end]
+    # slicing; any other bytes are read number by number. A number of several bytes
+    # before ``start`` puts a byte >= 128 in ``data[:start]``, or, having shifted the
+    # counts read here, a position past the end.
+    try:
+        count = data[5]
+        at = 6 + count
+        acknowledged = data[at]
+        end = at + 1 + 4 * acknowledged
+        in_flight = data[end]
+    except IndexError:
+        return _decode_varints(data)
     start = end + 1 + 4 * in_flight
     head = _head_values.get(data[:start])
     if head is None:
