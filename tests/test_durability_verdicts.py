@@ -33,17 +33,14 @@ STORED = sorted(
 FAST = {"mb-34150", "mb-51805"}
 
 
-
-def _check_of(path: Path) -> tuple[str, str, str, str]:
-    stored = json.loads(path.read_text())
+def _check_of(stored: dict) -> tuple[str, str, str, str]:  # type: ignore[type-arg]
     return stored["preset"], stored["ack_rule"], stored["branch_rule"], stored["property"]
 
 
+RECORDS = {p: json.loads(p.read_text()) for p in STORED}
 # the recorded violations a stored counterexample of the preset's current bounds witnesses
 WITNESSED = {
-    _check_of(p)
-    for p in STORED
-    if json.loads(p.read_text())["bounds"] == PRESETS[_check_of(p)[0]].bounds.to_json()
+    _check_of(r) for r in RECORDS.values() if r["bounds"] == PRESETS[r["preset"]].bounds.to_json()
 }
 
 
@@ -51,7 +48,7 @@ WITNESSED = {
 def test_stored_counterexample_replays_to_its_violation(path: Path) -> None:
     replayed = replay_stored(path).replayed
     assert replayed.confirmed, replayed.detail
-    check = _check_of(path)
+    check = _check_of(RECORDS[path])
     if check in EXPECTED:  # a catalogued property: its recorded verdict is this one
         assert EXPECTED[check][0] == "violated", check
 
