@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+import cputime
 import pytest
 from clihelp import Result, run_cli
 from hypothesis import HealthCheck, settings
@@ -25,6 +26,15 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Every JVM the tests start reads tests/spark-conf/spark-defaults.conf (short-lived JVMs:
+# the client JIT and the serial collector; see that file), subprocesses included.
+os.environ.setdefault("SPARK_CONF_DIR", str(ROOT / "tests" / "spark-conf"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``DCPCHECK_TEST_CPU=FILE``: each test's CPU seconds (whole process tree) to FILE."""
+    cputime.register(config)
 
 
 @pytest.fixture(autouse=True)
