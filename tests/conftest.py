@@ -9,6 +9,7 @@ import re
 import signal
 import warnings
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import cputime
@@ -16,7 +17,10 @@ import pytest
 from clihelp import Result, run_cli
 from hypothesis import HealthCheck, settings
 
+import checker.spark.session as sessions
+
 ROOT = Path(__file__).resolve().parent.parent
+_LAUNCH = sessions._launch  # the real JVM launch (one_jvm_per_worker refuses the others)
 DATA = Path(__file__).resolve().parent / "data"
 
 settings.register_profile(
@@ -64,10 +68,37 @@ def cli(monkeypatch, capsys) -> Callable[..., Result]:
 @pytest.fixture(scope="session")
 def spark():
     """One embedded Spark session for the whole test run."""
-    from checker.spark.session import spark_session
-
-    with spark_session("local[2]", "dcpcheck tests") as session:
+    with real_launch(), sessions.spark_session("local[2]", "dcpcheck tests") as session:
         yield session
+
+
+@pytest.fixture(autouse=True)
+def one_jvm_per_worker(request, monkeypatch):  # type: ignore[no-untyped-def]
+    """A test that runs a Spark command in process takes the shared ``spark`` fixture:
+    without it the command would start (and stop) a JVM of its own, 10-20 CPU s each
+    time. Such a launch fails the test, naming the fixture to take."""
+    if "spark" in request.fixturenames:
+        return
+
+    def refuse(conf):  # type: ignore[no-untyped-def]
+        pytest.fail(
+            f"{request.node.nodeid} starts a Spark JVM of its own: take the session-scoped "
+            f"'spark' fixture (tests/conftest.py), or --no-spark where Spark is not the point"
+        )
+
+    monkeypatch.setattr(sessions, "_launch", refuse)
+
+
+@contextmanager
+def real_launch():  # type: ignore[no-untyped-def]
+    """The shared session starts with the real launch, also from inside a test that asks
+    for the fixture late (``request.getfixturevalue``, the doc examples)."""
+    patched = sessions._launch
+    sessions._launch = _LAUNCH
+    try:
+        yield
+    finally:
+        sessions._launch = patched
 
 
 @pytest.fixture(scope="session")

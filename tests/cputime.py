@@ -1,7 +1,8 @@
 """Per-test CPU seconds of a pytest worker's whole process tree (opt-in).
 
 ``DCPCHECK_TEST_CPU=FILE pytest ...`` appends one line per test to FILE:
-``cpu_s<TAB>wall_s<TAB>nodeid``, where cpu_s is the user + system CPU the worker
+``cpu_s<TAB>wall_s<TAB>nodeid<TAB>start<TAB>worker`` (start: seconds since the epoch;
+worker: the xdist worker, ``gw0``..., or ``main``), where cpu_s is the user + system CPU the worker
 and every process below it used while the test ran: subprocesses, a Spark JVM and
 its Python workers, a standalone cluster's master, worker and executors. On a
 loaded machine wall time says little; this is the figure to rank tests by.
@@ -63,11 +64,13 @@ class CpuPerTest:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):  # type: ignore[no-untyped-def]
+        start = time.time()
         cpu, wall = tree_cpu_seconds(os.getpid()), time.monotonic()
         yield
         cpu, wall = tree_cpu_seconds(os.getpid()) - cpu, time.monotonic() - wall
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with self.path.open("a") as out:
-            out.write(f"{cpu:.2f}\t{wall:.2f}\t{item.nodeid}\n")
+            out.write(f"{cpu:.2f}\t{wall:.2f}\t{item.nodeid}\t{start:.2f}\t{worker}\n")
 
 
 def register(config: pytest.Config) -> None:
