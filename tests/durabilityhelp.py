@@ -4,13 +4,35 @@ from __future__ import annotations
 
 from functools import cache
 
-from checker.cluster_check import check_durability
+from checker.cluster_check import SANITY, check_durability, model_for, result_of
+from checker.engines.options import DEFAULT
+from checker.engines.registry import EXPLORE
 from checker.result import Result
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.rules import RULE_SETS
 
 PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 MODELS = [(a, b) for a in ACK_RULES.names() for b in BRANCH_RULES.names()]
+
+
+@cache
+def together(preset: str, ack: str, branch: str) -> tuple[dict[str, Result], int | None]:
+    """Both properties of one model decided by one breadth-first search (the engine
+    watches several properties at once: each verdict and counterexample is the one its
+    own search finds, since every search visits states in the same order), and the
+    number of unique states when the search was complete."""
+    model = model_for(
+        ACK_RULES.get(ack),
+        BRANCH_RULES.get(branch),
+        RULE_SETS.get("kv-current"),
+        PRESETS[preset].bounds,
+        tuple(CLUSTER_PROPERTIES.get(p) for p in PROPERTIES),
+    )
+    exploration = EXPLORE.search(model, [*PROPERTIES, SANITY], DEFAULT, None)
+    results = {
+        p: result_of(model, CLUSTER_PROPERTIES.get(p), exploration, preset) for p in PROPERTIES
+    }
+    return results, exploration.states if exploration.complete else None
 
 
 @cache
