@@ -95,6 +95,7 @@ def width_for(roots: Iterable[Expr], ranges: Mapping[str, Span]) -> int | None:
     span: dict[int, Span] = {}
     known: dict[int, bool] = {}  # boolean nodes the ranges decide
     needed = 0
+    variables: list[int] = []  # integer variables: each counts, whatever its terms
     for node in walk(list(roots)):
         op = node.op
         if node.sort is BOOL:
@@ -110,6 +111,7 @@ def width_for(roots: Iterable[Expr], ranges: Mapping[str, Span]) -> int | None:
             span[id(node)] = (int(node.value), int(node.value))  # type: ignore[arg-type]
         elif op == "var":
             span[id(node)] = ranges.get(node.name or "", FULL)
+            variables.append(id(node))
         elif op == "ite":
             cond = known.get(id(node.args[0]))
             (a, b) = span[id(node.args[1])], span[id(node.args[2])]
@@ -129,7 +131,6 @@ def width_for(roots: Iterable[Expr], ranges: Mapping[str, Span]) -> int | None:
                 return None
             span[id(node)] = result
             needed = max(needed, a[1], b[1], result[1])
-    for node in walk(list(roots)):
-        if node.op == "var" and node.sort is not BOOL:
-            needed = max(needed, span[id(node)][1])
+    for ident in variables:
+        needed = max(needed, span[ident][1])
     return max(1, needed.bit_length())
