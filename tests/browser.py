@@ -19,6 +19,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -36,17 +38,18 @@ CONSOLE = re.compile(r':CONSOLE[^\]]*\] "(?P<message>.*)", source: (?P<source>\S
 
 @dataclass
 class Rendered:
-    pixels: list[list[tuple[int, ...]]]  # rows of (r, g, b[, a])
+    pixels: np.ndarray  # rows x columns x channels (RGB or RGBA), uint8
     console: list[str]  # messages the page logged
 
     def distinct_colours(self) -> int:
-        return len({p for row in self.pixels for p in row})
+        channels = self.pixels.shape[2]
+        flat = self.pixels.reshape(-1, channels).astype(np.uint32)
+        packed = flat @ (np.uint32(256) ** np.arange(channels - 1, -1, -1, dtype=np.uint32))
+        return len(np.unique(packed))  # each colour one number: its channels' bytes
 
     def inked(self) -> float:
         """The share of pixels that differ from the top-left (background) pixel."""
-        background = self.pixels[0][0]
-        total = sum(len(row) for row in self.pixels)
-        return sum(p != background for row in self.pixels for p in row) / total
+        return float((self.pixels != self.pixels[0, 0]).any(axis=2).mean())
 
 
 def chromium() -> str:
@@ -103,8 +106,10 @@ def dom(page: Path) -> str:
         return proc.stdout
 
 
-def decode_png(data: bytes) -> list[list[tuple[int, ...]]]:
-    """8-bit RGB or RGBA, not interlaced: what Chromium's screenshots are."""
+def decode_png(data: bytes) -> np.ndarray:
+    """8-bit RGB or RGBA, not interlaced: what Chromium's screenshots are. Rows filtered
+    with None, Sub or Up are undone a row at a time (NumPy); Average and Paeth, whose
+    every byte needs the one to its left, byte by byte."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat = 8, b""
     width = height = channels = 0
@@ -118,31 +123,40 @@ def decode_png(data: bytes) -> list[list[tuple[int, ...]]]:
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * channels
-    rows: list[bytearray] = []
-    previous = bytearray(stride)
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(height, width * channels + 1)
+    out = np.zeros((height, width * channels), dtype=np.uint8)
+    previous = np.zeros(width * channels, dtype=np.uint8)
     for y in range(height):
-        line = raw[y * (stride + 1) : (y + 1) * (stride + 1)]
-        kind, row = line[0], bytearray(line[1:])
-        for i in range(stride):
-            left = row[i - channels] if i >= channels else 0
-            up = previous[i]
-            corner = previous[i - channels] if i >= channels else 0
-            if kind == 1:
-                row[i] = (row[i] + left) & 0xFF
-            elif kind == 2:
-                row[i] = (row[i] + up) & 0xFF
-            elif kind == 3:
-                row[i] = (row[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                guess = left + up - corner
-                best = min(
-                    (abs(guess - left), 0, left),
-                    (abs(guess - up), 1, up),
-                    (abs(guess - corner), 2, corner),
-                )[2]
-                row[i] = (row[i] + best) & 0xFF
-        rows.append(row)
-        previous = row
-    return [[tuple(row[x * channels : (x + 1) * channels]) for x in range(width)] for row in rows]
+        kind, row = raw[y, 0], raw[y, 1:]
+        if kind == 0:
+            out[y] = row
+        elif kind == 1:
+            sums = np.cumsum(row.reshape(width, channels), axis=0, dtype=np.uint64) & 0xFF
+            out[y] = sums.astype(np.uint8).reshape(-1)
+        elif kind == 2:
+            out[y] = row + previous  # uint8: modulo 256
+        else:
+            out[y] = _left_dependent(kind, row.tolist(), previous.tolist(), channels)
+        previous = out[y]
+    return out.reshape(height, width, channels)
+
+
+def _left_dependent(kind: int, row: list[int], up: list[int], channels: int) -> list[int]:
+    """A row filtered with Average (3) or Paeth (4), undone byte by byte."""
+    for i in range(len(row)):
+        left = row[i - channels] if i >= channels else 0
+        above = up[i]
+        if kind == 3:
+            row[i] = (row[i] + (left + above) // 2) & 0xFF
+            continue
+        corner = up[i - channels] if i >= channels else 0
+        guess = left + above - corner
+        far_left, far_above, far_corner = abs(guess - left), abs(guess - above), abs(guess - corner)
+        if far_left <= far_above and far_left <= far_corner:
+            best = left
+        elif far_above <= far_corner:
+            best = above
+        else:
+            best = corner
+        row[i] = (row[i] + best) & 0xFF
+    return row

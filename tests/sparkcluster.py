@@ -4,11 +4,20 @@ Both come from the installed pyspark (``spark-class ...deploy.master.Master`` an
 ``...deploy.worker.Worker``), bind port 0 (the OS picks free ports: no race
 with other runs) and say in their logs where they are. ``stop`` ends them by
 pid, the worker's executors first; it runs even when a test failed.
+
+``python tests/sparkcluster.py URL CONF COMMANDS OUT`` (``commands``) runs several
+dcpcheck commands in one process and one Spark application on the cluster: the
+session is dcpcheck's own (``spark_session``: the packages shipped, an executor
+waited for, the start-up chatter filtered), opened once; each command finds it
+active, as a command run in process finds the tests' shared local session. A fresh
+application costs a driver JVM and an executor JVM (about 12 CPU s); the commands
+share one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -145,3 +154,28 @@ def stop(cluster: Cluster) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     _end(cluster.master)
+
+
+BEGIN, END = "=== dcpcheck command", "=== dcpcheck exit"
+
+
+def commands(url: str, conf: dict[str, str], argvs: list[list[str]], out: Path) -> None:
+    """Each of ``argvs`` through ``checker.cli.main`` in one Spark session on ``url`` (with
+    ``conf``), in order: command N's stdout to ``out/N.out``; its stderr between the lines
+    ``BEGIN N`` and ``END N CODE`` on this process's stderr, as it is written."""
+    from contextlib import redirect_stdout
+
+    from checker.cli import main
+    from checker.spark.session import spark_session
+
+    with spark_session(url, "dcpcheck tests on the cluster", conf):
+        for n, argv in enumerate(argvs):
+            print(f"{BEGIN} {n}", file=sys.stderr, flush=True)
+            with (out / f"{n}.out").open("w") as stdout, redirect_stdout(stdout):
+                code = main(argv)
+            print(f"{END} {n} {code}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    url, conf, argvs, out = sys.argv[1:]
+    commands(url, json.loads(conf), json.loads(argvs), Path(out))

@@ -5,6 +5,12 @@ files go with the job; a Python worker killed mid-search is retried by Spark and
 verdicts do not change; no executor is one line and exit 3. (The Spark search on a
 local session is compared with the in-process one in test_durability_spark.py, so a
 cluster result equal to the in-process one equals the local[*] one too.)
+
+The commands on the cluster run in one process and one application (``ON_CLUSTER``,
+``sparkcluster.commands``: dcpcheck's own session on the master, opened once, as the
+shared local session serves the commands run in process): each would otherwise start a
+driver JVM and an executor JVM of its own (about 12 CPU s each). The one whose
+executor never comes runs alone, as ``python -m checker.cli``.
 """
 
 from __future__ import annotations
@@ -13,14 +19,54 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from clihelp import DCPCHECK, ROOT, run_cli, run_subprocess
-from sparkcluster import cpu_ticks
+import pytest
+from clihelp import ROOT, run_cli, run_subprocess
+from sparkcluster import BEGIN, END, cpu_ticks
 
-DATA = Path(__file__).resolve().parent / "data"
+# Relative to ROOT, where every command runs (the local ones chdir there): only a file
+# shipped with the job is found on an executor, whose working directory is the worker's.
+DATA = Path("tests", "data")
 SMALL = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+
+VERIFY = ["verify", "--json", "--rules", "kv-current", "--rules", DATA / "rules" / "no_purge.py"]
+VERIFY += ["--consumer", "correct", "--durability-preset", "mb-51805", *SMALL]
+VERIFY += ["--no-clients", "--no-decision", "--no-every-session"]  # the matrix goes there
+SWEEP = ["sweep", "--entries", "2", "--seqnos", "2", "--distinct-uuids", "--rules", "kv-current"]
+SWEEP += ["--rules", DATA / "rules" / "purge_on_snap_start.py", "--json"]
+SPLIT = ["check", "--rules", DATA / "rules" / "no_purge.py", "--consumer", "correct"]
+SPLIT += ["--property", "no-missed-item", "--property", "no-foreign-snapshot", "--json", *SMALL]
+RETRIED = ["durability", "--preset", "mb-51805", "--json", "--property", "no-lost-syncwrite"]
+RETRIED += ["--property", "prepare-ack-progress", "--property", DATA / "cluster_property.py"]
+# MB-51805's own rules (its stall is found): 3 checks, each level of each a Spark job
+RETRIED += ["--ack-rule", "ack-at-snapshot-end", "--branch-rule", "highest-snapshot"]
+# What runs on the cluster, in this order (the command whose Python worker is killed last).
+ON_CLUSTER = {
+    "verify": VERIFY,
+    "sweep": SWEEP,
+    "split": [*SPLIT, "--engine", "spark", "--split", "2"],
+    "retried": [*RETRIED, "--engine", "spark"],
+}
+# the session's own settings: every level of a breadth-first search a Spark job
+CLUSTER_CONF = {"spark.dcpcheck.bfs.driverBelow": "0"}
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: list[str]  # the command's stderr lines
+
+
+@dataclass
+class OnCluster:
+    ran: dict[str, Ran]
+    err: str  # the whole process's stderr: the session's start-up, every command's lines
+    killed: int  # executor Python workers killed while "retried" searched
 
 
 def _verdicts(records: list[dict]) -> list[tuple]:
@@ -29,20 +75,18 @@ def _verdicts(records: list[dict]) -> list[tuple]:
 
 
 def test_verify_on_the_cluster_equals_the_local_run(
-    spark, spark_cluster, tmp_path: Path, monkeypatch, capsys
+    spark, on_cluster: OnCluster, tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    args = ["verify", "--json", "--rules", "kv-current", "--rules", DATA / "rules" / "no_purge.py"]
-    args += ["--consumer", "correct", "--durability-preset", "mb-51805", *SMALL]
-    # the matrix is what goes to the cluster here
-    args += ["--no-clients", "--no-decision", "--no-every-session"]
-    there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
-    here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
+    there = on_cluster.ran["verify"]
+    monkeypatch.chdir(ROOT)
+    here = run_cli([*VERIFY, "--out", tmp_path / "l"], "", monkeypatch, capsys)
     assert there.code == here.code, there.err
     remote, local = json.loads(there.out), json.loads(here.out)
     assert _verdicts(remote["results"]) == _verdicts(local["results"])
     assert _verdicts(remote["durability"]) == _verdicts(local["durability"])
     assert {r["rules"] for r in remote["results"]} == {"kv-current", "no-purge"}  # shipped file
-    assert "Setting default log level" not in there.err and "incubator" not in there.err
+    assert "Setting default log level" not in on_cluster.err
+    assert "incubator" not in on_cluster.err
 
 
 def _kill_a_busy_worker(cluster, seconds: float = 15.0) -> bool:
@@ -59,30 +103,57 @@ def _kill_a_busy_worker(cluster, seconds: float = 15.0) -> bool:
     return False
 
 
-def test_a_killed_python_worker_is_retried_and_the_verdicts_stand(
-    spark_cluster, tmp_path: Path, monkeypatch, capsys
-) -> None:
-    args = ["durability", "--preset", "mb-51805", "--json", "--property", "no-lost-syncwrite"]
-    args += ["--property", "prepare-ack-progress", "--property", DATA / "cluster_property.py"]
-    # MB-51805's own rules (its stall is found): 3 checks, each level of each a Spark job
-    args += ["--ack-rule", "ack-at-snapshot-end", "--branch-rule", "highest-snapshot"]
+@pytest.fixture(scope="module")
+def on_cluster(spark_cluster, tmp_path_factory) -> OnCluster:
+    """``ON_CLUSTER`` run on the cluster in one application; while "retried" searches, an
+    executor's Python worker busy with a task is killed at a level, until one is retried."""
+    tmp = tmp_path_factory.mktemp("on-cluster")
+    names = list(ON_CLUSTER)
+    argvs = [[*map(str, argv), "--master", spark_cluster.url, "--out", str(tmp / name)]
+             for name, argv in ON_CLUSTER.items()]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [*DCPCHECK, *map(str, args), "--engine", "spark", "--out", str(tmp_path / "c")]
-    command += ["--master", spark_cluster.url]
-    command += ["--conf", "spark.dcpcheck.bfs.driverBelow=0"]  # every level a Spark job
+    helper = [sys.executable, str(ROOT / "tests" / "sparkcluster.py"), spark_cluster.url]
+    helper += [json.dumps(CLUSTER_CONF), json.dumps(argvs), str(tmp)]
     proc = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        helper, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    killed, progress = 0, []
+    lines: list[str] = []
+    errs: dict[str, list[str]] = {}
+    codes: dict[str, int] = {}
+    current, killed = None, 0
+    assert proc.stderr is not None
     for line in proc.stderr:
-        progress.append(line)
-        if "level" in line and not any("retried" in p for p in progress):
-            killed += _kill_a_busy_worker(spark_cluster)
-    out = proc.stdout.read()
-    assert proc.wait(timeout=600) == 1, "".join(progress)
-    assert killed and any("failed tasks retried" in p for p in progress), "".join(progress)
-    here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
-    assert _verdicts(json.loads(out)["results"]) == _verdicts(json.loads(here.out)["results"])
+        lines.append(line)
+        if line.startswith(BEGIN):
+            current = names[int(line.split()[-1])]
+            errs[current] = []
+        elif line.startswith(END):
+            codes[names[int(line.split()[-2])]] = int(line.split()[-1])
+            current = None
+        elif current is not None:
+            errs[current].append(line)
+            retried = any("retried" in p for p in errs[current])
+            if current == "retried" and "level" in line and not retried:
+                killed += _kill_a_busy_worker(spark_cluster)
+    assert proc.wait(timeout=600) == 0, "".join(lines)
+    assert list(codes) == names, "".join(lines)
+    ran = {
+        name: Ran(codes[name], (tmp / f"{n}.out").read_text(), errs[name])
+        for n, name in enumerate(names)
+    }
+    return OnCluster(ran, "".join(lines), killed)
+
+
+def test_a_killed_python_worker_is_retried_and_the_verdicts_stand(
+    on_cluster: OnCluster, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    there = on_cluster.ran["retried"]
+    progress = "".join(there.err)
+    assert there.code == 1, progress
+    assert on_cluster.killed and "failed tasks retried" in progress, progress
+    monkeypatch.chdir(ROOT)
+    here = run_cli([*RETRIED, "--out", tmp_path / "l"], "", monkeypatch, capsys)
+    assert _verdicts(json.loads(there.out)["results"]) == _verdicts(json.loads(here.out)["results"])
 
 
 def test_no_executor_within_the_wait_is_one_line_and_exit_3(spark_cluster) -> None:
@@ -109,15 +180,13 @@ def test_no_executor_within_the_wait_is_one_line_and_exit_3(spark_cluster) -> No
 
 
 def test_a_sweep_on_the_cluster_equals_the_local_run(
-    spark, spark_cluster, tmp_path: Path, monkeypatch, capsys
+    spark, on_cluster: OnCluster, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     """Executors on the worker generate, decide and write the parts themselves (into a
     directory they share with the driver here); a user's rule file goes with the job."""
-    rules = DATA / "rules" / "purge_on_snap_start.py"
-    args = ["sweep", "--entries", "2", "--seqnos", "2", "--distinct-uuids", "--rules", "kv-current"]
-    args += ["--rules", rules, "--json"]
-    there = run_subprocess([*args, "--master", spark_cluster.url, "--out", tmp_path / "c"])
-    here = run_cli([*args, "--out", tmp_path / "l"], "", monkeypatch, capsys)
+    there = on_cluster.ran["sweep"]
+    monkeypatch.chdir(ROOT)
+    here = run_cli([*SWEEP, "--out", tmp_path / "l"], "", monkeypatch, capsys)
     assert there.code == here.code == 0, there.err
     remote, local = json.loads(there.out), json.loads(here.out)
     for summary in (remote, local):
@@ -125,20 +194,17 @@ def test_a_sweep_on_the_cluster_equals_the_local_run(
             summary.pop(key, None)
         summary.get("crosscheck", {}).pop("seconds", None)
     assert remote == local
-    assert "Setting default log level" not in there.err
 
 
 def test_a_split_proof_on_the_cluster_decides_what_one_z3_proof_decides(
-    spark_cluster, tmp_path: Path, cli
+    on_cluster: OnCluster, tmp_path: Path, cli, monkeypatch
 ) -> None:
     """Executors on the worker rebuild the model from names (a shipped rule file too)
     and solve the cubes of the finer split; the verdicts and counterexamples are those of
     `--engine z3` in one process."""
-    args = ["check", "--rules", DATA / "rules" / "no_purge.py", "--consumer", "correct"]
-    args += ["--property", "no-missed-item", "--property", "no-foreign-snapshot", "--json", *SMALL]
-    split = ["--engine", "spark", "--split", "2", "--master", spark_cluster.url]
-    there = run_subprocess([*args, *split, "--out", tmp_path / "c"])
-    here = cli(*args, "--out", tmp_path / "l")
+    there = on_cluster.ran["split"]
+    monkeypatch.chdir(ROOT)
+    here = cli(*SPLIT, "--out", tmp_path / "l")
     assert there.code == here.code, there.err
 
     def decided(out: str) -> list[tuple]:

@@ -101,6 +101,7 @@ def test_verify_json_carries_the_durability_results_with_their_expectations(
             "--out",
             tmp_path,
             "--no-every-session",
+            "--no-decision",  # the decision-level proofs: the JUnit test above
             *SMALL,
         ],
         "",
