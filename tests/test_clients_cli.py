@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from checker.commands.clients import client_tasks
+from spec.bounds import Bounds
 from spec.consumers import catalogue_names
 from spec.expected_clients import CLIENT_EXPECTED
 
+ROOT = Path(__file__).resolve().parent.parent
 SMALL = ["--seqnos", "3", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
 
@@ -87,6 +90,23 @@ def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(
     )
     assert record["replay"] == "confirmed"
     assert result.code == 1
+
+
+def test_a_users_file_is_judged_beside_the_clients_named_or_the_whole_catalogue() -> None:
+    mine = str(ROOT / "docs" / "examples" / "my_client.py")
+    bounds = Bounds(seqnos=3, keys=2, entries=3, failovers=1)
+
+    def judged(consumers: list[str]) -> list[tuple[str, str]]:
+        tasks = client_tasks(["kv-current", "rollback-doc"], consumers, None, bounds, None)
+        return [(t.rules, t.consumer) for t in tasks]
+
+    catalogue = catalogue_names()
+    assert judged([mine]) == [
+        (r, c) for r in ("kv-current", "rollback-doc") for c in (*catalogue, mine)
+    ]
+    assert judged(["go-dcp", mine]) == [
+        (r, c) for r in ("kv-current", "rollback-doc") for c in ("go-dcp", mine)
+    ]
 
 
 def test_bad_clients_arguments_are_one_line_exit_2(cli) -> None:
