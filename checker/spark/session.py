@@ -105,6 +105,30 @@ def _mute_py4j() -> None:
     logging.getLogger("py4j").disabled = True
 
 
+class _FromPy4j(logging.Filter):
+    """Drops the records py4j's modules log on the root logger: ``GatewayClient`` calls
+    ``logging.exception("Exception while sending command.")`` (which also gives the root
+    logger a stderr handler) when a call meets a JVM that is ending, as after Ctrl-C or
+    an error stopped the session; the exception itself reaches dcpcheck, which reports
+    it, so the log is only a traceback on stderr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return f"{os.sep}py4j{os.sep}" not in record.pathname
+
+
+_PY4J_ON_ROOT = _FromPy4j()
+
+
+def _quiet_py4j() -> None:
+    """py4j's own logger and its records on the root logger stay off stderr."""
+    py4j = logging.getLogger("py4j")
+    py4j.propagate = False
+    if not py4j.handlers:
+        py4j.addHandler(logging.NullHandler())
+    if _PY4J_ON_ROOT not in logging.getLogger().filters:
+        logging.getLogger().addFilter(_PY4J_ON_ROOT)
+
+
 def _launch(conf):  # type: ignore[no-untyped-def]
     """The JVM gateway, its stderr filtered (pyspark's ``popen_kwargs`` hook), in a
     process session of its own: the terminal's Ctrl-C is dcpcheck's to handle."""
@@ -199,6 +223,7 @@ def spark_session(
     staging = Path(tempfile.mkdtemp(prefix="dcpcheck-pyfiles-"))
     sc = gateway = None
     interrupt.on_interrupt(_mute_py4j)
+    _quiet_py4j()
     try:
         # Ctrl-C waits until the JVM is up (half-launched it would outlive us); the block
         # ends with dcpcheck's SIGINT handler again, not the one SparkContext installs
