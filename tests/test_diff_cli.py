@@ -19,12 +19,16 @@ from checker.symbolic.budget import Budget
 from spec.rules import RULE_SETS
 
 FAST = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+# The smallest bounds at which each diff below still shows what its test reads (the
+# classification itself is tests/test_diff_rules.py's and tests/test_diff_consumers.py's).
+TINY = ["--seqnos", "2", "--keys", "1", "--entries", "2", "--failovers", "1"]
+LESS = ["--seqnos", "3", "--keys", "2", "--entries", "2", "--failovers", "1"]
 RULES = DATA / "rules"
 
 
 def test_a_safety_regression_exits_1_and_names_the_clause(monkeypatch, capsys) -> None:
     result = run_cli(
-        ["diff", "kv-current", RULES / "no_purge.py", "--consumer", "correct", *FAST],
+        ["diff", "kv-current", RULES / "no_purge.py", "--consumer", "correct", *TINY],
         "",
         monkeypatch,
         capsys,
@@ -47,7 +51,7 @@ def test_an_equivalence_is_proved_and_said(monkeypatch, capsys) -> None:
 
 def test_json_lists_each_region_with_both_answers(monkeypatch, capsys) -> None:
     result = run_cli(
-        ["diff", "rollback-doc", "kv-current", "--json", "--consumer", "correct", *FAST],
+        ["diff", "rollback-doc", "kv-current", "--json", "--consumer", "correct", *TINY],
         "",
         monkeypatch,
         capsys,
@@ -87,7 +91,7 @@ def test_the_printed_decide_line_reproduces_both_answers() -> None:
 
 def test_the_consumer_diff_acceptance_command_exits_1() -> None:
     result = run_subprocess(
-        ["diff", "--consumers", "correct", "collapse-snapshot", "--rules", "kv-current", *FAST]
+        ["diff", "--consumers", "correct", "collapse-snapshot", "--rules", "kv-current", *LESS]
     )
     assert result.code == 1, result.err
     assert "snapshot-mismatch -> lagging (rollback -> ok): safety regression" in result.out

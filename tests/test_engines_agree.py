@@ -17,6 +17,7 @@ scenarios below.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -33,7 +34,6 @@ from spec.model.build import ScenarioModel
 from spec.model.variables import ScenarioVars
 from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS
-from spec.rules.mutation.operators import mutants
 
 TINY = Bounds(seqnos=2, keys=2, entries=2, failovers=1)
 
@@ -107,12 +107,21 @@ def test_z3_and_enumeration_agree_on_the_builtins(rules: str, consumer: str) -> 
     assert z3_verdicts(model) == enumerated_verdicts(model)
 
 
-DROPS = [m for m in mutants(RULE_SETS.get("kv-current")) if m.operator == "drop"]
+# kv-current without one step (any but the last): the rule sets of the mutation operator
+# ``drop`` (spec/rules/mutation/operators.py), built here from the steps, so that collection
+# (in every worker) does not compute all of kv-current's mutants to pick these seven.
+KV_CURRENT = RULE_SETS.get("kv-current")
+DROPS = {
+    f"drop:{step.name}:1": replace(
+        KV_CURRENT, steps=KV_CURRENT.steps[:i] + KV_CURRENT.steps[i + 1 :]
+    )
+    for i, step in enumerate(KV_CURRENT.steps[:-1])
+}
 
 
-@pytest.mark.parametrize("mutant", DROPS, ids=lambda m: m.id)
-def test_z3_and_enumeration_agree_on_rule_sets_missing_a_step(mutant) -> None:
-    model = ScenarioModel(TINY, mutant.rules, CONSUMERS.get("correct"))
+@pytest.mark.parametrize("mutant", DROPS)
+def test_z3_and_enumeration_agree_on_rule_sets_missing_a_step(mutant: str) -> None:
+    model = ScenarioModel(TINY, DROPS[mutant], CONSUMERS.get("correct"))
     assert z3_verdicts(model) == enumerated_verdicts(model)
 
 
@@ -124,8 +133,8 @@ def test_z3_and_enumeration_agree_on_broken_consumers(variant) -> None:
 
 def test_the_broken_definitions_do_break_every_safety_property() -> None:
     seen = set()
-    for mutant in DROPS:
-        model = ScenarioModel(TINY, mutant.rules, CONSUMERS.get("correct"))
+    for rules in DROPS.values():
+        model = ScenarioModel(TINY, rules, CONSUMERS.get("correct"))
         seen |= {p for p, v in z3_verdicts(model).items() if v is Verdict.VIOLATED}
     for variant in BROKEN:
         model = ScenarioModel(TINY, RULE_SETS.get("kv-current"), variant)

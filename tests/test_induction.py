@@ -8,6 +8,7 @@ clause removed must break the invariant the whole rule set has.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import pytest
@@ -15,7 +16,7 @@ from clihelp import run_cli
 
 from checker.engines.options import Options
 from checker.induction.every_session import check_every_session
-from checker.induction.houdini import InductionOutcome, induct
+from checker.induction.houdini import BY_TARGET_FROM, Induction, InductionOutcome, induct
 from checker.result import Verdict
 from checker.scenario_check import check
 from checker.symbolic.budget import Budget
@@ -30,6 +31,16 @@ SMALL = Bounds(seqnos=2, keys=1, entries=2, failovers=1)
 LOOP = Bounds(seqnos=1, keys=1, entries=4, failovers=2)
 
 
+@functools.cache
+def _houdini(prop: str) -> Induction:
+    """Houdini over the whole lemma library for kv-current x correct at SMALL, run once per
+    test process for each property (several tests below read the same invariant; none
+    changes it)."""
+    r, c, p = RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), PROPERTIES.get(prop)
+    return induct(r, c, p, SMALL, Budget())
+
+
+@functools.cache  # once per test process: two tests below ask for correct's at SMALL
 def _every(rules: str, consumer: str, prop: str, bounds: Bounds) -> Verdict:
     r, c, p = RULE_SETS.get(rules), CONSUMERS.get(consumer), PROPERTIES.get(prop)
     return check_every_session(r, c, p, bounds).verdict
@@ -90,7 +101,7 @@ def test_kv_replicas_two_session_loop_is_found_as_a_real_counterexample() -> Non
 def test_a_rule_set_without_one_clause_breaks_the_invariant_of_the_whole_one() -> None:
     rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
     prop = PROPERTIES.get("no-missed-item")
-    whole = induct(rules, variant, prop, SMALL, Budget())
+    whole = _houdini(prop.id)
     assert whole.outcome is InductionOutcome.PROVED
     steps = tuple(s for s in rules.steps if s.name != "uuid-not-found")
     mutant = replace(rules, name="kv-current-without-uuid-not-found", steps=steps)
@@ -152,8 +163,7 @@ def test_the_failover_and_table_lemmas_are_kept_by_the_proof_for_the_correct_con
     # Houdini keeps a lemma only if it holds before the first resume and after every
     # step from the invariant: these two ruled out the first counterexamples to
     # induction at 4 seqnos (docs/findings.md).
-    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
-    found = induct(rules, variant, PROPERTIES.get("no-missed-item"), SMALL, Budget())
+    found = _houdini("no-missed-item")
     assert found.outcome is InductionOutcome.PROVED
     assert {"agree-failover", "table-latest"} <= {lemma.name for lemma in found.lemmas}
 
@@ -161,22 +171,28 @@ def test_the_failover_and_table_lemmas_are_kept_by_the_proof_for_the_correct_con
 def test_the_received_prefix_lemmas_hold_before_the_first_resume_and_after_every_step() -> None:
     # The ghosts g.from / g.upto (the last stream's start, how far the consumer got it
     # whole) are set by the start and by HeldData.after_cut: a wrong one breaks these.
-    rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
-    found = induct(rules, variant, PROPERTIES.get("no-missed-item"), SMALL, Budget())
+    found = _houdini("no-missed-item")
     assert found.outcome is InductionOutcome.PROVED
     kept = {lemma.name for lemma in found.lemmas}
     assert {"from-upto", "last-upto", "prefix-upto.0", "prefix-below.0", "last-first.0"} <= kept
 
 
-def _certified(prop: str, bounds: Bounds) -> tuple[list[str], list[str]]:
-    """(Houdini's invariant, the shrunk one) for kv-current x correct at ``bounds``."""
+def _certified(prop: str) -> tuple[list[str], list[str]]:
+    """(Houdini's invariant, the shrunk one) for kv-current x correct at SMALL."""
+    kept, small = _shrunk(prop)
+    return list(kept), list(small)
+
+
+@functools.cache
+def _shrunk(prop: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``_certified``, computed once per test process for each property."""
     from checker.induction.certificate import shrink
 
     r, c, p = RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), PROPERTIES.get(prop)
-    found = induct(r, c, p, bounds, Budget())
+    found = _houdini(prop)
     assert found.outcome is InductionOutcome.PROVED
-    small = shrink(r, c, p, bounds, found.lemmas, Budget())
-    return [x.name for x in found.lemmas], [x.name for x in small.lemmas]
+    small = shrink(r, c, p, SMALL, found.lemmas, Budget())
+    return tuple(x.name for x in found.lemmas), tuple(x.name for x in small.lemmas)
 
 
 def _store_corrects_certificate(prop: str, tmp_path, monkeypatch) -> list[str]:
@@ -184,7 +200,7 @@ def _store_corrects_certificate(prop: str, tmp_path, monkeypatch) -> list[str]:
     from checker.induction import certificate
 
     monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
-    _, small = _certified(prop, SMALL)
+    _, small = _certified(prop)
     certificate.store_certificate("kv-current", "correct", prop, SMALL, small)
     return small
 
@@ -192,7 +208,7 @@ def _store_corrects_certificate(prop: str, tmp_path, monkeypatch) -> list[str]:
 def test_a_shrunk_invariant_is_a_smaller_one_that_checks_again() -> None:
     from checker.induction.certificate import check_certificate
 
-    kept, small = _certified("no-missed-item", SMALL)
+    kept, small = _certified("no-missed-item")
     assert small and set(small) < set(kept)
     r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
     p = PROPERTIES.get("no-missed-item")
@@ -213,7 +229,7 @@ def test_a_certificate_that_does_not_check_is_never_holds(tmp_path, monkeypatch)
         got = check_every_session(r, c, p, SMALL, houdini=False)
         assert got.verdict is Verdict.UNKNOWN, names
         assert "does not check" in got.reason
-    _, small = _certified("no-missed-item", SMALL)
+    _, small = _certified("no-missed-item")
     certificate.store_certificate(r.name, c.name, p.id, SMALL, small)
     proved = check_every_session(r, c, p, SMALL, houdini=False)
     assert proved.verdict is Verdict.HOLDS
@@ -232,7 +248,7 @@ def test_verify_checks_a_stored_certificate_and_never_prints_holds_for_a_bad_one
     monkeypatch.setattr(certificate, "STORE", tmp_path / "certificates.json")
     monkeypatch.setattr("checker.commands.verify.CERTIFIED", SMALL)  # verify's certificate bounds
     prop = "no-foreign-snapshot"
-    _, small = _certified(prop, SMALL)
+    _, small = _certified(prop)
     args = ["verify", "--no-spark", "--rules", "kv-current", "--consumer", "correct"]
     args += ["--property", prop, "--no-clients", "--no-durability", "--no-decision"]
     args += ["--seqnos", "2", "--keys", "1", "--entries", "2", "--failovers", "1"]
@@ -266,7 +282,8 @@ def test_consecution_target_by_target_keeps_what_the_single_query_keeps() -> Non
     r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
     p = PROPERTIES.get("no-foreign-snapshot")
     split = induct(r, c, p, SMALL, Budget(), by_target=True)
-    whole = induct(r, c, p, SMALL, Budget(), by_target=False)
+    assert SMALL.seqnos < BY_TARGET_FROM  # Houdini's default at SMALL is the single query
+    whole = _houdini(p.id)
     assert split.outcome is whole.outcome is InductionOutcome.PROVED
     assert [x.name for x in split.lemmas] == [x.name for x in whole.lemmas]
     assert split.dropped == whole.dropped > 0
@@ -282,7 +299,7 @@ def test_a_lemma_a_step_breaks_is_dropped_by_target_and_rejected_when_strict() -
     empty = Lemma("from-zero", "the last stream started at 0", state.received_from == 0)
     r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("correct")
     p = PROPERTIES.get("no-foreign-snapshot")
-    found = induct(r, c, p, SMALL, Budget())
+    found = _houdini(p.id)
     assert found.outcome is InductionOutcome.PROVED
     with_it = [*found.lemmas, empty]
     again = induct(r, c, p, SMALL, Budget(), lemmas=with_it, by_target=True)
