@@ -393,6 +393,7 @@ def test_what_py4j_logs_as_a_stopping_jvm_drops_its_calls_stays_off_stderr(caplo
     for pathname, message in ((py4j_file, "from py4j"), (__file__, "from elsewhere")):
         record = logging.LogRecord("root", logging.ERROR, pathname, 1, message, None, None)
         logging.getLogger().handle(record)
-    logging.getLogger("py4j").error("py4j's own logger")
     logged = [r.getMessage() for r in caplog.records]  # what reaches the root's handlers
     assert logged == ["from elsewhere"]
+    py4j_logger = logging.getLogger("py4j")  # py4j's own logger: kept off the root's handlers
+    assert not py4j_logger.propagate and py4j_logger.handlers
