@@ -19,7 +19,7 @@ that ``&`` binds tighter than ``==``: write ``(F.start == 0) & F.strict``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from enum import Enum
 
 from spec.errors import RuleLanguageError
@@ -338,22 +338,30 @@ def saturating_sub(a: object, b: object) -> Expr:
 # -- traversal -----------------------------------------------------------------------
 
 
-def walk(roots: Iterable[Expr]) -> Iterator[Expr]:
-    """Every node reachable from ``roots``, each once, children before parents."""
+def walk(roots: Iterable[Expr], done: Container[int] = frozenset()) -> Iterator[Expr]:
+    """Every node reachable from ``roots``, each once, children before parents.
+
+    ``done``: ids of nodes already handled together with everything below them (a
+    translator's memo): those are neither yielded nor descended into, and the other
+    nodes come in the order they would without it.
+    """
     seen: set[int] = set()
     for root in roots:
         stack: list[tuple[Expr, bool]] = [(root, False)]
         while stack:
             node, expanded = stack.pop()
-            if id(node) in seen:
+            key = id(node)
+            if key in seen or key in done:
                 continue
             if expanded or not node.args:
-                seen.add(id(node))
+                seen.add(key)
                 yield node
             else:
                 stack.append((node, True))
                 stack.extend(
-                    (child, False) for child in reversed(node.args) if id(child) not in seen
+                    (child, False)
+                    for child in reversed(node.args)
+                    if id(child) not in seen and id(child) not in done
                 )
 
 

@@ -18,6 +18,7 @@ from spec.expr import (
     evaluate,
     ite,
     substitute,
+    walk,
 )
 
 MAX = 2**64 - 1
@@ -81,3 +82,14 @@ def test_printed_expressions_read_back_as_the_same_expression(expr: Expr, env) -
     again = eval(str(expr), namespace)
     again = const(again) if isinstance(again, bool | int) else again
     assert evaluate(again, env) == evaluate(expr, env)
+
+
+@given(expressions(), expressions())
+def test_a_walk_past_what_is_done_yields_the_rest_in_the_same_order(
+    first: Expr, second: Expr
+) -> None:
+    """What a translator's memo holds (a walk's nodes, each with its children) is skipped,
+    the other nodes come as a walk from scratch brings them."""
+    done = {id(node) for node in walk([first])}
+    rest = [node for node in walk([second]) if id(node) not in done]
+    assert [id(node) for node in walk([second], done)] == [id(node) for node in rest]

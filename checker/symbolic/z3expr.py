@@ -119,9 +119,7 @@ class Translator:
     def translate(self, root: Expr) -> z3.ExprRef:
         memo = self._memo
         if id(root) not in memo:
-            for node in walk([root]):
-                if id(node) in memo:
-                    continue
+            for node in walk([root], memo):  # what memo holds, it holds with its children
                 self._keep.append(node)
                 memo[id(node)] = self._node(node, [memo[id(a)] for a in node.args])
         term = memo[id(root)]
