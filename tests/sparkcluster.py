@@ -101,8 +101,10 @@ def _wait_for(log: Path, pattern: re.Pattern[str], proc: subprocess.Popen, secon
 def _start(role: str, args: list[str], logs: Path) -> subprocess.Popen:
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "PYSPARK_PYTHON": sys.executable}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    # the master and worker daemons only schedule: the client JIT and the serial collector
-    env.setdefault("SPARK_DAEMON_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+    # the master and worker daemons only schedule: the client JIT, the serial collector, no
+    # verification of Spark's jars (as tests/spark-conf/spark-defaults.conf gives the others)
+    opts = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions"
+    env.setdefault("SPARK_DAEMON_JAVA_OPTS", opts + " -XX:-BytecodeVerificationRemote")
     log = (logs / f"{role}.log").open("wb")
     return subprocess.Popen(
         [str(SPARK_HOME / "bin" / "spark-class"), *args],
