@@ -25,7 +25,9 @@ from checker.cluster_check import model_for
 from checker.confirm import replay_stored
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json
+from spec.failover_table import FailoverTable
 from spec.reference.cluster import ActionNotEnabled, Cluster
+from spec.reference.cluster_node import Item, Node
 from spec.reference.cluster_observe import differences, observe_model_state
 from spec.reference.cluster_replay import replay_on_reference
 from spec.rules import RULE_SETS
@@ -115,6 +117,19 @@ def test_the_stored_mb34150_run_is_the_seeds_scenario_on_the_reference() -> None
     assert cluster.active is not None and cluster.active.name == "N2"
     assert cluster.lost_syncwrites() == [(3, 0, "A", 0)]
     assert cluster.failures == 2 and cluster.majority == 3
+    # one failure more (a restart) and a majority has failed since the ack: no longer owed
+    cluster.restarts += 1
+    assert cluster.lost_syncwrites() == []
+
+
+def test_a_rollback_keeps_the_hps_of_the_last_prepare_at_or_below_its_landing() -> None:
+    """Cluster's rollback: an HPS above the landing falls to the last PREPARE kept, 0 when the
+    landing is below every PREPARE (the random walks below rarely get there at their
+    sizes; the wide preset's searches, now replayed from stored runs, did)."""
+    node = Node(1, FailoverTable.of((1, 0)))
+    node.items = [Item("SET", "A", 0), Item("PREPARE", "B", 0), Item("SET", "C", 0)]
+    node.items.append(Item("PREPARE", "A", 0))
+    assert [node.last_prepare_up_to(x) for x in range(6)] == [0, 0, 2, 2, 4, 4]
 
 
 # -- (b) random walks: model and reference in lockstep ------------------------------------

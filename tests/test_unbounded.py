@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from checker.diff.decisions import search_regions
+from checker.report.text import result_json
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
 from checker.unbounded import decision_results, lookup_abstraction_holds
@@ -24,6 +25,8 @@ def test_builtin_rule_sets_keep_rollback_below_start_and_refuse_invalid_requests
         for prop in ("bounded-rollback", "valid-request")
     }
     assert all("every failover-table length" in r.bounds.describe() for r in results)
+    # in --json (verify's decision-level records): no bound to state, not the scenario ones
+    assert all(result_json(r)["bounds"] == {} for r in results)
 
 
 def test_a_rollback_to_the_snapshot_end_is_caught_for_tables_of_any_length() -> None:
