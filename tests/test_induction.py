@@ -15,10 +15,10 @@ import pytest
 from clihelp import run_cli
 
 from checker.engines.options import Options
-from checker.induction.every_session import check_every_session
+from checker.induction.every_session import bounded_summary, check_every_session
 from checker.induction.houdini import BY_TARGET_FROM, Induction, InductionOutcome, induct
 from checker.result import Verdict
-from checker.scenario_check import check
+from checker.scenario_check import check, planned
 from checker.symbolic.budget import Budget
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
@@ -326,3 +326,20 @@ def test_houdini_starts_from_corrects_certificate_lifted_to_larger_bounds(
     got = check_every_session(r, c, p, wider)
     assert got.verdict is Verdict.HOLDS
     assert "Houdini from the lemma families of correct's certificates" in got.long_text
+
+
+def test_a_bounded_check_left_undecided_is_never_called_free_of_a_violation() -> None:
+    """Where the induction does not close, --sessions any reports the checks at K = 1, 2, 3:
+    one whose budget ran out is undecided, said so with why, not 'no violation'."""
+    r, c = RULE_SETS.get("kv-current"), CONSUMERS.get("kv-replica-fixed")
+    base = planned(r, c, PROPERTIES.get("no-missed-item"), SMALL)
+    clear, spent = base.but(verdict=Verdict.HOLDS), base.but(reason="solver: budget")
+    every = [(1, clear), (2, clear), (3, clear)]
+    assert bounded_summary(every) == "no violation at K = 1, 2, 3 sessions"
+    ran_out = [(1, clear), (2, clear), (3, spent)]
+    assert bounded_summary(ran_out) == (
+        "no violation at K = 1, 2 sessions; K = 3 undecided (solver: budget)"
+    )
+    assert bounded_summary([(1, spent), (2, spent), (3, spent)]) == (
+        "K = 1, 2, 3 undecided (solver: budget)"
+    )

@@ -36,7 +36,13 @@ from spec.properties import Property
 from spec.rules.language import RuleSet
 from spec.scenario import key_name
 
-__all__ = ["BOUNDED_SESSIONS", "EverySession", "check_every_session", "describe_state"]
+__all__ = [
+    "BOUNDED_SESSIONS",
+    "EverySession",
+    "bounded_summary",
+    "check_every_session",
+    "describe_state",
+]
 
 # The bounded searches a failed induction falls back to, for a real counterexample.
 BOUNDED_SESSIONS = (1, 2, 3)
@@ -138,6 +144,7 @@ def check_every_session(
             reason=f"induction: {found.reason}",
             stats=Stats(wall, cpu, budget=units.spent),
         )
+    searched: list[tuple[int, Result]] = []
     for sessions in BOUNDED_SESSIONS:
         left = None if units.limit is None else max(1, units.limit - units.spent)
         bounded = check(
@@ -148,6 +155,7 @@ def check_every_session(
             options.but(budget=left),
         )
         units.charge(bounded.stats.budget or 0)
+        searched.append((sessions, bounded))
         if bounded.verdict is Verdict.VIOLATED:
             wall, cpu = clock.read()
             note = (
@@ -168,13 +176,27 @@ def check_every_session(
                 "it but the one-session check proves it"
             )
     wall, cpu = clock.read()
-    searched = ", ".join(str(k) for k in BOUNDED_SESSIONS)
     return base.but(
         verdict=Verdict.UNKNOWN,
-        reason=f"unknown (induction): {_why(found)}; no violation at K = {searched} sessions",
+        reason=f"unknown (induction): {_why(found)}; {bounded_summary(searched)}",
         long_text=cti_note(found, bounds),
         stats=Stats(wall, cpu, budget=units.spent),
     )
+
+
+def bounded_summary(searched: Sequence[tuple[int, Result]]) -> str:
+    """What the bounded checks at K sessions decided, none violated: each K proved free of
+    a violation is named as such, and each undecided one (its budget or time ran out) as
+    undecided, with why, never as free of a violation."""
+    clear = [k for k, r in searched if r.verdict is Verdict.HOLDS]
+    open_ = [(k, r) for k, r in searched if r.verdict is not Verdict.HOLDS]
+    parts = []
+    if clear:
+        parts.append(f"no violation at K = {', '.join(map(str, clear))} sessions")
+    if open_:
+        why = open_[0][1].reason or "not decided"
+        parts.append(f"K = {', '.join(str(k) for k, _ in open_)} undecided ({why})")
+    return "; ".join(parts)
 
 
 def warm_starts(
