@@ -100,11 +100,6 @@ def _forward(stream, target: int) -> None:  # type: ignore[no-untyped-def]
             os.write(target, line)
 
 
-def _mute_py4j() -> None:
-    """py4j logs the connections a cancelled job breaks; after Ctrl-C that is noise."""
-    logging.getLogger("py4j").disabled = True
-
-
 class _FromPy4j(logging.Filter):
     """Drops the records py4j's modules log on the root logger: ``GatewayClient`` calls
     ``logging.exception("Exception while sending command.")`` (which also gives the root
@@ -120,7 +115,8 @@ _PY4J_ON_ROOT = _FromPy4j()
 
 
 def _quiet_py4j() -> None:
-    """py4j's own logger and its records on the root logger stay off stderr."""
+    """py4j's own logger and its records on the root logger stay off stderr, from the
+    start (the connections a cancelled job breaks after Ctrl-C are logged there too)."""
     py4j = logging.getLogger("py4j")
     py4j.propagate = False
     if not py4j.handlers:
@@ -222,7 +218,6 @@ def spark_session(
     spark_conf = SparkConf().setMaster(master).setAppName(app).setAll(list(settings.items()))
     staging = Path(tempfile.mkdtemp(prefix="dcpcheck-pyfiles-"))
     sc = gateway = None
-    interrupt.on_interrupt(_mute_py4j)
     _quiet_py4j()
     try:
         # Ctrl-C waits until the JVM is up (half-launched it would outlive us); the block
