@@ -514,36 +514,68 @@ _PY = {
 }
 
 
+# Nodes written inside one another at most this deep (each level adds up to two pairs of
+# parentheses; Python's parser refuses 200 nested ones).
+_NESTING = 40
+
+
 class Compiled:
     """``roots`` turned into one Python function: the same semantics as ``evaluate``.
 
     Use it where one expression is evaluated many times (``decide`` on every
     stdin line, vector replay, exhaustive enumeration); the tests check it
     against ``evaluate`` on random inputs.
+
+    The function reads every variable first (a missing one is an error whatever
+    the other values), then computes each node shared by several parents once,
+    into a local; a node with one parent is written inside its parent's
+    expression (up to ``_NESTING`` levels deep, below the parser's limit on
+    nested parentheses). Python compiles a function in time that grows with its
+    statements and locals, so a model's whole trace (thousands of nodes, most
+    used once) compiles several times faster than with a local per node, and
+    runs no slower: the branch ``ite`` and ``and``/``or`` do not take is not
+    computed. Every operator is total on the values it is given (only reading a
+    variable can fail), so computing less changes no result.
     """
 
     def __init__(self, roots: Iterable[Expr]) -> None:
         self.roots = list(roots)
         order = list(walk(self.roots))
-        names = {id(node): f"_{i}" for i, node in enumerate(order)}
         self.inputs = sorted({n.name for n in order if n.op == "var"})  # type: ignore[type-var]
-        lines = ["def _compiled(env):"]
+        uses: dict[int, int] = {}
         for node in order:
-            target = names[id(node)]
+            for arg in node.args:
+                uses[id(arg)] = uses.get(id(arg), 0) + 1
+        for root in self.roots:
+            uses[id(root)] = uses.get(id(root), 0) + 2  # a root is returned: always a local
+        code: dict[int, str] = {}
+        depth: dict[int, int] = {}
+        reads: list[str] = []  # every variable, first: a missing one fails every call
+        lines: list[str] = []
+        for node in order:
+            key = id(node)
             if node.op == "const":
-                lines.append(f"    {target} = {node.value!r}")
-            elif node.op == "var":
-                lines.append(f"    {target} = env[{node.name!r}]")
+                code[key], depth[key] = repr(node.value), 0
+                continue
+            if node.op == "var":
+                text, level = f"env[{node.name!r}]", 0
             else:
-                args = [names[id(a)] for a in node.args]
+                args = [code[id(a)] for a in node.args]
+                level = 1 + max(depth[id(a)] for a in node.args)
                 if node.op in ("and", "or"):
-                    code = "(" + f" {node.op} ".join(args) + ")"
+                    text = "(" + f" {node.op} ".join(args) + ")"
                 else:
-                    code = _PY[node.op].format(*args)
-                lines.append(f"    {target} = {code}")
-        lines.append("    return [" + ", ".join(names[id(r)] for r in self.roots) + "]")
+                    text = _PY[node.op].format(*args)
+            if node.op == "var" or uses.get(key, 0) > 1 or level >= _NESTING:
+                local = f"_{len(reads) + len(lines)}"
+                (reads if node.op == "var" else lines).append(f"    {local} = {text}")
+                code[key], depth[key] = local, 0
+            else:
+                code[key], depth[key] = text, level
+        result = "    return [" + ", ".join(code[id(r)] for r in self.roots) + "]"
+        source = "\n".join(["def _compiled(env):", *reads, *lines, result])
         namespace: dict[str, object] = {}
-        exec(compile("\n".join(lines), "<dcpcheck-expr>", "exec"), namespace)
+        exec(compile(source, "<dcpcheck-expr>", "exec"), namespace)
         self._function: Callable[[Mapping[str, Value]], list[Value]] = namespace["_compiled"]  # type: ignore[assignment]
 
     def __call__(self, env: Mapping[str, Value]) -> list[Value]:
