@@ -124,14 +124,38 @@ def spark_cluster(tmp_path_factory):
         sparkcluster.stop(cluster)
 
 
-# Tests that must run in one worker, in collection order: a doc's examples (a later one may
-# use what an earlier one wrote in the doc's scratch copy, tests/test_docs_examples.py), and
-# the tests sharing the standalone Spark cluster (two JVMs and a worker's executors: one per
-# run is enough). Every other test is a work unit of its own.
+# How make test spreads the tests over its workers. A work unit runs in one worker, in
+# collection order: a doc's examples (a later one may use what an earlier one wrote in the
+# doc's scratch copy, tests/test_docs_examples.py) and a test module (its module-scoped
+# fixtures and the results its helpers cache are then computed once per run, not once per
+# worker: 20-25 CPU s of the run). The units that take longest start first, so the run
+# does not end with one worker busy and the other idle.
 _DOC_EXAMPLE = re.compile(
-    r"^(tests/test_docs_examples\.py::test_doc_example_runs\w*)\[(.+?):\d+\]$"
+    r"^(tests/test_docs_examples\.py)::test_doc_example_runs\w*\[(.+?):\d+\]$"
 )
-_ONE_WORKER_MODULES = ("tests/test_spark_cluster.py",)
+# Wall seconds of the longest units in one make test run (DCPCHECK_TEST_CPU, 2026-11): only
+# their order depends on these figures, so a stale one costs balance, never a result. Units
+# not named here follow, the ones with more tests first.
+_LONGEST_UNITS = {
+    "tests/test_interrupt.py": 55,
+    "tests/test_spark_cluster.py": 55,
+    "tests/test_docs_examples.py[docs/vectors.md]": 42,
+    "tests/test_docs_examples.py[README.md]": 36,
+    "tests/test_durability_verdicts.py": 35,
+    "tests/test_engines_agree.py": 30,
+    "tests/test_induction.py": 29,
+    "tests/test_diff_rules.py": 27,
+    "tests/test_vectors_corpus.py": 25,
+    "tests/test_docs_examples.py[docs/authoring-consumers.md]": 23,
+    "tests/test_docs_examples.py[docs/clients.md]": 22,
+    "tests/test_client_adapters.py": 20,
+    "tests/test_rules_vs_reference.py": 19,
+    "tests/test_vectors_guarantee.py": 17,
+    "tests/test_vectors_generate.py": 15,
+    "tests/test_split_proofs.py": 15,
+    "tests/test_verify_spark.py": 15,
+    "tests/test_review.py": 14,
+}
 
 
 def work_unit(nodeid: str) -> str:
@@ -139,21 +163,33 @@ def work_unit(nodeid: str) -> str:
     doc = _DOC_EXAMPLE.match(nodeid)
     if doc:
         return f"{doc.group(1)}[{doc.group(2)}]"
-    module = nodeid.split("::", 1)[0]
-    return module if module in _ONE_WORKER_MODULES else nodeid
+    return nodeid.split("::", 1)[0]
 
 
 def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
     """xdist's load-by-scope scheduler with ``work_unit`` as the scope (its own grouping,
     ``--dist loadgroup``, does not group under pytest 9.2: it rewrites ``item._nodeid``,
-    which pytest 9.2 no longer reads). Units with more tests go first (xdist's default
-    order), so a doc's examples start early instead of finishing last."""
+    which pytest 9.2 no longer reads), handing out the longest units first."""
     if config.getvalue("dist") not in ("load", "loadscope", "loadfile", "loadgroup"):
         return None
+    from collections import OrderedDict
+
     from xdist.scheduler import LoadScopeScheduling
 
     class ByWorkUnit(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
+
+        def _assign_work_unit(self, node):  # type: ignore[no-untyped-def]
+            if not self.ordered:  # the first assignment: every unit is in the queue
+                units = sorted(
+                    self.workqueue.items(),
+                    key=lambda unit: (-_LONGEST_UNITS.get(unit[0], 0), -len(unit[1])),
+                )
+                self.workqueue = OrderedDict(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return ByWorkUnit(config, log)
