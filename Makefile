@@ -10,10 +10,14 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.dcpcheck-installed
 SPARK_MASTER ?= local[*]
-# make test's pytest workers (a number, or auto: one per CPU core, at most 4: beyond that the
-# longest tests set the wall time). Tests that must share a worker (a doc's examples, in
-# order; the standalone Spark cluster) carry an xdist_group mark.
-TEST_WORKERS ?= auto
+# make test's pytest workers: by default one more than the CPU cores, at most 4. A worker
+# often waits (a JVM starting, a subprocess, a timeout a test provokes), and a third
+# worker on 2 cores fills some of those waits. Measured on a 2-core machine, pytest with 2
+# and then 3 workers right after: 371 -> 344 s, and 430 -> 429 s when the machine was
+# slower; 4 workers took 416 s (four JVMs and their Python workers then compete).
+# Tests that must share a worker (a doc's examples, in order; a test module) form one work
+# unit (tests/conftest.py).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1 < 4 ? n + 1 : 4)))
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 # make verify's bounds: every verdict holds (or is violated) for scenarios this big.
 VERIFY_BOUNDS ?= --seqnos 8 --keys 3 --entries 5 --failovers 3
