@@ -546,8 +546,7 @@ class Compiled:
         for node in order:
             for arg in node.args:
                 uses[id(arg)] = uses.get(id(arg), 0) + 1
-        for root in self.roots:
-            uses[id(root)] = uses.get(id(root), 0) + 2  # a root is returned: always a local
+        returned = {id(root) for root in self.roots}  # always a local
         code: dict[int, str] = {}
         depth: dict[int, int] = {}
         reads: list[str] = []  # every variable, first: a missing one fails every call
@@ -566,7 +565,8 @@ class Compiled:
                     text = "(" + f" {node.op} ".join(args) + ")"
                 else:
                     text = _PY[node.op].format(*args)
-            if node.op == "var" or uses.get(key, 0) > 1 or level >= _NESTING:
+            shared = uses.get(key, 0) > 1 or key in returned
+            if node.op == "var" or shared or level >= _NESTING:
                 local = f"_{len(reads) + len(lines)}"
                 (reads if node.op == "var" else lines).append(f"    {local} = {text}")
                 code[key], depth[key] = local, 0

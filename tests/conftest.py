@@ -128,8 +128,8 @@ def spark_cluster(tmp_path_factory):
 # collection order: a doc's examples (a later one may use what an earlier one wrote in the
 # doc's scratch copy, tests/test_docs_examples.py) and a test module (its module-scoped
 # fixtures and the results its helpers cache are then computed once per run, not once per
-# worker: 20-25 CPU s of the run). The units that take longest start first, so the run
-# does not end with one worker busy and the other idle.
+# worker). The units that take longest start first, so the run does not end with one
+# worker busy and the other idle.
 _DOC_EXAMPLE = re.compile(
     r"^(tests/test_docs_examples\.py)::test_doc_example_runs\w*\[(.+?):\d+\]$"
 )
