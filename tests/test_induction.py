@@ -343,3 +343,7 @@ def test_a_bounded_check_left_undecided_is_never_called_free_of_a_violation() ->
     assert bounded_summary([(1, spent), (2, spent), (3, spent)]) == (
         "K = 1, 2, 3 undecided (solver: budget)"
     )
+    timed_out = base.but(reason="solver: timeout")
+    assert bounded_summary([(1, clear), (2, spent), (3, timed_out)]) == (
+        "no violation at K = 1 sessions; K = 2, 3 undecided (solver: budget; solver: timeout)"
+    )

@@ -187,14 +187,14 @@ def check_every_session(
 def bounded_summary(searched: Sequence[tuple[int, Result]]) -> str:
     """What the bounded checks at K sessions decided, none violated: each K proved free of
     a violation is named as such, and each undecided one (its budget or time ran out) as
-    undecided, with why, never as free of a violation."""
+    undecided, with why (each distinct reason once), never as free of a violation."""
     clear = [k for k, r in searched if r.verdict is Verdict.HOLDS]
     open_ = [(k, r) for k, r in searched if r.verdict is not Verdict.HOLDS]
     parts = []
     if clear:
         parts.append(f"no violation at K = {', '.join(map(str, clear))} sessions")
     if open_:
-        why = open_[0][1].reason or "not decided"
+        why = "; ".join(dict.fromkeys(r.reason or "not decided" for _, r in open_))
         parts.append(f"K = {', '.join(str(k) for k, _ in open_)} undecided ({why})")
     return "; ".join(parts)
 
