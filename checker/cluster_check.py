@@ -200,7 +200,7 @@ def result_of(
     return result.but(
         stats=Stats(
             wall,
-            cpu,
+            cpu + exploration.cpu_elsewhere,
             states=exploration.states,
             transitions=exploration.transitions,
             max_depth=exploration.max_depth,

@@ -418,6 +418,8 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
         client.close()
     assert on_spark.examined == here.examined == 178
     assert on_spark.smallest == here.smallest and on_spark.fault is None
+    # the tasks' and their adapter processes' CPU, which the driver's clock cannot see
+    assert on_spark.cpu_elsewhere > 0 and here.cpu_elsewhere == 0
     assert told[-1].endswith("parts, 178 scenarios")  # every part's, as they finished
 
 

@@ -83,6 +83,24 @@ def test_a_checkpointed_search_resumes_from_its_last_level(spark, tmp_path: Path
     assert record["ident"] == search.ident
 
 
+def test_the_cpu_of_levels_searched_as_spark_jobs_is_counted_in_the_results(spark) -> None:
+    """A level run as a Spark job reports its tasks' CPU seconds (the driver's clock cannot
+    see them), and the results' ``cpu_seconds`` include them; a search the driver did alone
+    reports none."""
+    search = cluster_search(
+        [("ack-at-snapshot-end", "highest-snapshot")],
+        "kv-current",
+        PRESETS["mb-51805"].bounds,
+        ["prepare-ack-progress"],
+        ["syncwrite-acknowledged"],
+    )
+    ((_, jobs),) = search_on_spark(spark, search, max_states=200, driver_below=0)
+    ((_, here),) = search_on_spark(spark, search, max_states=200, driver_below=10**9)
+    assert jobs["prepare-ack-progress"].cpu_elsewhere > 0
+    assert here["prepare-ack-progress"].cpu_elsewhere == 0
+    assert jobs["prepare-ack-progress"].states == here["prepare-ack-progress"].states
+
+
 def test_a_checkpoint_of_another_search_is_refused(
     spark, monkeypatch, capsys, tmp_path: Path
 ) -> None:

@@ -37,3 +37,5 @@ def test_the_spark_search_finds_what_one_process_finds(spark, consumer, prop, ve
     assert here.verdict.value == there.verdict.value == verdict
     assert there.scenario == here.scenario
     assert there.examined == here.examined
+    # the executors' CPU travels with the finding (the driver's clock cannot see it)
+    assert there.cpu_elsewhere > 0 and here.cpu_elsewhere == 0

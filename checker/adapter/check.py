@@ -157,7 +157,8 @@ def check_client(
                 ),
             )
         wall, cpu = clock.read()
-        results.append(result.but(stats=Stats(wall, cpu, examined=part.examined)))
+        stats = Stats(wall, cpu + part.cpu_elsewhere, examined=part.examined)
+        results.append(result.but(stats=stats))
     return results
 
 

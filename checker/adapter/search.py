@@ -59,6 +59,10 @@ class Part:
         default_factory=dict
     )
     fault: tuple[str, str, Scenario | None] | None = None
+    # CPU seconds spent where the caller's clock cannot see: a Spark task's Python worker
+    # and the adapter process it started and reaped (0 for a part judged in this process,
+    # whose adapter is this process's own child)
+    cpu_elsewhere: float = 0.0
 
 
 class Judge:
@@ -141,4 +145,5 @@ def merge(parts: Iterable[Part]) -> Part:
                 out.smallest[pid] = found
         if out.fault is None and part.fault is not None:
             out.fault = part.fault
+        out.cpu_elsewhere += part.cpu_elsewhere
     return out

@@ -90,6 +90,7 @@ class Exploration(Generic[S, A]):
     stopped: str  # why the search ended early ("" when it ran to the end)
     strategy: str
     engine: str = ""  # where it ran, if not in this process ("spark")
+    cpu_elsewhere: float = 0.0  # CPU seconds of the search's tasks on Spark executors
 
 
 Progress = Callable[[int, int, float], None]  # (states, depth, seconds)

@@ -145,6 +145,7 @@ class _Run:
     watched: list[Watched]
     levels: list[Level] = field(default_factory=list)
     stopped: dict[int, str] = field(default_factory=dict)
+    cpu_elsewhere: float = 0.0  # CPU seconds the Spark tasks of this run reported
 
     def first(self, m: int, j: int) -> tuple[int, bytes] | None:
         for level in self.levels:
@@ -409,6 +410,7 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
     index = len(run.levels)
     frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     counted = sc.accumulator([0] * len(run.watched), _PerModel())
+    cpu = sc.accumulator(0.0)  # the tasks' own CPU seconds (a retried attempt's too)
     level_tag = f"{tag}-level-{index}"  # this level's job, for the failed tasks it had
     sc.addJobTag(level_tag)
     try:
@@ -416,16 +418,19 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
         props = len(run.search.properties)
         parts = (
             sc.parallelize(range(p), p)
-            .mapPartitions(partial(_expand_task, shipped, where, frontier, tuple(models), counted))
+            .mapPartitions(
+                partial(_expand_task, shipped, where, frontier, tuple(models), counted, cpu)
+            )
             .partitionBy(p, _owner)
             .mapPartitionsWithIndex(
-                partial(_settle_task, where, frontier, target, len(run.watched), props)
+                partial(_settle_task, where, frontier, target, len(run.watched), props, cpu)
             )
             .collect()
         )
         retried = _failed_tasks(sc, level_tag)
     finally:
         sc.removeJobTag(level_tag)
+    run.cpu_elsewhere += cpu.value
     _publish(storage, run, index, parts, counted.value, started, where, retried, False)
 
 
@@ -433,17 +438,21 @@ def _owner(key: int) -> int:
     return key
 
 
-def _expand_task(search, where, frontier, models, counted, partitions):  # type: ignore[no-untyped-def]
+def _expand_task(search, where, frontier, models, counted, cpu, partitions):  # type: ignore[no-untyped-def]
+    started = time.process_time()  # the shuffle's writing of the rows happens in between
     transitions = [0] * len(search.models)
     with without_cycle_collection():  # states make no cycles; a task makes many
         for q in partitions:
             yield from successors(models_of(search), where, frontier, q, models, transitions)
     counted.add(transitions)
+    cpu.add(time.process_time() - started)
 
 
-def _settle_task(where, visited, target, models, props, q, pairs):  # type: ignore[no-untyped-def]
+def _settle_task(where, visited, target, models, props, cpu, q, pairs):  # type: ignore[no-untyped-def]
+    started = time.process_time()
     with without_cycle_collection():
         part = settle(where, visited, target, q, (row for _, row in pairs), models, props)
+    cpu.add(time.process_time() - started)
     yield part
 
 
@@ -529,6 +538,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
         stopped=stopped,
         strategy="bfs",
         engine="spark",
+        cpu_elsewhere=run.cpu_elsewhere,
     )
 
 

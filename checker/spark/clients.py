@@ -12,7 +12,8 @@ local master the executors share the driver's file system, on a cluster the
 command must exist on every executor), plays every scenario of its part's
 first histories to it (``checker.adapter.search.judge_part``), stops the
 process and sends back only the part's summary (``Part``: counts, each violated
-property's smallest scenario, the first fault; never a trace); the driver merges
+property's smallest scenario, the first fault, the CPU seconds the task and its
+adapter process spent; never a trace); the driver merges
 the parts into what one search of them all gives (``merge``: the same smallest
 violations). Ctrl-C cancels the job (``checker.spark.parts``); a cancelled
 task's Python worker is killed, and its adapter process with it (it dies with
@@ -21,7 +22,10 @@ its parent).
 
 from __future__ import annotations
 
+import resource
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from checker.adapter.search import Part, judge_part, merge
 from checker.spark.parts import until_decided
@@ -54,9 +58,10 @@ def _part(
 
     rule_set = resolve(RULE_SETS, RuleSet, on_executor(rules))
     chosen = [PROPERTIES.get(p) for p in props]
+    started = _task_cpu()
     client = ClientTarget(spec, timeout).start()
     try:
-        return judge_part(
+        found = judge_part(
             client,
             rule_set,
             chosen,
@@ -68,7 +73,14 @@ def _part(
             step=parts,
         )
     finally:
-        client.close()
+        client.close()  # reaps the adapter process: its CPU is then this worker's children's
+    return replace(found, cpu_elsewhere=_task_cpu() - started)
+
+
+def _task_cpu() -> float:
+    """CPU seconds of this Python worker and of the children it has reaped."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def judge_on_spark(

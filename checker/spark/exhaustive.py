@@ -13,6 +13,7 @@ gives: the same scenario, the same count of scenarios examined before it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,21 +29,23 @@ from spec.properties import Property
 
 __all__ = ["exhaustive_on_spark"]
 
-Summary = tuple[int, int | None, Any]  # (examined, index of the first violation, scenario)
+# (examined, index of the first violation, scenario, the task's CPU seconds)
+Summary = tuple[int, int | None, Any, float]
 
 
 def _chunk(names: tuple[str, str, str], bounds: Bounds, start: int, end: int) -> Summary:
     """Search the histories numbered ``start`` to ``end - 1``, in order."""
     from checker.engines.exhaustive import history_at, search
 
+    started = time.process_time()
     model, prop = scenario_model(*names, bounds)
     examined = 0
     for index in range(start, end):
         found = search(model, prop, history=history_at(model.bounds, index))
         examined += found.examined
         if found.verdict is Verdict.VIOLATED:
-            return examined, index, found.scenario
-    return examined, None, None
+            return examined, index, found.scenario, time.process_time() - started
+    return examined, None, None, time.process_time() - started
 
 
 def _decided(done: Mapping[int, Summary], chunks: int) -> int | None:
@@ -75,14 +78,25 @@ def exhaustive_on_spark(spark, rules: str, consumer: str, prop: str) -> SearchOn
             spark, chunks, run_chunk, lambda found: _decided(found, chunks) is not None
         )
         chunk = _decided(done, chunks)
+        # the CPU of the chunks that finished (a cancelled chunk's is not reported)
+        elsewhere = sum(summary[3] for summary in done.values())
         if chunk is not None:
             examined = sum(done[c][0] for c in range(chunk + 1))
             cancelled = chunks - len(done)
             note = f"{cancelled} of {chunks} chunks cancelled once decided" if cancelled else ""
-            return Finding(Verdict.VIOLATED, done[chunk][2], examined=examined, note=note)
+            return Finding(
+                Verdict.VIOLATED,
+                done[chunk][2],
+                examined=examined,
+                note=note,
+                cpu_elsewhere=elsewhere,
+            )
         examined = sum(summary[0] for summary in done.values())
         return Finding(
-            Verdict.HOLDS, examined=examined, note=f"all {examined} scenarios enumerated"
+            Verdict.HOLDS,
+            examined=examined,
+            note=f"all {examined} scenarios enumerated",
+            cpu_elsewhere=elsewhere,
         )
 
     return search
