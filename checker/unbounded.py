@@ -29,7 +29,10 @@ from checker.result import Result, Stats, Verdict
 from checker.symbolic.budget import Budget
 from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from checker.timing import Stopwatch
-from spec.expr import Expr, Sort, all_of, any_of, implies
+from spec.consumers import ConsumerVariant, ResumeRequest, calls
+from spec.expr import TRUE, Expr, Sort, all_of, any_of, implies
+from spec.model.abstract_view import AbstractView, Fresh
+from spec.model.scans import SCAN_FACTS
 from spec.rules.abstract import AbstractDecisionSpace, LookupInduction, table_facts
 from spec.rules.inputs import DecisionExprs, DecisionSpace
 from spec.rules.language import ERANGE_CODE, ROLLBACK_CODE, RuleSet
@@ -41,6 +44,8 @@ __all__ = [
     "decision_results",
     "lookup_abstraction_holds",
     "other_region",
+    "scan_facts_hold",
+    "valid_request_every_history",
 ]
 
 DIRECT_LENGTHS = 25  # kv_engine's default max_failover_entries
@@ -173,3 +178,99 @@ def other_region(
     differ = any_of(a.outcome != b.outcome, a.seqno != b.seqno)
     session.add(space.well_formed(), differ, ~inside(a, b))
     return session.check(want=space.sorts)
+
+
+# -- consumer level: valid-request for every history length ----------------------------------
+
+
+def scan_facts_hold(budget: Budget) -> tuple[bool | None, str]:
+    """Z3 proves each scan fact of spec/model/scans.py by induction over the scan's step
+    (True: every fact proved; False: one refuted; None: unknown), and says which."""
+    for build in SCAN_FACTS:
+        fact = build()
+        for part, (premise, conclusion) in (("base", fact.base), ("step", fact.step)):
+            outcome = _refuted(fact.sorts, premise, conclusion, budget)
+            if outcome.answer is not SolverAnswer.UNSAT:
+                return _verdict(outcome), f"the {part} of the scan fact '{fact.name}'"
+    return True, f"{len(SCAN_FACTS)} scan facts, by induction over their steps"
+
+
+@dataclass(frozen=True)
+class EveryHistory:
+    """What a consumer-level result over the abstract view covers."""
+
+    def describe(self) -> str:
+        return (
+            "every history length, number of keys, failover-table length, failovers and "
+            "resumes (the abstract consumer view)"
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {}
+
+
+def _valid(request: ResumeRequest) -> Expr:
+    return all_of(request.snap_start <= request.start, request.start <= request.snap_end)
+
+
+def _obligations(variant: ConsumerVariant) -> list[tuple[str, Fresh, Expr, Expr]]:
+    """(what, its variables, assumed, claimed) for each step that sets or sends a request:
+    the request remembered when a stream ends, the request sent from a state whose
+    remembered request is valid, and the one a rollback reaction remembers."""
+    out = []
+    ended = Fresh("ended")
+    remembered = calls.remembered(variant, AbstractView(ended, None))
+    out.append(("the request remembered when a stream ends", ended, TRUE, _valid(remembered)))
+    sending = Fresh("sending")
+    claim = sending.request("claim")
+    sent = calls.request(variant, AbstractView(sending, claim))
+    out.append(("the request sent", sending, _valid(claim), _valid(sent)))
+    reacting = Fresh("reacting")
+    claim = reacting.request("claim")
+    view = AbstractView(reacting, claim)
+    rollback_seqno = reacting.value("R")
+    reaction = calls.reaction(variant, view, rollback_seqno, view.producer_log)
+    if reaction.claim is not None:
+        what = "the request remembered after a rollback"
+        out.append((what, reacting, _valid(claim), _valid(reaction.claim)))
+    return out
+
+
+def valid_request_every_history(
+    variants: Sequence[ConsumerVariant], budget: Budget
+) -> list[Result]:
+    """``valid-request`` of each consumer variant for histories of any length: an induction
+    over the steps that set the remembered request (a stream ending, a rollback), each
+    evaluated over the abstract view (spec/model/abstract_view.py), whose premises are
+    the scan facts Z3 proves first. Holds or unknown: the abstraction over-approximates,
+    so a step it cannot prove is not a violation."""
+    clock = Stopwatch()
+    scans, how = scan_facts_hold(budget)
+    results = []
+    for variant in variants:
+        before = budget.spent
+        result = Result(
+            model="consumer",
+            subject={"rules": "any", "consumer": variant.name},
+            property="valid-request",
+            kind="safety",
+            verdict=Verdict.UNKNOWN,
+            bounds=EveryHistory(),
+            engine="z3",
+            note=f"every request has snap_start <= start <= snap_end; the premises: {how}",
+        )
+        if scans is not True:
+            state = "refuted" if scans is False else "unknown"
+            results.append(result.but(reason=f"a premise is {state}: {how}"))
+            continue
+        reason = ""
+        for what, fresh, assumed, claimed in _obligations(variant):
+            outcome = _refuted(fresh.sorts, all_of(assumed, *fresh.premises), claimed, budget)
+            if outcome.answer is not SolverAnswer.UNSAT:
+                kind = "not proved" if outcome.answer is SolverAnswer.SAT else "unknown"
+                reason = f"{what}: {kind} over the abstract view ({outcome.reason or 'a model'})"
+                break
+        stats = Stats(*clock.read(), budget=budget.spent - before)
+        verdict = Verdict.UNKNOWN if reason else Verdict.HOLDS
+        results.append(result.but(verdict=verdict, reason=reason, stats=stats))
+    return results

@@ -63,16 +63,17 @@ def test_verify_prints_the_table_and_writes_junit(
     )
     assert result.code == 0, result.out + result.err
     assert "as expected" in result.out and "EXPECTED" not in result.out
-    total = 2 + len(catalogue_names()) + 12 + 2  # the JUnit count below
+    total = 2 + len(catalogue_names()) + 12 + 2 + 2  # the JUnit count below
     assert result.out.splitlines()[-1].startswith(f"{total} of {total} checks as expected in ")
     assert "durability, preset mb-51805" in result.out
     assert "clients (dcpcheck clients)" in result.out
     suite = ET.parse(junit).getroot()
     # the matrix (2 consumers), the client catalogue (every client and fix, as it ships and
     # under each other setting), the durability checks, the decision-level proofs
-    # (bounded-rollback, valid-request)
+    # (bounded-rollback, valid-request) and valid-request for any history length of each
+    # consumer of the matrix
     clients = len(catalogue_names())
-    assert suite.get("tests") == str(2 + clients + 12 + 2) and suite.get("failures") == "0"
+    assert suite.get("tests") == str(2 + clients + 12 + 2 + 2) and suite.get("failures") == "0"
     durability = [c for c in suite if c.get("classname", "").startswith("dcpcheck.durability.")]
     assert len(durability) == 12
     assert list((tmp_path / "cex").glob("no-missed-item--kv-current--collapse-snapshot--*.json"))

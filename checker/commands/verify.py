@@ -23,8 +23,9 @@ them). Then the same for the multi-node
 durability model: every ack rule x branch rule x durability property at
 each preset given (default mb-34150 and mb-51805; expectations in
 spec/cluster/expected.py), one Spark task each, a second table. Then the
-decision-level proofs (every failover-table length, ``--no-decision`` skips
-them). Counterexamples go to DIR (default out/verify; durability runs to
+decision-level proofs (every failover-table length) and, for each consumer
+of the matrix, valid-request for histories of any length (the abstract view;
+``--no-decision`` skips both). Counterexamples go to DIR (default out/verify; durability runs to
 DIR/durability). Exit: 0 when every verdict is as expected, 1 when one is
 not (or a violation has no expectation), 3 when one is unknown, 4 when a
 counterexample is not confirmed by the reference implementation, 130 when
@@ -61,7 +62,7 @@ from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.symbolic.budget import Budget
 from checker.tasks import AnyTask, ClusterTask, EverySessionTask, ScenarioGroupTask
-from checker.unbounded import decision_results
+from checker.unbounded import decision_results, valid_request_every_history
 from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
@@ -150,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     if not stopped and not args.no_decision:
         try:
             decision = decision_results([r.item for r in rules], Budget(budget))
+            every_history = [c.item for c in consumers]
+            decision += valid_request_every_history(every_history, Budget(budget))
         except KeyboardInterrupt:
             stopped = True
     sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(every)]
@@ -167,9 +170,11 @@ def run(args: argparse.Namespace) -> int:
             print_clients(client_results, bounds, outs[1])
         _print_every_session(every_results)
         _print_durability(cluster)
-        if decision:
-            print(f"\ndecision level: {decision[0].bounds.describe()}")
-            print(summary_table(decision, expected=True))
+        for level, model in (("decision level", "decision"), ("consumer level", "consumer")):
+            rows = [r for r in decision if r.model == model]
+            if rows:
+                print(f"\n{level}: {rows[0].bounds.describe()}")
+                print(summary_table(rows, expected=True))
         elapsed = time.perf_counter() - started
         if stopped:
             decided = sum(not r.interrupted for r in results)
@@ -211,7 +216,7 @@ def plan_line(
     return (
         f"dcpcheck verify: {checks} checks ({' + '.join(parts)}) in {tasks} tasks, progress "
         f"counts tasks; single-node and clients within {bounds.describe()}"
-        + ("; then the decision-level proofs" if decision else "")
+        + ("; then the decision- and consumer-level proofs" if decision else "")
     )
 
 

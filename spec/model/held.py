@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from spec.expr import Expr, any_of, const, ite, max_of, min_of
 from spec.model.history import History, InitialStream
+from spec.model.scans import end_step, start_step
 
 __all__ = ["CutVars", "HeldData"]
 
@@ -93,7 +94,7 @@ class HeldData:
         new_end: dict[int, Expr] = {}
         following: Expr = const(0)
         for x in reversed(xs):
-            following = ite(ends[x], const(x), following)
+            following = end_step(following, ends[x], x)
             new_end[x] = following
         new_start: dict[int, Expr] = {}
         # kv_engine's first marker starts no later than the request's snap_start
@@ -101,7 +102,7 @@ class HeldData:
         current = min_of(ite(backfill, start, start + 1), snap_start)
         for x in xs:
             new_start[x] = current
-            current = ite(ends[x], const(x + 1), current)
+            current = start_step(current, ends[x], x)
         sent: dict[int, Expr] = {}
         for x in xs:
             superseded: list[Expr] = []

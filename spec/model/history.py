@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from spec.expr import Expr, all_of, any_of, const, ite
+from spec.model.scans import end_step, start_step
 from spec.model.variables import ScenarioVars, failover_uuid
 from spec.table_exprs import TableExprs
 
@@ -110,7 +111,7 @@ class InitialStream:
         ends: dict[int, Expr] = {}
         following: Expr = const(0)
         for x in reversed(self.seqnos):
-            following = ite(self.end(x), const(x), following)
+            following = end_step(following, self.end(x), x)
             ends[x] = following
         return ends
 
@@ -121,7 +122,7 @@ class InitialStream:
         current = self.first_start
         for x in self.seqnos:
             starts[x] = current
-            current = ite(self.end(x), const(x + 1), current)
+            current = start_step(current, self.end(x), x)
         return starts
 
     def inside(self, x: int) -> Expr:

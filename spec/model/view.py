@@ -16,6 +16,7 @@ from operator import attrgetter
 from spec.consumers.api import ResumeRequest
 from spec.expr import Expr, any_of, const, ite, lift
 from spec.model.held import HeldData
+from spec.model.scans import pick_step, snapshot_step
 from spec.table_exprs import TableExprs
 
 __all__ = ["ConsumerState", "SymbolicView"]
@@ -56,7 +57,7 @@ class SymbolicView:
     def last(self) -> Expr:
         last: Expr = const(0)
         for x in self.stream.seqnos:
-            last = ite(self.stream.held[x] & (const(x) <= self.keep), const(x), last)
+            last = pick_step(last, self.stream.held[x] & (const(x) <= self.keep), x)
         return last
 
     def held_at_or_below(self, seqno: Expr | int) -> Expr:
@@ -67,8 +68,9 @@ class SymbolicView:
         start, end = seqno, seqno
         for x in reversed(self.stream.seqnos):
             here = (seqno == x) & self.stream.inside(x)
-            start = ite(here, self.stream.start_of[x], start)
-            end = ite(here, self.stream.end_of[x], end)
+            start, end = snapshot_step(
+                (start, end), here, self.stream.start_of[x], self.stream.end_of[x]
+            )
         return start, end
 
     def consistent_at_or_below(self, seqno: Expr | int) -> Expr:
@@ -91,5 +93,5 @@ class SymbolicView:
         point: Expr = const(0)
         for x in self.stream.seqnos:
             here = marked[x] & (const(x) <= bound) & (const(x) <= self.keep)
-            point = ite(here, const(x), point)
+            point = pick_step(point, here, x)
         return point
