@@ -40,7 +40,9 @@ from spec.rules.language import ERANGE_CODE, ROLLBACK_CODE, RuleSet
 __all__ = [
     "DECISION_PROPERTIES",
     "DIRECT_LENGTHS",
-    "EveryTable",
+    "EVERY_HISTORY",
+    "EVERY_TABLE",
+    "Beyond",
     "decision_results",
     "lookup_abstraction_holds",
     "other_region",
@@ -52,17 +54,27 @@ DIRECT_LENGTHS = 25  # kv_engine's default max_failover_entries
 
 
 @dataclass(frozen=True)
-class EveryTable:
-    """What a decision-level result covers: every request and producer state."""
+class Beyond:
+    """What a result beyond the bounds covers, in words (it has no bound to list)."""
+
+    covers: str
 
     def describe(self) -> str:
-        return (
-            "every failover-table length (no older entry repeating the newest uuid), "
-            "every uint64 seqno"
-        )
+        return self.covers
 
     def to_json(self) -> dict[str, int]:
         return {}
+
+
+# a decision-level result: every request and producer state
+EVERY_TABLE = Beyond(
+    "every failover-table length (no older entry repeating the newest uuid), every uint64 seqno"
+)
+# a consumer-level result over the abstract view
+EVERY_HISTORY = Beyond(
+    "every history length, number of keys, failover-table length, failovers and resumes "
+    "(the abstract consumer view)"
+)
 
 
 def _refuted(sorts: dict[str, Sort], facts: Expr, claim: Expr, budget: Budget) -> SolverReply:
@@ -108,6 +120,20 @@ def lookup_abstraction_holds(budget: Budget) -> tuple[bool | None, str]:
     return True, f"directly for 1..{DIRECT_LENGTHS} entries, by induction for every length"
 
 
+def _planned(model: str, subject: dict[str, str], prop: str, covers: Beyond, note: str) -> Result:
+    """A safety result of Z3's beyond the bounds, unknown until a proof decides it."""
+    return Result(
+        model=model,
+        subject=subject,
+        property=prop,
+        kind="safety",
+        verdict=Verdict.UNKNOWN,
+        bounds=covers,
+        engine="z3",
+        note=note,
+    )
+
+
 def _verdict(outcome: SolverReply) -> bool | None:
     return False if outcome.answer is SolverAnswer.SAT else None
 
@@ -138,16 +164,9 @@ def decision_results(rule_sets: Sequence[RuleSet], budget: Budget) -> list[Resul
         decision = space.decision(rules)
         for prop, (summary, formula) in DECISION_PROPERTIES.items():
             before = budget.spent
-            result = Result(
-                model="decision",
-                subject={"rules": rules.name},
-                property=prop,
-                kind="safety",
-                verdict=Verdict.UNKNOWN,
-                bounds=EveryTable(),
-                engine="z3",
-                note=f"{summary}; the table abstraction holds {how}",
-            )
+            subject = {"rules": rules.name}
+            note = f"{summary}; the table abstraction holds {how}"
+            result = _planned("decision", subject, prop, EVERY_TABLE, note)
             if lookup is not True:
                 state = "refuted" if lookup is False else "unknown"
                 results.append(result.but(reason=f"the table abstraction is {state} at {how}"))
@@ -195,20 +214,6 @@ def scan_facts_hold(budget: Budget) -> tuple[bool | None, str]:
     return True, f"{len(SCAN_FACTS)} scan facts, by induction over their steps"
 
 
-@dataclass(frozen=True)
-class EveryHistory:
-    """What a consumer-level result over the abstract view covers."""
-
-    def describe(self) -> str:
-        return (
-            "every history length, number of keys, failover-table length, failovers and "
-            "resumes (the abstract consumer view)"
-        )
-
-    def to_json(self) -> dict[str, int]:
-        return {}
-
-
 def _valid(request: ResumeRequest) -> Expr:
     return all_of(request.snap_start <= request.start, request.start <= request.snap_end)
 
@@ -249,16 +254,9 @@ def valid_request_every_history(
     results = []
     for variant in variants:
         before = budget.spent
-        result = Result(
-            model="consumer",
-            subject={"rules": "any", "consumer": variant.name},
-            property="valid-request",
-            kind="safety",
-            verdict=Verdict.UNKNOWN,
-            bounds=EveryHistory(),
-            engine="z3",
-            note=f"every request has snap_start <= start <= snap_end; the premises: {how}",
-        )
+        subject = {"rules": "any", "consumer": variant.name}
+        note = f"every request has snap_start <= start <= snap_end; the premises: {how}"
+        result = _planned("consumer", subject, "valid-request", EVERY_HISTORY, note)
         if scans is not True:
             state = "refuted" if scans is False else "unknown"
             results.append(result.but(reason=f"a premise is {state}: {how}"))
