@@ -30,6 +30,7 @@ from checker.symbolic.budget import Budget
 from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from checker.timing import Stopwatch
 from spec.consumers import ConsumerVariant, ResumeRequest, calls
+from spec.errors import InvalidInput
 from spec.expr import TRUE, Expr, Sort, all_of, any_of, implies
 from spec.model.abstract_view import AbstractView, Fresh
 from spec.model.scans import SCAN_FACTS
@@ -262,7 +263,14 @@ def valid_request_every_history(
             results.append(result.but(reason=f"a premise is {state}: {how}"))
             continue
         reason = ""
-        for what, fresh, assumed, claimed in _obligations(variant):
+        try:
+            obligations = _obligations(variant)
+        except (InvalidInput, AttributeError, TypeError, ValueError) as exc:
+            # a user's variant that reads more than the ConsumerView interface (a
+            # SymbolicView's own attributes, say) cannot be evaluated over the abstract view
+            message = exc.message if isinstance(exc, InvalidInput) else f"{exc}"
+            obligations, reason = [], f"not evaluable over the abstract view: {message}"
+        for what, fresh, assumed, claimed in obligations:
             outcome = _refuted(fresh.sorts, all_of(assumed, *fresh.premises), claimed, budget)
             if outcome.answer is not SolverAnswer.UNSAT:
                 kind = "not proved" if outcome.answer is SolverAnswer.SAT else "unknown"

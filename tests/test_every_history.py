@@ -83,3 +83,19 @@ def test_the_broken_variant_is_violated_by_the_bounded_check() -> None:
     model = ScenarioModel(bounds, RULE_SETS.get("kv-current"), SnapshotEndOffByOne())
     found = z3.search(model, PROPERTIES.get("valid-request"), budget=Budget(BUDGET))
     assert found.verdict is Verdict.VIOLATED
+
+
+class _ReadsTheTableItself(SnapshotEndOffByOne):
+    """A user's variant reaching past the ConsumerView interface (a TableExprs field)."""
+
+    name = "reads-the-table"
+
+    def request(self, view):  # type: ignore[no-untyped-def]
+        base = super().request(view)
+        return base.but(uuid=view.log.uuid[0])
+
+
+def test_a_variant_reading_past_the_interface_is_unknown_not_an_error() -> None:
+    (result,) = _every_history(_ReadsTheTableItself())
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.reason.startswith("not evaluable over the abstract view: ")
