@@ -32,7 +32,7 @@ CAP = 500 * MILLION  # Z3 units per proof
 SAFETY = ("no-missed-item", "no-foreign-snapshot", "bounded-rollback", "valid-request")
 
 
-def _proof(prop_id: str, bounds: Bounds, every: bool = False) -> tuple[str, float, float, float]:
+def one_proof(prop_id: str, bounds: Bounds, every: bool = False) -> tuple[str, float, float, float]:
     started, cpu = time.perf_counter(), time.process_time()
     how = check_every_session if every else check
     result = how(
@@ -55,12 +55,12 @@ def run(quick: bool = False) -> None:
         base = 0.0
         for k in ks:
             bounds = Bounds(seqnos=seqnos, keys=3, entries=5, failovers=3, sessions=k)
-            verdict, wall, cpu, units = _proof(prop_id, bounds)
+            verdict, wall, cpu, units = one_proof(prop_id, bounds)
             base = base or wall
             row.append(
                 f"{verdict} {wall:.1f}s wall {cpu:.1f}s CPU {units:,.0f}M x{wall / base:.1f}"
             )
-        verdict, wall, cpu, units = _proof(prop_id, replace(bounds, sessions=1), every=True)
+        verdict, wall, cpu, units = one_proof(prop_id, replace(bounds, sessions=1), every=True)
         row.append(f"{verdict} {wall:.1f}s wall {cpu:.1f}s CPU {units:,.0f}M x{wall / base:.1f}")
         rows.append(row)
         print(" | ".join(row), flush=True)
