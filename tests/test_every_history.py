@@ -99,3 +99,20 @@ def test_a_variant_reading_past_the_interface_is_unknown_not_an_error() -> None:
     (result,) = _every_history(_ReadsTheTableItself())
     assert result.verdict is Verdict.UNKNOWN
     assert result.reason.startswith("not evaluable over the abstract view: ")
+
+
+def test_sessions_any_for_valid_request_is_the_any_length_proof_and_falls_back_when_it_fails() -> (
+    None
+):
+    from checker.induction.every_session import check_every_session
+
+    bounds = Bounds(seqnos=8, keys=3, entries=5, failovers=3)
+    rules, prop = RULE_SETS.get("kv-current"), PROPERTIES.get("valid-request")
+    proved = check_every_session(rules, CONSUMERS.get("go-dcp-fixed"), prop, bounds)
+    assert proved.verdict is Verdict.HOLDS
+    assert proved.bounds.describe().endswith("every number of sessions (abstract view)")
+    assert "every history length" in proved.long_text
+    # not proved over the abstract view: the induction over resumes and the bounded checks
+    small = Bounds(seqnos=2, keys=1, entries=2, failovers=1)
+    broken = check_every_session(rules, SnapshotEndOffByOne(), prop, small)
+    assert broken.verdict is Verdict.VIOLATED
