@@ -19,7 +19,8 @@ stored certificate (``checker.induction.certificate``: an invariant over
 resumes, kept in the repository) has it checked again by Z3, at the
 certificate's own bounds: ``holds`` for every number of sessions there when it
 checks, ``unknown`` (exit 3) when it does not (``--no-every-session`` skips
-them). Then the same for the multi-node
+them; valid-request is first proved for any history length, as ``check
+--sessions any`` does). Then the same for the multi-node
 durability model: every ack rule x branch rule x durability property at
 each preset given (default mb-34150 and mb-51805; expectations in
 spec/cluster/expected.py), one Spark task each, a second table. Then the
