@@ -281,6 +281,11 @@ def _print_every_session(results: Sequence[Result]) -> None:
         "again: no violation after any number of resumes within these bounds; checks without "
         "a certificate here have their bounded verdict above (one resume) only"
     )
+    if any(r.bounds.describe().endswith("(abstract view)") for r in results):
+        print(
+            "(abstract view) = valid-request proved for every history length and every "
+            "number of resumes, no certificate needed (docs/findings.md, Beyond the bounds)"
+        )
 
 
 def _print_durability(cluster: Sequence[Result]) -> None:
