@@ -4,9 +4,10 @@
 expressions over a bounded scenario's variables; ``AbstractView`` answers each
 with a fresh uint64 variable (a fresh pair for ``snapshot_of``), tied to the
 question only by the facts every consumer state keeps whatever the length of
-the history (``PREMISES``, each the fact of a scan of spec/model/scans.py, which
-Z3 proves by induction over the scan's step). Every log is an ``AbstractLog`` of
-fresh values. A variant's ``request``, ``remembered`` and ``on_rollback`` are
+the history: the facts of the scans of spec/model/scans.py (``SCAN_FACTS``:
+``snapshot of a seqno`` and ``highest marked``, the first resting on the two
+marker scans'), which Z3 proves by induction over each scan's step. Every log is
+an ``AbstractLog`` of fresh values. A variant's ``request``, ``remembered`` and ``on_rollback`` are
 evaluated over it unchanged.
 
 What the abstraction admits is a superset of what any bounded model admits:
@@ -24,15 +25,7 @@ from functools import cached_property
 from spec.consumers.api import ResumeRequest
 from spec.expr import BOOL, INT, Expr, Sort, all_of, lift, var
 
-__all__ = ["PREMISES", "AbstractLog", "AbstractView", "Fresh"]
-
-# The facts the abstract view keeps, each with the scan (spec/model/scans.py) that gives it.
-PREMISES = {
-    "snapshot of a seqno": "snapshot_of(q) = (s, e) with s <= q <= e",
-    "highest marked": (
-        "last <= keep; held_at_or_below(q) and consistent_at_or_below(q) are <= q and <= keep"
-    ),
-}
+__all__ = ["AbstractLog", "AbstractView", "Fresh"]
 
 
 class Fresh:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from spec.expr import Expr, any_of, const, ite, max_of, min_of
 from spec.model.history import History, InitialStream
-from spec.model.scans import end_step, start_step
+from spec.model.scans import marker_ends, marker_starts
 
 __all__ = ["CutVars", "HeldData"]
 
@@ -91,18 +91,10 @@ class HeldData:
         ends = {
             x: cut.ends[x] & (const(x) > start) & (const(x) >= lowest) & p.present(x) for x in xs
         }
-        new_end: dict[int, Expr] = {}
-        following: Expr = const(0)
-        for x in reversed(xs):
-            following = end_step(following, ends[x], x)
-            new_end[x] = following
-        new_start: dict[int, Expr] = {}
+        new_end = marker_ends(ends, xs)
         # kv_engine's first marker starts no later than the request's snap_start
         # (ActiveStream::adjustStartIfFirstSnapshot: the stream may resume a snapshot).
-        current = min_of(ite(backfill, start, start + 1), snap_start)
-        for x in xs:
-            new_start[x] = current
-            current = start_step(current, ends[x], x)
+        new_start = marker_starts(min_of(ite(backfill, start, start + 1), snap_start), ends, xs)
         sent: dict[int, Expr] = {}
         for x in xs:
             superseded: list[Expr] = []

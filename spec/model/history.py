@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from spec.expr import Expr, all_of, any_of, const, ite
-from spec.model.scans import end_step, start_step
+from spec.model.scans import marker_ends, marker_starts
 from spec.model.variables import ScenarioVars, failover_uuid
 from spec.table_exprs import TableExprs
 
@@ -108,22 +108,12 @@ class InitialStream:
     @cached_property
     def end_of(self) -> dict[int, Expr]:
         """The end of the snapshot containing x (0 if x is in none)."""
-        ends: dict[int, Expr] = {}
-        following: Expr = const(0)
-        for x in reversed(self.seqnos):
-            following = end_step(following, self.end(x), x)
-            ends[x] = following
-        return ends
+        return marker_ends({x: self.end(x) for x in self.seqnos}, self.seqnos)
 
     @cached_property
     def start_of(self) -> dict[int, Expr]:
         """The marker start of the snapshot containing x."""
-        starts: dict[int, Expr] = {}
-        current = self.first_start
-        for x in self.seqnos:
-            starts[x] = current
-            current = start_step(current, self.end(x), x)
-        return starts
+        return marker_starts(self.first_start, {x: self.end(x) for x in self.seqnos}, self.seqnos)
 
     def inside(self, x: int) -> Expr:
         return self.end_of[x] != 0

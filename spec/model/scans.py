@@ -2,15 +2,17 @@
 
 The model walks the seqnos to know, for each seqno x the consumer may hold, the
 snapshot marker x lies in: ``end_of[x]`` by a scan down from the highest seqno
-(the next snapshot end at or above x, 0 if none: ``end_step``) and ``start_of[x]``
-by a scan up (one past the last end below x, else the stream's first marker
-start: ``start_step``). The consumer's view answers ``last``,
-``held_at_or_below`` and ``consistent_at_or_below`` by picking the highest
-marked seqno within a bound (``pick_step``) and ``snapshot_of`` by finding the
-marker of one seqno (``snapshot_step``).
+(the next snapshot end at or above x, 0 if none: ``end_step``, ``marker_ends``)
+and ``start_of[x]`` by a scan up (one past the last end below x, else the
+stream's first marker start: ``start_step``, ``marker_starts``). The
+consumer's view answers ``last``, ``held_at_or_below`` and
+``consistent_at_or_below`` by picking the highest marked seqno within a bound
+(``pick_step``) and ``snapshot_of`` by finding the marker of one seqno
+(``snapshot_step``).
 
-Each step is written once, here, and the model's loops call it
-(spec/model/history.py, held.py, view.py). ``SCAN_FACTS`` states, for each
+Each step is written once, here: the two marker scans are written here whole
+(the initial stream's markers, spec/model/history.py, and a resumed stream's,
+held.py, call them) and view.py's scans call the steps. ``SCAN_FACTS`` states, for each
 scan, an invariant and the fact it gives, as a base and a step over symbolic
 values: Z3 proves them (checker/unbounded.py), so the facts hold after a scan of
 any length, whatever the number of seqnos. They are the premises of the abstract
@@ -19,7 +21,7 @@ consumer view (spec/model/abstract_view.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from spec.expr import (
@@ -41,6 +43,8 @@ __all__ = [
     "SCAN_FACTS",
     "ScanFact",
     "end_step",
+    "marker_ends",
+    "marker_starts",
     "pick_step",
     "snapshot_step",
     "start_step",
@@ -56,6 +60,28 @@ def start_step(current: Expr, is_end: Expr, x: Expr | int) -> Expr:
     """Scanning up, past ``x``: where the marker of the seqno above ``x`` starts."""
     after = const(x + 1) if isinstance(x, int) else x + 1
     return ite(is_end, after, current)
+
+
+def marker_ends(is_end: Mapping[int, Expr], seqnos: range) -> dict[int, Expr]:
+    """``end_of[x]`` for every seqno: the scan down, ``end_step`` at each (``is_end[x]``: a
+    snapshot of the stream ends at x)."""
+    ends: dict[int, Expr] = {}
+    following: Expr = const(0)
+    for x in reversed(seqnos):
+        following = end_step(following, is_end[x], x)
+        ends[x] = following
+    return ends
+
+
+def marker_starts(first: Expr, is_end: Mapping[int, Expr], seqnos: range) -> dict[int, Expr]:
+    """``start_of[x]`` for every seqno: the scan up from the stream's ``first`` marker
+    start, ``start_step`` past each seqno."""
+    starts: dict[int, Expr] = {}
+    current = first
+    for x in seqnos:
+        starts[x] = current
+        current = start_step(current, is_end[x], x)
+    return starts
 
 
 def pick_step(point: Expr, here: Expr, x: Expr | int) -> Expr:
