@@ -17,29 +17,37 @@ PY4J_ZIP = str(ZIPS / f"py4j-{py4j.__version__}-src.zip")
 
 
 def test_a_local_sessions_python_workers_import_the_installed_pyspark(spark) -> None:
-    def _imported_from(_: object) -> list[tuple[str, str, list[str]]]:
+    def imported_from(_: object) -> list[tuple[str, str, list[str], list[str]]]:
         import sys
+        import zipimport
 
         import py4j
         import pyspark.worker
 
-        zips = [p for p in sys.path if p.endswith(("pyspark.zip", "-src.zip"))]
-        return [(pyspark.worker.__file__, py4j.__file__, zips)]
+        archives = [p for p in sys.path if p.endswith((".zip", ".jar")) and "pyspark" in p]
+        importers = [  # each would re-read its archive at every importlib.invalidate_caches
+            str(k)
+            for k, v in sys.path_importer_cache.items()
+            if isinstance(v, zipimport.zipimporter) and "pyspark" in str(k)
+        ]
+        return [(pyspark.worker.__file__, py4j.__file__, archives, importers)]
 
-    rows = spark.sparkContext.parallelize(range(2), 2).mapPartitions(_imported_from).collect()
+    rows = spark.sparkContext.parallelize(range(2), 2).mapPartitions(imported_from).collect()
     assert len(rows) == 2
-    worker, bridge, zips = rows[0]
+    worker, bridge, archives, importers = rows[0]
     assert Path(worker).resolve().parent == PYSPARK and worker.endswith(".py"), worker
     assert Path(bridge).resolve().parent == Path(py4j.__file__).resolve().parent, bridge
-    assert zips == []
+    assert archives == [] and importers == []
 
 
-def test_the_zips_of_the_installed_pyspark_are_dropped_and_nothing_else() -> None:
-    path = [str(ZIPS / "pyspark.zip"), PY4J_ZIP, "/somewhere/else", "/opt/x.zip"]
-    assert unshadowed(path) == ["/somewhere/else", "/opt/x.zip"]
+def test_the_archives_of_the_installed_pyspark_are_dropped_and_nothing_else() -> None:
+    core = str(PYSPARK / "jars" / "spark-core_2.13-4.3.0.jar")
+    path = [str(ZIPS / "pyspark.zip"), PY4J_ZIP, core, "/somewhere/else", "/opt/x.zip", "/a.jar"]
+    assert unshadowed(path) == ["/somewhere/else", "/opt/x.zip", "/a.jar"]
 
 
 def test_a_zip_of_another_spark_installation_stays(tmp_path: Path) -> None:
     other = tmp_path / "spark-4.0.0" / "python" / "lib"
-    path = [str(other / "pyspark.zip"), str(other / "py4j-0.10.9.7-src.zip")]
+    jar = str(tmp_path / "spark-4.0.0" / "jars" / "spark-core_2.13-4.0.0.jar")
+    path = [str(other / "pyspark.zip"), str(other / "py4j-0.10.9.7-src.zip"), jar]
     assert unshadowed(path) == path
