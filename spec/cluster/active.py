@@ -73,7 +73,7 @@ def client_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[Client
 def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepare) -> ClusterState:
     assert state.active is not None
     node = state.nodes[state.active]
-    node = _append(node, Item(PREPARE, action.key, state.epoch))
+    node = _append(setup, node, Item(PREPARE, action.key, state.epoch))
     write = SyncWrite(node.high_seqno, state.epoch, action.key, state.faults)
     return state.with_node(
         state.active,
@@ -100,7 +100,7 @@ def client_set_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientSet]
 
 def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:
     assert state.active is not None
-    node = _append(state.nodes[state.active], Item(SET, action.key, state.epoch))
+    node = _append(setup, state.nodes[state.active], Item(SET, action.key, state.epoch))
     return state.with_node(state.active, node, sets=state.sets + 1)
 
 
@@ -119,7 +119,7 @@ def close_snapshot_enabled(setup: Setup, state: ClusterState) -> Iterator[CloseS
 
 def apply_close_snapshot(setup: Setup, state: ClusterState, action: CloseSnapshot) -> ClusterState:
     assert state.active is not None
-    return state.with_node(state.active, _closed(state.nodes[state.active]))
+    return state.with_node(state.active, _closed(setup, state.nodes[state.active]))
 
 
 # -- Commit -----------------------------------------------------------------------------
@@ -147,8 +147,8 @@ def apply_commit(setup: Setup, state: ClusterState, action: Commit) -> ClusterSt
     prepare = node.items[seqno - 1]
     start = open_snapshot_start(node)
     if any(i.op == PREPARE and i.key == prepare.key for i in node.items[start - 1 :]):
-        node = _closed(node)
-    node = _append(node, Item(COMMIT, prepare.key, state.epoch, prepare_seqno=seqno))
+        node = _closed(setup, node)
+    node = _append(setup, node, Item(COMMIT, prepare.key, state.epoch, prepare_seqno=seqno))
     written = [w for w in state.in_flight if w.seqno == seqno and w.epoch == prepare.epoch]
     if not written:
         return state.with_node(state.active, node)
@@ -163,10 +163,13 @@ def apply_commit(setup: Setup, state: ClusterState, action: Commit) -> ClusterSt
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _append(node: NodeState, item: Item) -> NodeState:
-    return node.but(items=(*node.items, item))
+# The active's new nodes are made canonical (``Setup.canonical``), as a replica's are.
 
 
-def _closed(node: NodeState) -> NodeState:
+def _append(setup: Setup, node: NodeState, item: Item) -> NodeState:
+    return setup.canonical(node.but(items=(*node.items, item)))
+
+
+def _closed(setup: Setup, node: NodeState) -> NodeState:
     snapshot = (open_snapshot_start(node), node.high_seqno)
-    return node.but(snapshots=(*node.snapshots, snapshot))
+    return setup.canonical(node.but(snapshots=(*node.snapshots, snapshot)))

@@ -78,7 +78,8 @@ class ClusterModel:
         replicas = tuple(
             with_prefix if r <= b.prefix_replicas else empty for r in range(1, b.nodes)
         )
-        return [ClusterState((first, *replicas), 0, 0, (0,) * b.nodes)]
+        nodes = tuple([self.setup.canonical(n) for n in (first, *replicas)])
+        return [ClusterState(nodes, 0, 0, (0,) * b.nodes)]
 
     def actions(self, state: ClusterState) -> list[Action]:
         out: list[Action] = []

@@ -43,6 +43,7 @@ __all__ = [
     "persisted",
     "received",
     "reconnect_replica_enabled",
+    "reconnected",
     "replicate_item_enabled",
     "restart_replica_enabled",
     "restarted",
@@ -274,11 +275,16 @@ def apply_reconnect_replica(
     setup: Setup, state: ClusterState, action: ReconnectReplica
 ) -> ClusterState:
     active = state.active_node
-    node = state.nodes[action.node]
     assert active is not None
-    decision = reconnect_decision(setup, state, action.node)
+    node = setup.remembered(reconnected, active, state.nodes[action.node], action.node)
+    return state.with_node(action.node, node)
+
+
+def reconnected(setup: Setup, active: NodeState, node: NodeState, index: int) -> NodeState:
+    """Node ``index`` once ``active`` answered its stream request: streaming, or rolled back."""
+    decision = setup.decide(stream_request(node), producer_of(active))
     if decision.outcome is Outcome.ACCEPT:
-        node = node.but(
+        return node.but(
             table=active.table,
             connected=True,
             marker_due=True,
@@ -286,14 +292,13 @@ def apply_reconnect_replica(
                 setup.ack_rule.hps_at_snapshot_end and setup.ack_rule.prepare_flag_on_new_stream
             ),
         )
-        return state.with_node(action.node, node)
     if decision.outcome is Outcome.ERANGE or decision.rollback_seqno is None:
         raise HarnessBug(
             f"{setup.rules.name} answered {decision.outcome.value} to a valid request "
             f"{stream_request(node)}"
         )
     landing = rollback_landing(setup, node, decision.rollback_seqno)
-    return state.with_node(action.node, rolled_back(node, action.node, landing))
+    return rolled_back(node, index, landing)
 
 
 def rolled_back(node: NodeState, index: int, landing: int) -> NodeState:

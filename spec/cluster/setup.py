@@ -34,6 +34,9 @@ class Setup:
     _nodes: dict[tuple[object, ...], NodeState] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
+    _canonical: dict[NodeState, NodeState] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_decider", Decider(self.rules))
@@ -51,14 +54,21 @@ class Setup:
         """``effect(self, *args)``: what an action makes of a node, when it depends on
         nothing but these arguments (nodes, numbers) and the rules. A search meets the
         same nodes in many states; each answer is computed once and shared (so also
-        hashed once)."""
+        hashed once). Equal answers to different questions are one node too, so
+        that comparing two states finds their nodes identical without comparing
+        them field by field (mb-34150: 680,000 node comparisons a search)."""
         key = (effect, *args)
         node = self._nodes.get(key)
         if node is None:
             if len(self._nodes) >= _MEMORY:
                 self._nodes.clear()
-            node = self._nodes[key] = effect(self, *args)
+                self._canonical.clear()
+            node = self._nodes[key] = self.canonical(effect(self, *args))
         return node
+
+    def canonical(self, node: NodeState) -> NodeState:
+        """The one node equal to ``node`` that the search's states share."""
+        return self._canonical.setdefault(node, node)
 
     def label(self) -> str:
         return f"{self.ack_rule.id}/{self.branch_rule.id}"
