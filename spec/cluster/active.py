@@ -6,8 +6,6 @@ and an effect (``apply_*``: the next state). Level Majority only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from spec.cluster.actions import ClientPrepare, ClientSet, CloseSnapshot, Commit
 from spec.cluster.setup import Setup
 from spec.cluster.state import (
@@ -59,15 +57,14 @@ def acked_by(state: ClusterState, seqno: int) -> list[int]:
 # aborts, durability fences.
 
 
-def client_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientPrepare]:
+def client_prepare_enabled(setup: Setup, state: ClusterState) -> list[ClientPrepare]:
     node = state.active_node
     b = setup.bounds
     if node is None or state.prepares >= b.prepares or node.high_seqno + 2 > b.items:
-        return
+        return []
     if sum(n.alive for n in state.nodes) < b.majority:
-        return
-    for key in _writable_keys(node, b.keys):
-        yield ClientPrepare.of(key)
+        return []
+    return [ClientPrepare.of(key) for key in _writable_keys(node, b.keys)]
 
 
 def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepare) -> ClusterState:
@@ -89,13 +86,12 @@ def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepar
 # deduplication (every item is sent).
 
 
-def client_set_enabled(setup: Setup, state: ClusterState) -> Iterator[ClientSet]:
+def client_set_enabled(setup: Setup, state: ClusterState) -> list[ClientSet]:
     node = state.active_node
     b = setup.bounds
     if node is None or state.sets >= b.sets or node.high_seqno + 1 > b.items:
-        return
-    for key in _writable_keys(node, b.keys):
-        yield ClientSet.of(key)
+        return []
+    return [ClientSet.of(key) for key in _writable_keys(node, b.keys)]
 
 
 def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:
@@ -111,10 +107,11 @@ def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> Cl
 # (backfill) - every stream is a memory stream.
 
 
-def close_snapshot_enabled(setup: Setup, state: ClusterState) -> Iterator[CloseSnapshot]:
+def close_snapshot_enabled(setup: Setup, state: ClusterState) -> list[CloseSnapshot]:
     node = state.active_node
     if node is not None and node.high_seqno >= open_snapshot_start(node):
-        yield CloseSnapshot()
+        return [CloseSnapshot()]
+    return []
 
 
 def apply_close_snapshot(setup: Setup, state: ClusterState, action: CloseSnapshot) -> ClusterState:
@@ -131,13 +128,14 @@ def apply_close_snapshot(setup: Setup, state: ClusterState, action: CloseSnapsho
 # acknowledged (its client was connected to the crashed node).
 
 
-def commit_enabled(setup: Setup, state: ClusterState) -> Iterator[Commit]:
+def commit_enabled(setup: Setup, state: ClusterState) -> list[Commit]:
     node = state.active_node
     if node is None or node.high_seqno + 1 > setup.bounds.items:
-        return
+        return []
     pending = node.pending_prepares()
     if pending and len(acked_by(state, pending[0])) >= setup.bounds.majority:
-        yield Commit()
+        return [Commit()]
+    return []
 
 
 def apply_commit(setup: Setup, state: ClusterState, action: Commit) -> ClusterState:

@@ -7,8 +7,6 @@ entry.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from spec.cluster.actions import CrashActive, PromoteReplica
 from spec.cluster.setup import Setup
 from spec.cluster.state import DEAD, ClusterState, NodeState, epoch_uuid
@@ -33,11 +31,10 @@ __all__ = [
 # crash of a replica (see RestartReplica), graceful failover.
 
 
-def crash_active_enabled(setup: Setup, state: ClusterState) -> Iterator[CrashActive]:
-    if state.active is None or state.epoch >= setup.bounds.failovers:
-        return
-    if state.replicas():
-        yield CrashActive()
+def crash_active_enabled(setup: Setup, state: ClusterState) -> list[CrashActive]:
+    if state.active is None or state.epoch >= setup.bounds.failovers or not state.replicas():
+        return []
+    return [CrashActive()]
 
 
 def apply_crash_active(setup: Setup, state: ClusterState, action: CrashActive) -> ClusterState:
@@ -79,9 +76,8 @@ def promote_candidates(state: ClusterState) -> list[int]:
     return [r for r in alive if state.nodes[r].high_seqno == best]
 
 
-def promote_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[PromoteReplica]:
-    for r in promote_candidates(state):
-        yield PromoteReplica.of(r)
+def promote_replica_enabled(setup: Setup, state: ClusterState) -> list[PromoteReplica]:
+    return [PromoteReplica.of(r) for r in promote_candidates(state)]
 
 
 def promoted(setup: Setup, node: NodeState, epoch: int) -> NodeState:

@@ -8,8 +8,6 @@ rule set (``spec.rules``) answers stream requests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from spec.cluster.actions import (
     AckPrepare,
     PersistReplica,
@@ -84,14 +82,16 @@ def next_message(active: NodeState, replica: NodeState) -> Message | None:
 # snapshots, deduplication, aborts.
 
 
-def replicate_item_enabled(setup: Setup, state: ClusterState) -> Iterator[ReplicateItem]:
+def replicate_item_enabled(setup: Setup, state: ClusterState) -> list[ReplicateItem]:
     active = state.active_node
     if active is None:
-        return
-    for r in state.replicas():
-        node = state.nodes[r]
-        if node.connected and next_message(active, node) is not None:
-            yield ReplicateItem.of(r)
+        return []
+    nodes = state.nodes
+    return [
+        ReplicateItem.of(r)
+        for r in state.replicas()
+        if nodes[r].connected and next_message(active, nodes[r]) is not None
+    ]
 
 
 def apply_replicate_item(setup: Setup, state: ClusterState, action: ReplicateItem) -> ClusterState:
@@ -144,11 +144,13 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
 # restarts), failover-table writes (the table is taken as persisted when it changes).
 
 
-def persist_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[PersistReplica]:
-    for r in state.replicas():
-        node = state.nodes[r]
-        if node.persisted_seqno < node.high_seqno:
-            yield PersistReplica.of(r)
+def persist_replica_enabled(setup: Setup, state: ClusterState) -> list[PersistReplica]:
+    nodes = state.nodes
+    return [
+        PersistReplica.of(r)
+        for r in state.replicas()
+        if nodes[r].persisted_seqno < nodes[r].high_seqno
+    ]
 
 
 def apply_persist_replica(
@@ -174,13 +176,15 @@ def persisted(setup: Setup, node: NodeState) -> NodeState:
 # it was sent to, or is lost with it).
 
 
-def ack_prepare_enabled(setup: Setup, state: ClusterState) -> Iterator[AckPrepare]:
+def ack_prepare_enabled(setup: Setup, state: ClusterState) -> list[AckPrepare]:
     if state.active is None:
-        return
-    for r in state.replicas():
-        node = state.nodes[r]
-        if node.connected and node.high_prepared_seqno > state.acks[r]:
-            yield AckPrepare.of(r)
+        return []
+    nodes, acks = state.nodes, state.acks
+    return [
+        AckPrepare.of(r)
+        for r in state.replicas()
+        if nodes[r].connected and nodes[r].high_prepared_seqno > acks[r]
+    ]
 
 
 def apply_ack_prepare(setup: Setup, state: ClusterState, action: AckPrepare) -> ClusterState:
@@ -198,11 +202,10 @@ def apply_ack_prepare(setup: Setup, state: ClusterState, action: AckPrepare) -> 
 # down (its acks stay recorded by the active).
 
 
-def restart_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[RestartReplica]:
+def restart_replica_enabled(setup: Setup, state: ClusterState) -> list[RestartReplica]:
     if state.restarts >= setup.bounds.restarts:
-        return
-    for r in state.replicas():
-        yield RestartReplica.of(r)
+        return []
+    return [RestartReplica.of(r) for r in state.replicas()]
 
 
 def apply_restart_replica(
@@ -257,12 +260,11 @@ def rollback_landing(setup: Setup, node: NodeState, rollback_seqno: int) -> int:
     )
 
 
-def reconnect_replica_enabled(setup: Setup, state: ClusterState) -> Iterator[ReconnectReplica]:
+def reconnect_replica_enabled(setup: Setup, state: ClusterState) -> list[ReconnectReplica]:
     if state.active is None:
-        return
-    for r in state.replicas():
-        if not state.nodes[r].connected:
-            yield ReconnectReplica.of(r)
+        return []
+    nodes = state.nodes
+    return [ReconnectReplica.of(r) for r in state.replicas() if not nodes[r].connected]
 
 
 def reconnect_decision(setup: Setup, state: ClusterState, node: int) -> Decision:
