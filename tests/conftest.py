@@ -174,6 +174,42 @@ _LONGEST_UNITS = {
 }
 
 
+# The units whose tests use the shared Spark session (the ``spark`` fixture, or a doc's
+# Spark example): handed to at most ``spark_workers(n)`` of the workers, so the others
+# never start a JVM (a session's start and first jobs cost about 11 CPU s, measured).
+# test_work_units.py fails when this list and the tests disagree.
+SPARK_UNITS = frozenset(
+    {
+        "tests/test_client_adapters.py",
+        "tests/test_clients_cli.py",
+        "tests/test_docs_examples.py[README.md]",
+        "tests/test_docs_examples.py[docs/authoring-consumers.md]",
+        "tests/test_docs_examples.py[docs/clients.md]",
+        "tests/test_docs_examples.py[docs/durability.md]",
+        "tests/test_durability_spark.py",
+        "tests/test_exhaustive_spark.py",
+        "tests/test_review.py",
+        "tests/test_spark_cluster.py",
+        "tests/test_spark_workers.py",
+        "tests/test_split_proofs.py",
+        "tests/test_sweep_cli.py",
+        "tests/test_verify_spark.py",
+    }
+)
+
+
+def spark_workers(workers: int) -> int:
+    """How many of ``workers`` take Spark units: all but one from three workers on (the
+    Spark units are about a quarter of the suite's time, too much for one worker)."""
+    return workers - 1 if workers >= 3 else workers
+
+
+def uses_spark(item: pytest.Item) -> bool:
+    """Whether a collected test uses the shared Spark session."""
+    example = getattr(getattr(item, "callspec", None), "params", {}).get("example")
+    return "spark" in getattr(item, "fixturenames", ()) or bool(getattr(example, "on_spark", False))
+
+
 def work_unit(nodeid: str) -> str:
     """The work unit a test belongs to: tests of one unit run in one worker, in order."""
     doc = _DOC_EXAMPLE.match(nodeid)
@@ -206,6 +242,11 @@ def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
                 )
                 self.workqueue = OrderedDict(units)
                 self.ordered = True
+            spark_nodes = self.nodes[: spark_workers(len(self.nodes))]
+            if node not in spark_nodes:  # the first unit without Spark, if one is left
+                other = next((u for u in self.workqueue if u not in SPARK_UNITS), None)
+                if other is not None:
+                    self.workqueue.move_to_end(other, last=False)
             super()._assign_work_unit(node)
 
     return ByWorkUnit(config, log)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import _LONGEST_UNITS, ROOT, work_unit
+import pytest
+from conftest import _LONGEST_UNITS, ROOT, SPARK_UNITS, uses_spark, work_unit
 
 DOC_TEST = "tests/test_docs_examples.py::test_doc_example_runs_and_prints_what_the_docs_show"
 
@@ -22,3 +23,16 @@ def test_every_unit_handed_out_first_still_exists() -> None:
         path, _, doc = unit.partition("[")
         assert (ROOT / path).is_file(), unit
         assert not doc or (ROOT / doc.removesuffix("]")).is_file(), unit
+
+
+def test_the_spark_units_are_the_units_whose_tests_use_the_shared_session(
+    request: pytest.FixtureRequest,
+) -> None:
+    """A unit missing from SPARK_UNITS would start a JVM on every worker; a unit listed
+    without need would crowd the workers that take Spark units."""
+    using = {work_unit(item.nodeid) for item in request.session.items if uses_spark(item)}
+    collected = {work_unit(item.nodeid) for item in request.session.items}
+    if not collected >= SPARK_UNITS | using:  # a run of some tests only: nothing to compare
+        pytest.skip("only part of the suite was collected")
+    assert sorted(using - SPARK_UNITS) == [], "add these to SPARK_UNITS (tests/conftest.py)"
+    assert sorted(SPARK_UNITS - using) == [], "take these out of SPARK_UNITS (tests/conftest.py)"
