@@ -16,6 +16,7 @@ from pathlib import Path
 
 import cputime
 import pytest
+import sparkjvm
 from clihelp import Result, run_cli
 from hypothesis import HealthCheck, settings
 
@@ -39,9 +40,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # a replay of the vectors through a Python target 7.1 -> 2.8 CPU s).
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
 
-# Every JVM the tests start reads tests/spark-conf/spark-defaults.conf (short-lived JVMs:
-# the client JIT and the serial collector; see that file), subprocesses included.
-os.environ.setdefault("SPARK_CONF_DIR", str(ROOT / "tests" / "spark-conf"))
+# Every Spark driver the tests start, subprocesses included, takes the settings of
+# tests/spark-conf/spark-defaults.conf (short-lived JVMs: the client JIT and the serial
+# collector; see that file) and the class-data archive make test writes (tests/sparkjvm.py).
+os.environ.setdefault("PYSPARK_SUBMIT_ARGS", sparkjvm.submit_args())
 
 
 # Python's cyclic collector in a pytest worker: the worker lives the whole run and holds

@@ -28,22 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyspark
+import sparkjvm
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 MASTER_URL = re.compile(r"Starting Spark master at (spark://[\d.]+:\d+)")
 REGISTERED = re.compile(r"Successfully registered with master")
-# The tests' Spark settings (tests/conftest.py points SPARK_CONF_DIR there): the daemons
-# take the same JVM options as the drivers and executors.
-SPARK_DEFAULTS = Path(__file__).resolve().parent / "spark-conf" / "spark-defaults.conf"
-
-
-def java_options() -> str:
-    """``spark.driver.defaultJavaOptions`` of the tests' spark-defaults.conf."""
-    for line in SPARK_DEFAULTS.read_text().splitlines():
-        key, _, value = line.partition(" ")
-        if key == "spark.driver.defaultJavaOptions":
-            return value.strip()
-    raise LookupError(f"{SPARK_DEFAULTS}: no spark.driver.defaultJavaOptions")
 
 
 @dataclass
@@ -114,7 +103,7 @@ def _start(role: str, args: list[str], logs: Path) -> subprocess.Popen:
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "PYSPARK_PYTHON": sys.executable}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     # the master and worker daemons only schedule: the drivers' short-lived JVM options
-    env.setdefault("SPARK_DAEMON_JAVA_OPTS", java_options())
+    env.setdefault("SPARK_DAEMON_JAVA_OPTS", sparkjvm.java_options())
     log = (logs / f"{role}.log").open("wb")
     return subprocess.Popen(
         [str(SPARK_HOME / "bin" / "spark-class"), *args],

@@ -4,10 +4,13 @@ its byte-code is cached, not from the source zips Spark puts first on their path
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import py4j
 import pyspark
+import pytest
+import sparkjvm
 
 from checker.spark.pydaemon import unshadowed
 
@@ -51,3 +54,14 @@ def test_a_zip_of_another_spark_installation_stays(tmp_path: Path) -> None:
     jar = str(tmp_path / "spark-4.0.0" / "jars" / "spark-core_2.13-4.0.0.jar")
     path = [str(other / "pyspark.zip"), str(other / "py4j-0.10.9.7-src.zip"), jar]
     assert unshadowed(path) == path
+
+
+def test_the_shared_sessions_jvm_maps_the_class_archive_make_test_wrote(spark) -> None:
+    """make test names a class-data archive (tests/sparkjvm.py) that every Spark JVM of the
+    run maps; the shared session's JVM is checked here."""
+    if sparkjvm.ARCHIVE not in os.environ:
+        pytest.skip(f"{sparkjvm.ARCHIVE} not set: make test writes the archive and sets it")
+    shared = sparkjvm.archive()
+    assert shared is not None, f"{sparkjvm.ARCHIVE}: no file {os.environ[sparkjvm.ARCHIVE]}"
+    jvm = spark.sparkContext._gateway.proc.pid
+    assert str(shared) in Path(f"/proc/{jvm}/maps").read_text()
