@@ -14,7 +14,8 @@ SPARK_MASTER ?= local[*]
 # often waits (a JVM starting, a subprocess, a timeout a test provokes), and a third
 # worker on 2 cores fills some of those waits. Measured on a 2-core machine, pytest with 2
 # and then 3 workers right after: 371 -> 344 s, and 430 -> 429 s when the machine was
-# slower; 4 workers took 416 s (four JVMs and their Python workers then compete).
+# slower; 4 workers took 416 s (four JVMs and their Python workers then compete), and
+# 370 s against 315-325 s with 3 once the tests' JVMs were cheaper (2026-11-27).
 # Tests that must share a worker (a doc's examples, in order; a test module) form one work
 # unit (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1 < 4 ? n + 1 : 4)))

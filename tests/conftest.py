@@ -201,9 +201,9 @@ SPARK_UNITS = frozenset(
 
 
 def spark_workers(workers: int) -> int:
-    """How many of ``workers`` take Spark units: all but one from three workers on (the
-    Spark units are about a quarter of the suite's time, too much for one worker)."""
-    return workers - 1 if workers >= 3 else workers
+    """How many of ``workers`` take Spark units: two at most (the Spark units are about a
+    quarter of the suite's time, too much for one worker)."""
+    return min(workers, 2)
 
 
 def uses_spark(item: pytest.Item) -> bool:
