@@ -112,3 +112,13 @@ def test_a_search_leaves_the_cycle_collector_as_it_found_it(collecting) -> None:
         assert gc.isenabled() is collecting
     finally:
         gc.enable() if was else gc.disable()
+
+
+def test_a_search_whose_node_memory_fills_finds_the_same_states(monkeypatch) -> None:
+    """The node memory (``Setup.remembered``, ``Setup.canonical``) is cleared when it
+    fills; the nodes made after are equal to the ones forgotten, so nothing changes."""
+    whole = explore(_model())
+    monkeypatch.setattr("spec.cluster.setup._MEMORY", 50)
+    cleared = explore(_model())
+    assert whole.complete and cleared.complete
+    assert (cleared.states, cleared.max_depth) == (whole.states, whole.max_depth)
