@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 SPARK_DEFAULTS = Path(__file__).resolve().parent / "spark-conf" / "spark-defaults.conf"
-ARCHIVE = "DCPCHECK_TEST_SPARK_CLASSES"  # the environment variable naming the archive
+ARCHIVE_VARIABLE = "DCPCHECK_TEST_SPARK_CLASSES"  # names the archive
 
 
 def _defaults() -> dict[str, str]:
@@ -44,25 +44,28 @@ def _defaults() -> dict[str, str]:
 
 def archive() -> Path | None:
     """The class-data archive this run's JVMs map, if ``make test`` wrote one."""
-    named = os.environ.get(ARCHIVE)
+    named = os.environ.get(ARCHIVE_VARIABLE)
     return Path(named) if named and Path(named).is_file() else None
+
+
+def _with_archive(options: str) -> str:
+    shared = archive()
+    if shared is None:
+        return options
+    return f"{options} -XX:SharedArchiveFile={shared} -Xlog:cds=off,cds+dynamic=off"
 
 
 def java_options(key: str = "spark.driver.defaultJavaOptions") -> str:
     """The JVM options ``key`` has in spark-defaults.conf, with the archive's if any."""
-    options = _defaults()[key]
-    shared = archive()
-    if shared is not None:
-        options += f" -XX:SharedArchiveFile={shared} -Xlog:cds=off,cds+dynamic=off"
-    return options
+    return _with_archive(_defaults()[key])
 
 
 def submit_args() -> str:
     """``PYSPARK_SUBMIT_ARGS`` giving a driver the tests' settings (pyspark appends it to
     the ``--conf`` pairs of the session's own settings)."""
     args: list[str] = []
-    for key in _defaults():
-        value = java_options(key) if key.endswith("JavaOptions") else _defaults()[key]
+    for key, value in _defaults().items():
+        value = _with_archive(value) if key.endswith("JavaOptions") else value
         args += ["--conf", f"{key}={value}"]
     return shlex.join([*args, "pyspark-shell"])
 
@@ -98,18 +101,20 @@ def write(target: Path) -> None:
     partial = target.with_name(target.name + ".part")
     partial.unlink(missing_ok=True)
     options = f"{_defaults()['spark.driver.defaultJavaOptions']} -XX:ArchiveClassesAtExit={partial}"
-    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", ARCHIVE)}
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", ARCHIVE_VARIABLE)}
     env |= {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
-    env["PYTHONPATH"] = str(SPARK_DEFAULTS.parent.parent.parent)
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     submit = Path(pyspark.__file__).resolve().parent / "bin" / "spark-submit"
-    subprocess.run(
+    ran = subprocess.run(
         [str(submit), "--driver-java-options", options, __file__, "--exercise"],
         env=env,
-        check=True,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    if ran.returncode != 0:  # Spark's log is long: its end says what failed
+        tail = "\n".join(ran.stderr.splitlines()[-20:])
+        sys.exit(f"tests/sparkjvm.py: spark-submit exited {ran.returncode}:\n{tail}")
     partial.replace(target)
 
 

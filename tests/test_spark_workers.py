@@ -59,9 +59,10 @@ def test_a_zip_of_another_spark_installation_stays(tmp_path: Path) -> None:
 def test_the_shared_sessions_jvm_maps_the_class_archive_make_test_wrote(spark) -> None:
     """make test names a class-data archive (tests/sparkjvm.py) that every Spark JVM of the
     run maps; the shared session's JVM is checked here."""
-    if sparkjvm.ARCHIVE not in os.environ:
-        pytest.skip(f"{sparkjvm.ARCHIVE} not set: make test writes the archive and sets it")
+    variable = sparkjvm.ARCHIVE_VARIABLE
+    if variable not in os.environ:
+        pytest.skip(f"{variable} not set: make test writes the archive and sets it")
     shared = sparkjvm.archive()
-    assert shared is not None, f"{sparkjvm.ARCHIVE}: no file {os.environ[sparkjvm.ARCHIVE]}"
+    assert shared is not None, f"{variable}: no file {os.environ[variable]}"
     jvm = spark.sparkContext._gateway.proc.pid
     assert str(shared) in Path(f"/proc/{jvm}/maps").read_text()
