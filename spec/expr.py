@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from enum import Enum
+from functools import cached_property
 
 from spec.errors import RuleLanguageError
 
@@ -520,11 +521,47 @@ _NESTING = 40
 
 
 class Compiled:
-    """``roots`` turned into one Python function: the same semantics as ``evaluate``.
+    """``roots`` as one function of an environment: the same semantics as ``evaluate``.
 
     Use it where one expression is evaluated many times (``decide`` on every
     stdin line, vector replay, exhaustive enumeration); the tests check it
     against ``evaluate`` on random inputs.
+
+    The first call is interpreted (``evaluate_many``); the second compiles the roots into
+    one Python function (``_compile``), which every later call runs. Compiling costs
+    about four interpretations (measured: a model's trace of 2,930 nodes, 34 ms to
+    compile, 7.7 ms to interpret, 0.02 ms a compiled call), and many programs run once:
+    the trace of a counterexample's model, replayed once to confirm it.
+    """
+
+    def __init__(self, roots: Iterable[Expr]) -> None:
+        self.roots = list(roots)
+        self._function: Callable[[Mapping[str, Value]], list[Value]] | None = None
+        self._interpreted = False
+
+    @cached_property
+    def inputs(self) -> list[str]:
+        """The variables the roots read, sorted."""
+        return sorted({n.name for n in walk(self.roots) if n.op == "var"})  # type: ignore[type-var]
+
+    def function(self) -> Callable[[Mapping[str, Value]], list[Value]]:
+        """The compiled function (compiled now if it is not yet)."""
+        if self._function is None:
+            self._function = _compile(self.roots)
+        return self._function
+
+    def __call__(self, env: Mapping[str, Value]) -> list[Value]:
+        if self._function is None and not self._interpreted:
+            self._interpreted = True
+            return evaluate_many(self.roots, env)
+        try:
+            return self.function()(env)
+        except KeyError as missing:
+            raise RuleLanguageError("", f"no value given for `{missing.args[0]}`") from None
+
+
+def _compile(roots: list[Expr]) -> Callable[[Mapping[str, Value]], list[Value]]:
+    """``roots`` turned into one Python function.
 
     The function reads every variable first (a missing one is an error whatever
     the other values), then computes each node shared by several parents once,
@@ -537,49 +574,39 @@ class Compiled:
     computed. Every operator is total on the values it is given (only reading a
     variable can fail), so computing less changes no result.
     """
-
-    def __init__(self, roots: Iterable[Expr]) -> None:
-        self.roots = list(roots)
-        order = list(walk(self.roots))
-        self.inputs = sorted({n.name for n in order if n.op == "var"})  # type: ignore[type-var]
-        uses: dict[int, int] = {}
-        for node in order:
-            for arg in node.args:
-                uses[id(arg)] = uses.get(id(arg), 0) + 1
-        returned = {id(root) for root in self.roots}  # always a local
-        code: dict[int, str] = {}
-        depth: dict[int, int] = {}
-        reads: list[str] = []  # every variable, first: a missing one fails every call
-        lines: list[str] = []
-        for node in order:
-            key = id(node)
-            if node.op == "const":
-                code[key], depth[key] = repr(node.value), 0
-                continue
-            if node.op == "var":
-                text, level = f"env[{node.name!r}]", 0
+    order = list(walk(roots))
+    uses: dict[int, int] = {}
+    for node in order:
+        for arg in node.args:
+            uses[id(arg)] = uses.get(id(arg), 0) + 1
+    returned = {id(root) for root in roots}  # always a local
+    code: dict[int, str] = {}
+    depth: dict[int, int] = {}
+    reads: list[str] = []  # every variable, first: a missing one fails every call
+    lines: list[str] = []
+    for node in order:
+        key = id(node)
+        if node.op == "const":
+            code[key], depth[key] = repr(node.value), 0
+            continue
+        if node.op == "var":
+            text, level = f"env[{node.name!r}]", 0
+        else:
+            args = [code[id(a)] for a in node.args]
+            level = 1 + max(depth[id(a)] for a in node.args)
+            if node.op in ("and", "or"):
+                text = "(" + f" {node.op} ".join(args) + ")"
             else:
-                args = [code[id(a)] for a in node.args]
-                level = 1 + max(depth[id(a)] for a in node.args)
-                if node.op in ("and", "or"):
-                    text = "(" + f" {node.op} ".join(args) + ")"
-                else:
-                    text = _PY[node.op].format(*args)
-            shared = uses.get(key, 0) > 1 or key in returned
-            if node.op == "var" or shared or level >= _NESTING:
-                local = f"_{len(reads) + len(lines)}"
-                (reads if node.op == "var" else lines).append(f"    {local} = {text}")
-                code[key], depth[key] = local, 0
-            else:
-                code[key], depth[key] = text, level
-        result = "    return [" + ", ".join(code[id(r)] for r in self.roots) + "]"
-        source = "\n".join(["def _compiled(env):", *reads, *lines, result])
-        namespace: dict[str, object] = {}
-        exec(compile(source, "<dcpcheck-expr>", "exec"), namespace)
-        self._function: Callable[[Mapping[str, Value]], list[Value]] = namespace["_compiled"]  # type: ignore[assignment]
-
-    def __call__(self, env: Mapping[str, Value]) -> list[Value]:
-        try:
-            return self._function(env)
-        except KeyError as missing:
-            raise RuleLanguageError("", f"no value given for `{missing.args[0]}`") from None
+                text = _PY[node.op].format(*args)
+        shared = uses.get(key, 0) > 1 or key in returned
+        if node.op == "var" or shared or level >= _NESTING:
+            local = f"_{len(reads) + len(lines)}"
+            (reads if node.op == "var" else lines).append(f"    {local} = {text}")
+            code[key], depth[key] = local, 0
+        else:
+            code[key], depth[key] = text, level
+    result = "    return [" + ", ".join(code[id(r)] for r in roots) + "]"
+    source = "\n".join(["def _compiled(env):", *reads, *lines, result])
+    namespace: dict[str, object] = {}
+    exec(compile(source, "<dcpcheck-expr>", "exec"), namespace)
+    return namespace["_compiled"]  # type: ignore[return-value]

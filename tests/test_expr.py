@@ -68,16 +68,19 @@ def test_deep_chains_do_not_hit_the_recursion_limit() -> None:
     for i in range(5000):
         expr = ite(i == X, const(i), expr)
     assert evaluate(expr, {"x": 4000}) == 4000
-    assert Compiled([expr])({"x": 4000}) == [4000]
+    assert Compiled([expr]).function()({"x": 4000}) == [4000]
 
 
 def test_a_compiled_expression_missing_a_variable_fails_even_in_a_branch_not_taken() -> None:
     """Compiled writes single-use nodes inside their parents (a branch not taken is not
     computed), but reads every variable first, as evaluate() would need them all."""
     program = Compiled([ite(B, X + const(1), Y + const(2))])
-    assert program({"b": True, "x": 1, "y": 5}) == [2]
+    assert program({"b": True, "x": 1, "y": 5}) == [2]  # interpreted
+    assert program({"b": True, "x": 1, "y": 5}) == [2]  # compiled
     with pytest.raises(RuleLanguageError, match="no value given for `y`"):
         program({"b": True, "x": 1})
+    with pytest.raises(RuleLanguageError, match="no value given for `y`"):
+        Compiled([ite(B, X + const(1), Y + const(2))])({"b": True, "x": 1})  # interpreted
 
 
 def test_a_node_shared_by_many_parents_and_a_long_single_use_chain_compile_and_agree() -> None:
@@ -86,12 +89,18 @@ def test_a_node_shared_by_many_parents_and_a_long_single_use_chain_compile_and_a
     for i in range(300):  # each link used once: written inside the next, up to a depth
         chain = (chain + const(i)) - shared
     env = {"x": 3, "y": 4}
-    assert Compiled([chain, shared])(env) == [evaluate(chain, env), 7]
+    assert Compiled([chain, shared]).function()(env) == [evaluate(chain, env), 7]
 
 
 @given(expressions(), expression_envs)
 def test_compiled_and_interpreted_evaluation_agree(expr: Expr, env) -> None:
-    assert Compiled([expr])(env) == [evaluate(expr, env)]
+    """Value for value and type for type: a program's first call is interpreted, the
+    others run the compiled function."""
+    program = Compiled([expr])
+    first, second = program(env), program(env)
+    assert first == second == [evaluate(expr, env)]
+    assert [type(v) for v in first] == [type(v) for v in second]
+    assert program.inputs == sorted({n.name for n in walk([expr]) if n.op == "var"})
 
 
 @given(expressions(), expression_envs)
