@@ -132,8 +132,13 @@ def in_helper_thread(
         finally:
             finished.set()
 
-    threading.Thread(target=target, name=name, daemon=True).start()
     try:
+        # Ctrl-C while the thread starts (``Thread.start`` waits for it, and a signal's
+        # KeyboardInterrupt lands in that wait) takes effect once it has started: raised
+        # in the start, it would leave the work running unwatched, and the process would
+        # end under it (a Z3 call still running when the interpreter exits: SIGSEGV).
+        with deferred():
+            threading.Thread(target=target, name=name, daemon=True).start()
         finished.wait()
     except KeyboardInterrupt:
         while not finished.is_set():

@@ -85,6 +85,34 @@ def test_ctrl_c_stops_z3_in_the_middle_of_a_call() -> None:
     assert not any(h.is_alive() for h in helpers)
 
 
+def test_ctrl_c_while_the_helper_thread_starts_still_waits_for_its_work(monkeypatch) -> None:
+    """A SIGINT arriving inside ``Thread.start`` (it waits for the new thread): the work is
+    cancelled and waited for before KeyboardInterrupt leaves, as for one arriving later.
+    Raised from the start itself, the work ran on unwatched, and a ``vectors generate``
+    stopped so ended by SIGSEGV, its Z3 call still running as the interpreter exited."""
+    real_start = threading.Thread.start
+
+    def start_then_sigint(self: threading.Thread) -> None:
+        real_start(self)
+        if self.name == "slow-work":
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_sigint)
+    cancelled, done = threading.Event(), threading.Event()
+
+    def work() -> None:
+        cancelled.wait(10)
+        done.set()
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.in_helper_thread(work, cancelled.set, 0.01, "slow-work")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert cancelled.is_set() and done.is_set()
+
+
 def test_ctrl_c_in_minimisation_keeps_the_violation_but_claims_no_minimum(monkeypatch) -> None:
     bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
     rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("collapse-snapshot")
