@@ -405,6 +405,52 @@ def test_the_first_ctrl_c_stops_the_command_and_a_second_one_is_ignored() -> Non
         interrupt.reset()
 
 
+def test_what_ctrl_c_leaves_in_finalisers_is_not_printed(monkeypatch) -> None:
+    """A SIGINT can land inside a library's finaliser (z3's, freeing a term) or half
+    through building an object whose finaliser then fails on what was never set (a z3
+    Context): Python can only print those ("Exception ignored in ..."), around the
+    command's one line. After Ctrl-C they are dropped; before it, or from another
+    module's finaliser, they reach the hook that was there before."""
+    seen: list[str] = []
+
+    def record(unraisable) -> None:  # type: ignore[no-untyped-def]
+        seen.append(unraisable.exc_type.__name__)
+
+    monkeypatch.setattr(sys, "unraisablehook", record)
+
+    class Term:
+        def __del__(self) -> None:
+            raise KeyboardInterrupt
+
+    class HalfBuilt:
+        def __del__(self) -> None:
+            raise AttributeError("'Context' object has no attribute 'owner'")
+
+    class Buggy:
+        def __del__(self) -> None:
+            raise ValueError("a harness bug")
+
+    HalfBuilt.__del__.__module__ = "z3.z3"
+    interrupt.quiet_finalisers("z3")
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        interrupt.install()
+        Term()
+        HalfBuilt()
+        assert seen == ["KeyboardInterrupt", "AttributeError"]  # no Ctrl-C yet
+        with pytest.raises(KeyboardInterrupt):
+            _sigint()
+        seen.clear()
+        Term()
+        HalfBuilt()
+        Buggy()
+        assert seen == ["ValueError"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        interrupt.reset()
+    assert sys.unraisablehook is record  # reset puts back the hook it found
+
+
 def test_what_py4j_logs_as_a_stopping_jvm_drops_its_calls_stays_off_stderr(caplog) -> None:
     """py4j's GatewayClient logs a call that meets an ending JVM (after Ctrl-C, or an
     error that stops the session) with ``logging.exception`` on the root logger: a

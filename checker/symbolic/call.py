@@ -36,6 +36,10 @@ from checker.symbolic.budget import Budget
 
 __all__ = ["Call", "held_interrupts", "run_check"]
 
+# After Ctrl-C, nothing printed for a Z3 object whose construction the interrupt cut
+# short (its finaliser fails on what was never set).
+interrupt.quiet_finalisers("z3")
+
 
 @dataclass(frozen=True)
 class Call:
