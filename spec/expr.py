@@ -551,11 +551,14 @@ class Compiled:
         return self._function
 
     def __call__(self, env: Mapping[str, Value]) -> list[Value]:
-        if self._function is None and not self._interpreted:
-            self._interpreted = True
-            return evaluate_many(self.roots, env)
+        function = self._function
+        if function is None:
+            if not self._interpreted:
+                self._interpreted = True
+                return evaluate_many(self.roots, env)
+            function = self.function()
         try:
-            return self.function()(env)
+            return function(env)
         except KeyError as missing:
             raise RuleLanguageError("", f"no value given for `{missing.args[0]}`") from None
 
