@@ -68,7 +68,7 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
     whose arguments are added (default: every one); the others are listed with their
     summaries only. A run needs only its own: ``main`` passes the one named first, so
     ``dcpcheck decide`` imports no Z3, Spark or report code (measured on the 2-core
-    machine: 0.06 CPU s to a first decision, against 0.25 with every command's module)."""
+    machine: 0.06 CPU s to a first decision, against 0.28 with every command's module)."""
     wanted = set(COMMANDS if commands is None else commands)
     parser = _Parser(
         prog="dcpcheck",
