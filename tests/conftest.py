@@ -66,6 +66,14 @@ def pytest_configure(config: pytest.Config) -> None:
     cputime.register(config)
 
 
+DESELECTED = pytest.StashKey[bool]()  # -k or -m left some collected tests out of the run
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        items[0].config.stash[DESELECTED] = True
+
+
 @pytest.fixture(autouse=True)
 def sigint_handler_restored(request):  # type: ignore[no-untyped-def]
     """Each test ends with the SIGINT handler it started with. A test (or in-process
