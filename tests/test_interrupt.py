@@ -451,6 +451,45 @@ def test_what_ctrl_c_leaves_in_finalisers_is_not_printed(monkeypatch) -> None:
     assert sys.unraisablehook is record  # reset puts back the hook it found
 
 
+def test_install_twice_then_reset_puts_back_the_first_hook_and_leaves_anothers(
+    monkeypatch,
+) -> None:
+    """A process running several commands (the tests, a notebook) installs once per
+    command: a second install stacks no second hook, reset puts back the hook found
+    first, and a hook someone set after install stays. From a thread other than the
+    main one (a command run in a worker thread) install sets the hook but no signal
+    handler: Python allows those only in the main thread."""
+
+    def first(unraisable) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    def later(unraisable) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    monkeypatch.setattr(sys, "unraisablehook", first)
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        interrupt.install()
+        interrupt.install()
+        interrupt.reset()
+        assert sys.unraisablehook is first
+        interrupt.install()
+        sys.unraisablehook = later
+        interrupt.reset()
+        assert sys.unraisablehook is later
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        elsewhere = threading.Thread(target=interrupt.install)
+        elsewhere.start()
+        elsewhere.join()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert sys.unraisablehook is not later  # the hook is per process
+        interrupt.reset()
+        assert sys.unraisablehook is later
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        interrupt.reset()
+
+
 def test_what_py4j_logs_as_a_stopping_jvm_drops_its_calls_stays_off_stderr(caplog) -> None:
     """py4j's GatewayClient logs a call that meets an ending JVM (after Ctrl-C, or an
     error that stops the session) with ``logging.exception`` on the root logger: a
