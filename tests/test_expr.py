@@ -83,6 +83,14 @@ def test_a_compiled_expression_missing_a_variable_fails_even_in_a_branch_not_tak
         Compiled([ite(B, X + const(1), Y + const(2))])({"b": True, "x": 1})  # interpreted
 
 
+def test_a_program_is_compiled_once_however_often_it_is_called_or_asked_for() -> None:
+    program = Compiled([X + Y])
+    assert program({"x": 1, "y": 2}) == [3]  # interpreted: nothing compiled yet
+    compiled = program.function()
+    assert program.function() is compiled
+    assert program({"x": 2, "y": 2}) == [4] and program.function() is compiled
+
+
 def test_a_node_shared_by_many_parents_and_a_long_single_use_chain_compile_and_agree() -> None:
     shared = X + Y
     chain: Expr = shared
