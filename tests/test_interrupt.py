@@ -113,6 +113,21 @@ def test_ctrl_c_while_the_helper_thread_starts_still_waits_for_its_work(monkeypa
     assert cancelled.is_set() and done.is_set()
 
 
+def test_the_helper_threads_value_or_error_reaches_the_caller_as_its_own() -> None:
+    """A Z3 call or a Spark job in the helper thread: its value is returned, and what it
+    raises is raised in the waiting thread, the same object, so that callers tell a
+    Z3 error or a failed job apart as if the work had run in their own thread."""
+    assert interrupt.in_helper_thread(lambda: 42, lambda: None, 0.01, "value") == 42
+    failure = RuntimeError("Spark job aborted")
+
+    def fails() -> None:
+        raise failure
+
+    with pytest.raises(RuntimeError) as raised:
+        interrupt.in_helper_thread(fails, lambda: None, 0.01, "error")
+    assert raised.value is failure
+
+
 def test_ctrl_c_in_minimisation_keeps_the_violation_but_claims_no_minimum(monkeypatch) -> None:
     bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
     rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get("collapse-snapshot")
