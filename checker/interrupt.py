@@ -46,7 +46,7 @@ LINE = "dcpcheck: interrupted; nothing was written"
 _stopping = threading.Event()
 _callbacks: list[Callable[[], None]] = []
 _quiet: list[str] = []  # modules whose finalisers' errors after Ctrl-C are not printed
-_hooks: list[Callable[[UnraisableHookArgs], object]] = []  # the unraisable hooks replaced
+_previous: Callable[[UnraisableHookArgs], object] | None = None  # the unraisable hook replaced
 
 
 def stopping() -> bool:
@@ -79,17 +79,18 @@ def install() -> None:
     Ctrl-C leaves in finalisers off stderr (``quiet_finalisers``) until ``reset``."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _handler)
+    global _previous
     if sys.unraisablehook is not _unraisable:
-        _hooks.append(sys.unraisablehook)
-        sys.unraisablehook = _unraisable
+        _previous, sys.unraisablehook = sys.unraisablehook, _unraisable
 
 
 def reset() -> None:
     """Forget an earlier Ctrl-C (a process that runs several commands: tests)."""
     _stopping.clear()
     _callbacks.clear()
-    if sys.unraisablehook is _unraisable and _hooks:
-        sys.unraisablehook = _hooks.pop()
+    global _previous
+    if sys.unraisablehook is _unraisable and _previous is not None:
+        sys.unraisablehook, _previous = _previous, None
 
 
 def quiet_finalisers(module: str) -> None:
@@ -115,7 +116,7 @@ def _unraisable(unraisable: UnraisableHookArgs) -> None:
         module = getattr(unraisable.object, "__module__", None) or ""
         if any(module == m or module.startswith(f"{m}.") for m in _quiet):
             return
-    (_hooks[-1] if _hooks else sys.__unraisablehook__)(unraisable)
+    (_previous or sys.__unraisablehook__)(unraisable)
 
 
 @contextmanager
