@@ -11,11 +11,12 @@
 # optimisation (/usr/share/doc/python3.11/changelog.Debian.gz: "Enable LTO/PGO builds")
 # into one binary without libpython.so (ldd); pyenv builds without either unless
 # configured with --enable-optimizations, and this machine's first python3 on PATH is
-# such a build (pyenv's 3.11.7: --enable-shared, nothing more, in its CONFIG_ARGS). Measured side by side on the 2-core machine: a
-# pure-Python loop 1.09-1.22 CPU s against 1.59-1.63, a durability search 4.8-5.6
-# against 5.8-7.1, and make test's pytest in two pairs of runs 319 and 274 s (510 and 437
-# CPU s user) against 337 and 310 s (547 and 498): about a tenth less (2026-11-28). A
-# .venv made before keeps its interpreter: make clean, then make, to change it.
+# such a build (pyenv's 3.11.7: --enable-shared, nothing more, in its CONFIG_ARGS).
+# Measured side by side on the 2-core machine: a pure-Python loop 1.09-1.22 CPU s
+# against 1.59-1.63, a durability search 4.8-5.6 against 5.8-7.1, and make test's pytest
+# in two pairs of runs 319 and 274 s (510 and 437 CPU s user) against 337 and 310 s (547
+# and 498): about a tenth less (2026-11-28). A .venv made before keeps its interpreter:
+# make clean, then make, to change it.
 ifeq ($(origin PYTHON),undefined)
 PYTHON := $(shell for p in /usr/bin/python3 python3; do \
   if $$p -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; \
