@@ -53,7 +53,7 @@ from checker.engines.explore import Exploration, PropertyVerdict, Step, without_
 from checker.engines.explore import Path as Run
 from checker.result import Verdict
 from checker.spark.expand import ClusterSearch, Watched, build, models_of
-from checker.spark.owned import Part, Where, settle, successors
+from checker.spark.owned import Part, Where, packed, settle, successors, unpacked
 from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
 from spec.cluster.encode import FORMAT, decode, encode, fingerprint
@@ -279,7 +279,7 @@ def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
         for i, state in enumerate(w.model.init_states()):
             blob = encode(state)
             fp = fingerprint(blob)
-            row = (m, fp, None, None, bytes((i,)), blob, w.decides(state))
+            row = (m, bytes((i,)), fp, None, None, blob, w.decides(state))
             buckets[fp % where.partitions].append(row)
     target = f"{INCOMING}/level=0"
     props = len(run.search.properties)
@@ -443,7 +443,8 @@ def _expand_task(search, where, frontier, models, counted, cpu, partitions):  # 
     transitions = [0] * len(search.models)
     with without_cycle_collection():  # states make no cycles; a task makes many
         for q in partitions:
-            yield from successors(models_of(search), where, frontier, q, models, transitions)
+            rows = successors(models_of(search), where, frontier, q, models, transitions)
+            yield from packed(rows, where.partitions)
     counted.add(transitions)
     cpu.add(time.process_time() - started)
 
@@ -451,7 +452,7 @@ def _expand_task(search, where, frontier, models, counted, cpu, partitions):  # 
 def _settle_task(where, visited, target, models, props, cpu, q, pairs):  # type: ignore[no-untyped-def]
     started = time.process_time()
     with without_cycle_collection():
-        part = settle(where, visited, target, q, (row for _, row in pairs), models, props)
+        part = settle(where, visited, target, q, unpacked(r for _, r in pairs), models, props)
     cpu.add(time.process_time() - started)
     yield part
 

@@ -16,7 +16,7 @@ A successor's order is its parent's plus the action's index.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from checker.cluster_check import model_for
@@ -67,14 +67,22 @@ class Watched:
 
     model: cluster.ClusterModel
     properties: tuple[BoundProperty, ...]
+    _tests: tuple[tuple[int, Any, bool], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tests = tuple(
+            (1 << j, p.holds, p.expectation == Expectation.ALWAYS)
+            for j, p in enumerate(self.properties)
+        )
+        object.__setattr__(self, "_tests", tests)
 
     def decides(self, state: Any) -> int:
         """Bit ``j`` set where ``properties[j]`` is decided in ``state`` (an ``always``
         property false, a ``sometimes`` property true)."""
         bits = 0
-        for j, prop in enumerate(self.properties):
-            if prop.holds(state) != (prop.expectation == Expectation.ALWAYS):
-                bits |= 1 << j
+        for bit, holds, always in self._tests:
+            if holds(state) != always:
+                bits |= bit
         return bits
 
 

@@ -28,6 +28,7 @@ Files are written under a temporary name and renamed.
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,9 +37,12 @@ from checker.spark.expand import CANDIDATE_COLUMNS, MAX_ACTIONS, Watched
 from spec.cluster.encode import decode, encode, fingerprint
 from spec.errors import HarnessBug
 
-__all__ = ["Part", "Where", "part_file", "settle", "successors"]
+__all__ = ["Part", "Where", "packed", "part_file", "settle", "successors", "unpacked"]
 
-Row = tuple[int, int, int | None, int | None, bytes, bytes, int]
+# a row in flight: (model, order, fp, parent, action, state, decides); the level files hold
+# the same columns in CANDIDATE_COLUMNS' order
+Row = tuple[int, bytes, int, int | None, int | None, bytes, int]
+_AT = {"model": 0, "order": 1, "fp": 2, "parent": 3, "action": 4, "state": 5, "decides": 6}
 BATCH = 8192  # frontier rows read at a time: a task's memory is one batch and its successors
 
 
@@ -85,7 +89,8 @@ def successors(
     transitions: list[int],
 ) -> Iterator[tuple[int, Row]]:
     """(owner, row) for each successor of partition ``q``'s frontier in ``models``;
-    ``transitions[m]`` counts the transitions made in model ``m``."""
+    ``transitions[m]`` counts the transitions made in model ``m``. A partition's
+    rows come in ``(model, order)`` order."""
     import pyarrow.parquet as pq
 
     fs, root = where.filesystem()
@@ -94,6 +99,7 @@ def successors(
     # states met in this partition this level, per model: the frontier's (visited) and
     # the successors already sent; a state met again is dropped before it is encoded
     met: list[set[Any]] = [set() for _ in watched]
+    step = _STEP
     with fs.open_input_file(part_file(f"{root}/{frontier_dir}", q)) as stream:
         batches = pq.ParquetFile(stream).iter_batches(
             BATCH, columns=["model", "fp", "order", "state"]
@@ -104,7 +110,8 @@ def successors(
                 if m not in running:
                     continue
                 w = watched[m]
-                model = w.model
+                model, decides = w.model, w.decides
+                next_state = model.next_state
                 state = decode(data)
                 seen = met[m]
                 seen.add(state)
@@ -113,7 +120,7 @@ def successors(
                     raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
                 made = 0
                 for index, action in enumerate(actions):
-                    after = model.next_state(state, action)
+                    after = next_state(state, action)
                     if after is None:
                         continue
                     made += 1
@@ -123,9 +130,37 @@ def successors(
                         continue
                     blob = encode(after)
                     fp = fingerprint(blob)
-                    row = (m, fp, parent, index, order + bytes((index,)), blob, w.decides(after))
-                    yield fp % partitions, row
+                    yield (
+                        fp % partitions,
+                        (m, order + step[index], fp, parent, index, blob, decides(after)),
+                    )
                 transitions[m] += made
+
+
+_STEP = [bytes((i,)) for i in range(MAX_ACTIONS)]  # an action's byte of the order
+
+
+def packed(pairs: Iterable[tuple[int, Row]], partitions: int) -> Iterator[tuple[int, bytes]]:
+    """The rows of ``pairs`` as ``(owner, bytes)``: up to ``BATCH`` rows of one owner in
+    one record (``marshal``: a Spark shuffle then moves, pickles and counts a few large
+    records instead of a small one per row; driver and executors run one Python
+    version, as PySpark requires)."""
+    waiting: list[list[Row]] = [[] for _ in range(partitions)]
+    for owner, row in pairs:
+        rows = waiting[owner]
+        rows.append(row)
+        if len(rows) >= BATCH:
+            yield owner, marshal.dumps(rows)
+            rows.clear()
+    for owner, rows in enumerate(waiting):
+        if rows:
+            yield owner, marshal.dumps(rows)
+
+
+def unpacked(records: Iterable[bytes]) -> Iterator[Row]:
+    """The rows ``packed`` made of ``records``."""
+    for record in records:
+        yield from marshal.loads(record)
 
 
 def settle(
@@ -144,40 +179,45 @@ def settle(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    best: dict[tuple[int, int], Row] = {}
-    for row in rows:
-        key = (row[0], row[1])
-        there = best.get(key)
-        if there is None or row[4] < there[4]:
-            best[key] = row
+    # a row is (model, order, ...) and no two rows share both: sorted, the rows are in
+    # the order of the level file, and a state's first row has its least order (each
+    # sender's rows come sorted, so the sort merges runs)
+    rows = sorted(rows)
     fs, root = where.filesystem()
     before = _read_visited(fs, f"{root}/{visited_dir}", q) if visited_dir is not None else None
-    by_model: list[list[int]] = [[] for _ in range(models)]
-    for m, fp in best:
-        by_model[m].append(fp)
-    kept: list[Row] = []
-    visited = []
-    for m in range(models):
-        fps = np.array(by_model[m], dtype=np.int64)
-        old = before[m] if before is not None else np.empty(0, dtype=np.int64)
-        if len(old) and len(fps):
-            at = np.searchsorted(old, fps).clip(0, len(old) - 1)
-            fps = fps[old[at] != fps]
-        kept += (best[(m, int(fp))] for fp in fps.tolist())
-        visited.append(np.union1d(old, fps) if len(fps) else old)
-    kept.sort(key=lambda r: (r[0], r[4]))
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(_AT)
+    model_of = np.array(columns[0], dtype=np.int32)
+    fps = np.array(columns[2], dtype=np.int64)
+    decides = np.array(columns[6], dtype=np.int64)
+    bounds = np.searchsorted(model_of, np.arange(models + 1, dtype=np.int32))
     part = Part([0] * models, [[None] * properties for _ in range(models)])
-    for m, _fp, _parent, _action, order, _state, decides in kept:
-        part.states[m] += 1
-        if decides:
-            first = part.first[m]
-            for j in range(properties):
-                if decides >> j & 1 and first[j] is None:
-                    first[j] = order  # rows are in order: the first is the least
+    keep, visited = [], []
+    for m in range(models):
+        low, high = int(bounds[m]), int(bounds[m + 1])
+        old = before[m] if before is not None else np.empty(0, dtype=np.int64)
+        if low == high:
+            visited.append(old)
+            continue
+        unique, first = np.unique(fps[low:high], return_index=True)  # stable: least order
+        if len(old):
+            at = np.searchsorted(old, unique).clip(0, len(old) - 1)
+            new = old[at] != unique
+            unique, first = unique[new], first[new]
+        visited.append(np.insert(old, np.searchsorted(old, unique), unique))
+        first.sort()
+        first += low
+        keep.append(first)
+        part.states[m] = len(first)
+        found = decides[first]
+        for j in range(properties):
+            deciding = np.flatnonzero(found >> j & 1)
+            if len(deciding):
+                part.first[m][j] = columns[1][int(first[deciding[0]])]
+    kept = np.concatenate(keep) if keep else np.empty(0, dtype=np.int64)
     schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
-    columns = list(zip(*kept, strict=True)) if kept else [[] for _ in CANDIDATE_COLUMNS]
     table = pa.Table.from_arrays(
-        [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)], schema=schema
+        [pa.array(columns[_AT[f.name]], type=f.type).take(pa.array(kept)) for f in schema],
+        schema=schema,
     )
     target = f"{root}/{level_dir}"
     fs.create_dir(target, recursive=True)

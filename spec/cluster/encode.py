@@ -28,6 +28,7 @@ header and the node that changed. The memories are bounded.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from operator import attrgetter
 
 from spec.cluster.state import COMMIT, PREPARE, SET, ClusterState, Item, NodeState, SyncWrite
@@ -262,28 +263,9 @@ def _decode(data: bytes) -> ClusterState:
     return _state(tuple(nodes), *head)
 
 
-def _state(
-    nodes: tuple[NodeState, ...],
-    active: int | None,
-    epoch: int,
-    acks: tuple[int, ...],
-    acknowledged: tuple[SyncWrite, ...],
-    in_flight: tuple[SyncWrite, ...],
-    prepares: int,
-    sets: int,
-    restarts: int,
-) -> ClusterState:
-    return ClusterState(
-        nodes=nodes,
-        active=active,
-        epoch=epoch,
-        acks=acks,
-        acknowledged=acknowledged,
-        in_flight=in_flight,
-        prepares=prepares,
-        sets=sets,
-        restarts=restarts,
-    )
+# (nodes, active, epoch, acks, acknowledged, in_flight, prepares, sets, restarts) -> the
+# state, without the checks of a frozen dataclass's __init__
+_state: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]
 
 
 def _decode_varints(data: bytes) -> ClusterState:

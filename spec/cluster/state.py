@@ -143,6 +143,8 @@ def _state_value(cls: type[_S]) -> type[_S]:
     * ``but(**changes)``: a copy with ``changes``, generated for the class (as
       ``dataclasses`` generates ``__init__``): a search makes one new state per
       transition, and a loop over the fields costs several times more;
+    * ``make(*fields)``: a new value from every field, in order, without the
+      checks of a frozen ``__init__`` (what ``spec.cluster.encode`` decodes);
     * ``__hash__``: the hash of the compared fields, computed once and kept in
       ``_hash`` (0: not computed yet; a computed 0 is kept as 1), since the
       search's visited set hashes states again and again and nodes are shared
@@ -161,6 +163,11 @@ def _state_value(cls: type[_S]) -> type[_S]:
         f"def but(self, *, {', '.join(f'{n}=_SAME' for n in kept)}):",
         "    new = _new(_cls)",
         *(f"    _set_{n}(new, self.{n} if {n} is _SAME else {n})" for n in kept),
+        *(f"    _set_{n}(new, {default!r})" for n, default in caches.items()),
+        "    return new",
+        f"def make({', '.join(kept)}):",
+        "    new = _new(_cls)",
+        *(f"    _set_{n}(new, {n})" for n in kept),
         *(f"    _set_{n}(new, {default!r})" for n, default in caches.items()),
         "    return new",
         "def __eq__(self, other):",
@@ -186,6 +193,7 @@ def _state_value(cls: type[_S]) -> type[_S]:
         return cls, tuple(getattr(self, name) for name in kept)
 
     cls.but = env["but"]  # type: ignore[attr-defined]
+    cls.make = staticmethod(env["make"])  # type: ignore[attr-defined]
     cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
     cls.__eq__ = env["__eq__"]  # type: ignore[method-assign]
     cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]
