@@ -395,8 +395,9 @@ def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int
     parts = []
     with without_cycle_collection():
         for q in range(where.partitions):
-            for owner, row in successors(run.watched, where, frontier, q, models, transitions):
-                buckets[owner].append(row)
+            for owned in successors(run.watched, where, frontier, q, models, transitions):
+                for bucket, rows in zip(buckets, owned, strict=True):
+                    bucket += rows
         for q in range(where.partitions):
             parts.append(settle(where, frontier, target, q, buckets[q], len(run.watched), props))
             buckets[q] = []
@@ -443,8 +444,9 @@ def _expand_task(search, where, frontier, models, counted, cpu, partitions):  # 
     transitions = [0] * len(search.models)
     with without_cycle_collection():  # states make no cycles; a task makes many
         for q in partitions:
-            rows = successors(models_of(search), where, frontier, q, models, transitions)
-            yield from packed(rows, where.partitions)
+            yield from packed(
+                successors(models_of(search), where, frontier, q, models, transitions)
+            )
     counted.add(transitions)
     cpu.add(time.process_time() - started)
 

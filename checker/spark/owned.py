@@ -87,10 +87,12 @@ def successors(
     q: int,
     models: Sequence[int],
     transitions: list[int],
-) -> Iterator[tuple[int, Row]]:
-    """(owner, row) for each successor of partition ``q``'s frontier in ``models``;
-    ``transitions[m]`` counts the transitions made in model ``m``. A partition's
-    rows come in ``(model, order)`` order."""
+) -> Iterator[list[list[Row]]]:
+    """The successors of partition ``q``'s frontier in ``models``, a frontier batch at
+    a time: per owning partition, the rows of that batch's successors it owns (the
+    lists are emptied for the next batch: take their rows before asking for it).
+    ``transitions[m]`` counts the transitions made in model ``m``. A partition's rows
+    come in ``(model, order)`` order."""
     import pyarrow.parquet as pq
 
     fs, root = where.filesystem()
@@ -100,6 +102,7 @@ def successors(
     # the successors already sent; a state met again is dropped before it is encoded
     met: list[set[Any]] = [set() for _ in watched]
     step = _STEP
+    owned: list[list[Row]] = [[] for _ in range(partitions)]
     with fs.open_input_file(part_file(f"{root}/{frontier_dir}", q)) as stream:
         batches = pq.ParquetFile(stream).iter_batches(
             BATCH, columns=["model", "fp", "order", "state"]
@@ -124,37 +127,32 @@ def successors(
                     if after is None:
                         continue
                     made += 1
-                    known = len(seen)
-                    seen.add(after)
-                    if len(seen) == known:
+                    if after in seen:
                         continue
+                    seen.add(after)
                     blob = encode(after)
                     fp = fingerprint(blob)
-                    yield (
-                        fp % partitions,
-                        (m, order + step[index], fp, parent, index, blob, decides(after)),
+                    owned[fp % partitions].append(
+                        (m, order + step[index], fp, parent, index, blob, decides(after))
                     )
                 transitions[m] += made
+            yield owned
+            for rows in owned:
+                rows.clear()
 
 
 _STEP = [bytes((i,)) for i in range(MAX_ACTIONS)]  # an action's byte of the order
 
 
-def packed(pairs: Iterable[tuple[int, Row]], partitions: int) -> Iterator[tuple[int, bytes]]:
-    """The rows of ``pairs`` as ``(owner, bytes)``: up to ``BATCH`` rows of one owner in
-    one record (``marshal``: a Spark shuffle then moves, pickles and counts a few large
-    records instead of a small one per row; driver and executors run one Python
+def packed(batches: Iterable[list[list[Row]]]) -> Iterator[tuple[int, bytes]]:
+    """The rows ``successors`` makes as ``(owner, bytes)``: a batch's rows for one owner
+    in one record (``marshal``: a Spark shuffle then moves, pickles and counts a few
+    large records instead of a small one per row; driver and executors run one Python
     version, as PySpark requires)."""
-    waiting: list[list[Row]] = [[] for _ in range(partitions)]
-    for owner, row in pairs:
-        rows = waiting[owner]
-        rows.append(row)
-        if len(rows) >= BATCH:
-            yield owner, marshal.dumps(rows)
-            rows.clear()
-    for owner, rows in enumerate(waiting):
-        if rows:
-            yield owner, marshal.dumps(rows)
+    for owned in batches:
+        for owner, rows in enumerate(owned):
+            if rows:
+                yield owner, marshal.dumps(rows)
 
 
 def unpacked(records: Iterable[bytes]) -> Iterator[Row]:
