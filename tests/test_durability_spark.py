@@ -83,6 +83,31 @@ def test_a_checkpointed_search_resumes_from_its_last_level(spark, tmp_path: Path
     assert record["ident"] == search.ident
 
 
+@pytest.mark.parametrize("driver_below", [10**9, 0], ids=["in the driver", "as a Spark job"])
+def test_a_search_stopped_by_its_state_limit_still_decides_its_last_level(
+    spark, driver_below: int
+) -> None:
+    """Properties are evaluated on a level as it is expanded; the last level of a search
+    the state limit stops is not expanded, so it is evaluated on its own: the violation
+    the in-process search finds as its N-th state is found with the same limit."""
+    want = in_process("mb-51805", "ack-at-snapshot-end", "highest-snapshot", "prepare-ack-progress")
+    assert want.verdict.value == "violated"
+    search = cluster_search(
+        [("ack-at-snapshot-end", "highest-snapshot")],
+        "kv-current",
+        PRESETS["mb-51805"].bounds,
+        ["prepare-ack-progress"],
+        ["syncwrite-acknowledged"],
+    )
+    ((_, found),) = search_on_spark(
+        spark, search, max_states=want.stats.states, driver_below=driver_below
+    )
+    got = found["prepare-ack-progress"]
+    assert got.outcomes["prepare-ack-progress"].verdict is want.verdict
+    assert got.states == want.stats.states
+    assert len(got.outcomes["prepare-ack-progress"].path) == len(want.run)
+
+
 def test_the_cpu_of_levels_searched_as_spark_jobs_is_counted_in_the_results(spark) -> None:
     """A level run as a Spark job reports its tasks' CPU seconds (the driver's clock cannot
     see them), and the results' ``cpu_seconds`` include them; a search the driver did alone

@@ -11,8 +11,7 @@ A level is one Spark job with one shuffle:
    moves pickled rows, it never groups or joins them);
 3. the owner keeps the least ``order`` per state, drops the states it visited
    before (a merge against its sorted fingerprints), writes its part of the new
-   level and its new visited file, and returns a summary (new states, and the
-   first state deciding each watched property, per model);
+   level and its new visited file, and returns its new states per model;
 4. the driver adds the summaries up (``_level.json``) and publishes the level by
    renaming ``incoming/level=<d+1>`` into ``levels/``.
 
@@ -20,7 +19,14 @@ A level whose frontier has fewer than ``driver_below`` states is searched in
 the driver's own process, partition by partition, with the same functions and
 files: no Spark job, so a small model costs about what one process costs.
 
-A level's rows are ``(model, fp, parent, action, order, state, decides)``:
+The watched properties are evaluated on each state as it is expanded (step 1;
+an accumulator brings the first deciding order per partition to the driver),
+so what level ``d`` decides is in level ``d+1``'s summary: a model stops one
+level after the one that decides its checks, whose states it then ignores. A
+search stopped by its state limit evaluates its last level without expanding
+it.
+
+A level's rows are ``(model, fp, parent, action, order, state)``:
 walking ``parent`` back gives a counterexample, and because ``order`` is the
 place an in-process FIFO search would discover the state, the first
 deciding state of a level is the one the in-process search stops at. So
@@ -53,7 +59,17 @@ from checker.engines.explore import Exploration, PropertyVerdict, Step, without_
 from checker.engines.explore import Path as Run
 from checker.result import Verdict
 from checker.spark.expand import ClusterSearch, Watched, build, models_of
-from checker.spark.owned import Part, Where, packed, settle, successors, unpacked
+from checker.spark.owned import (
+    Decided,
+    Part,
+    Where,
+    evaluate,
+    least,
+    packed,
+    settle,
+    successors,
+    unpacked,
+)
 from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
 from spec.cluster.encode import FORMAT, decode, encode, fingerprint
@@ -62,7 +78,7 @@ from spec.errors import HarnessBug, InvalidInput
 
 __all__ = ["Level", "cluster_search", "search_on_spark"]
 
-LAYOUT = 2  # level files owned by partition (checker.spark.owned); 1 had no visited files
+LAYOUT = 3  # 3: properties decided on the frontier, no decides column; 2: no visited files
 LEVELS = "levels"
 INCOMING = "incoming"
 SEARCH_FILE = "search.json"
@@ -73,12 +89,13 @@ DRIVER_BELOW_CONF = "spark.dcpcheck.bfs.driverBelow"
 
 @dataclass
 class Level:
-    """What one level added, per model: new states, and for each watched property the
-    order of the first state deciding it (None if none does)."""
+    """What one level added, per model: new states; and what the level before (its
+    frontier) decided: for each watched property the order of its first state deciding
+    it (None if none does)."""
 
     index: int
     states: dict[int, int]
-    first: dict[int, list[bytes | None]]
+    first: dict[int, list[bytes | None]]  # in level index - 1; empty for level 0
     transitions: dict[int, int]  # made expanding the level before
     seconds: float = 0.0
     partitions: int = 0
@@ -146,13 +163,24 @@ class _Run:
     levels: list[Level] = field(default_factory=list)
     stopped: dict[int, str] = field(default_factory=dict)
     cpu_elsewhere: float = 0.0  # CPU seconds the Spark tasks of this run reported
+    last: dict[int, list[bytes | None]] = field(default_factory=dict)  # the last level's
+    # decisions, for models stopped by the state limit (evaluated without expanding it)
 
     def first(self, m: int, j: int) -> tuple[int, bytes] | None:
-        for level in self.levels:
-            order = level.first.get(m, [None] * len(self.search.properties))[j]
+        """(level, order) of the first state known to decide property ``j`` in model ``m``."""
+        none = [None] * len(self.search.properties)
+        for level in self.levels[1:]:
+            order = level.first.get(m, none)[j]
             if order is not None:
-                return level.index, order
-        return None
+                return level.index - 1, order
+        order = self.last.get(m, none)[j]
+        return None if order is None else (self.levels[-1].index, order)
+
+    def undecided(self, m: int) -> bool:
+        return any(self.first(m, j) is None for j in range(self.search.checked))
+
+    def nothing_decided(self) -> Decided:
+        return [[None] * len(self.search.properties) for _ in self.watched]
 
     def states(self, m: int | None = None) -> int:
         return sum(n for lv in self.levels for k, n in lv.states.items() if m in (None, k))
@@ -161,7 +189,7 @@ class _Run:
         """Model ``m`` has a check undecided, a frontier, and no limit reached."""
         if m in self.stopped or not self.levels[-1].states.get(m):
             return False
-        return any(self.first(m, j) is None for j in range(self.search.checked))
+        return self.undecided(m)
 
 
 def search_on_spark(
@@ -279,15 +307,13 @@ def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
         for i, state in enumerate(w.model.init_states()):
             blob = encode(state)
             fp = fingerprint(blob)
-            row = (m, bytes((i,)), fp, None, None, blob, w.decides(state))
-            buckets[fp % where.partitions].append(row)
+            buckets[fp % where.partitions].append((m, bytes((i,)), fp, None, None, blob))
     target = f"{INCOMING}/level=0"
-    props = len(run.search.properties)
     parts = [
-        settle(where, None, target, q, rows, len(run.watched), props)
-        for q, rows in enumerate(buckets)
+        settle(where, None, target, q, rows, len(run.watched)) for q, rows in enumerate(buckets)
     ]
-    _publish(storage, run, 0, parts, [0] * len(run.watched), started, where, 0, True)
+    models = len(run.watched)
+    _publish(storage, run, 0, parts, [0] * models, [[]] * models, started, where, 0, True)
 
 
 def _publish(
@@ -296,24 +322,20 @@ def _publish(
     index: int,
     parts: Sequence[Part],
     transitions: Sequence[int],
+    decided: Decided,
     started: float,
     where: Where,
     retried: int,
     on_driver: bool,
 ) -> None:
-    """Summarise level ``index`` from its partitions' reports, then publish it by renaming
-    ``incoming/level=index``; the level before keeps its rows, not its visited files."""
+    """Summarise level ``index`` from its partitions' reports and what its frontier
+    decided, then publish it by renaming ``incoming/level=index``; the level before
+    keeps its rows, not its visited files."""
     models = range(len(run.watched))
-    watched = range(len(run.search.properties))
-    firsts = [
-        [p.first[m][j] for p in parts if p.first[m][j] is not None] for m in models for j in watched
-    ]
     level = Level(
         index=index,
         states={m: sum(p.states[m] for p in parts) for m in models},
-        first={
-            m: [min(firsts[m * len(watched) + j], default=None) for j in watched] for m in models
-        },
+        first=dict(enumerate(decided)) if index else {},
         transitions=dict(enumerate(transitions)),
         seconds=time.perf_counter() - started,
         partitions=where.partitions,
@@ -347,9 +369,16 @@ def _search(
     sc = spark.sparkContext
     tag = f"dcpcheck-bfs-{run.search.ident}"  # cancels a level: the time limit, or anyone else
     while True:
-        for m in range(len(run.watched)):
-            if max_states is not None and m not in run.stopped and run.states(m) >= max_states:
-                run.stopped[m] = f"state limit ({max_states}) reached"
+        limited = [
+            m
+            for m in range(len(run.watched))
+            if max_states is not None and m not in run.stopped and run.states(m) >= max_states
+        ]
+        for m in limited:
+            run.stopped[m] = f"state limit ({max_states}) reached"
+        _evaluate_last(
+            sc, run, shipped, where, [m for m in limited if run.undecided(m)], driver_below
+        )
         models = [m for m in range(len(run.watched)) if run.running(m)]
         if not models:
             return
@@ -390,18 +419,19 @@ def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int
     index = len(run.levels)
     frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     transitions = [0] * len(run.watched)
+    decided = run.nothing_decided()
     buckets: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
-    props = len(run.search.properties)
     parts = []
     with without_cycle_collection():
         for q in range(where.partitions):
-            for owned in successors(run.watched, where, frontier, q, models, transitions):
+            made = successors(run.watched, where, frontier, q, models, transitions, decided)
+            for owned in made:
                 for bucket, rows in zip(buckets, owned, strict=True):
                     bucket += rows
         for q in range(where.partitions):
-            parts.append(settle(where, frontier, target, q, buckets[q], len(run.watched), props))
+            parts.append(settle(where, frontier, target, q, buckets[q], len(run.watched)))
             buckets[q] = []
-    _publish(storage, run, index, parts, transitions, started, where, 0, True)
+    _publish(storage, run, index, parts, transitions, decided, started, where, 0, True)
 
 
 def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type: ignore[no-untyped-def]
@@ -411,20 +441,19 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
     index = len(run.levels)
     frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     counted = sc.accumulator([0] * len(run.watched), _PerModel())
+    decided = sc.accumulator(run.nothing_decided(), _Least())
     cpu = sc.accumulator(0.0)  # the tasks' own CPU seconds (a retried attempt's too)
     level_tag = f"{tag}-level-{index}"  # this level's job, for the failed tasks it had
     sc.addJobTag(level_tag)
     try:
         p = where.partitions
-        props = len(run.search.properties)
+        expand = partial(_expand_task, shipped, where, frontier, tuple(models), counted, decided)
         parts = (
             sc.parallelize(range(p), p)
-            .mapPartitions(
-                partial(_expand_task, shipped, where, frontier, tuple(models), counted, cpu)
-            )
+            .mapPartitions(partial(expand, cpu))
             .partitionBy(p, _owner)
             .mapPartitionsWithIndex(
-                partial(_settle_task, where, frontier, target, len(run.watched), props, cpu)
+                partial(_settle_task, where, frontier, target, len(run.watched), cpu)
             )
             .collect()
         )
@@ -432,31 +461,70 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
     finally:
         sc.removeJobTag(level_tag)
     run.cpu_elsewhere += cpu.value
-    _publish(storage, run, index, parts, counted.value, started, where, retried, False)
+    _publish(
+        storage, run, index, parts, counted.value, decided.value, started, where, retried, False
+    )
+
+
+def _evaluate_last(
+    sc, run: _Run, shipped, where: Where, models: list[int], driver_below: int
+) -> None:  # type: ignore[no-untyped-def]
+    """What the last level decides in ``models``, stopped by the state limit (a level's
+    properties are evaluated as it is expanded, and this one will not be): in the
+    driver's process if the level is small, else a Spark job of a task per partition,
+    without a shuffle."""
+    if not models:
+        return
+    level = "/".join(_level(len(run.levels) - 1))
+    p = where.partitions
+    if sum(run.levels[-1].states.get(m, 0) for m in models) < driver_below:
+        with without_cycle_collection():
+            found = [evaluate(run.watched, where, level, q, models) for q in range(p)]
+    else:
+        cpu = sc.accumulator(0.0)
+        found = (
+            sc.parallelize(range(p), p)
+            .map(partial(_evaluate_task, shipped, where, level, tuple(models), cpu))
+            .collect()
+        )
+        run.cpu_elsewhere += cpu.value
+    decided = run.nothing_decided()
+    for part in found:
+        decided = least(decided, part)
+    run.last |= {m: decided[m] for m in models}
 
 
 def _owner(key: int) -> int:
     return key
 
 
-def _expand_task(search, where, frontier, models, counted, cpu, partitions):  # type: ignore[no-untyped-def]
+def _expand_task(search, where, frontier, models, counted, decided, cpu, partitions):  # type: ignore[no-untyped-def]
     started = time.process_time()  # the shuffle's writing of the rows happens in between
     transitions = [0] * len(search.models)
+    watched = models_of(search)
+    found = [[None] * len(w.properties) for w in watched]
     with without_cycle_collection():  # states make no cycles; a task makes many
         for q in partitions:
-            yield from packed(
-                successors(models_of(search), where, frontier, q, models, transitions)
-            )
+            yield from packed(successors(watched, where, frontier, q, models, transitions, found))
     counted.add(transitions)
+    decided.add(found)
     cpu.add(time.process_time() - started)
 
 
-def _settle_task(where, visited, target, models, props, cpu, q, pairs):  # type: ignore[no-untyped-def]
+def _settle_task(where, visited, target, models, cpu, q, pairs):  # type: ignore[no-untyped-def]
     started = time.process_time()
     with without_cycle_collection():
-        part = settle(where, visited, target, q, unpacked(r for _, r in pairs), models, props)
+        part = settle(where, visited, target, q, unpacked(r for _, r in pairs), models)
     cpu.add(time.process_time() - started)
     yield part
+
+
+def _evaluate_task(search, where, level, models, cpu, q):  # type: ignore[no-untyped-def]
+    started = time.process_time()
+    with without_cycle_collection():
+        found = evaluate(models_of(search), where, level, q, models)
+    cpu.add(time.process_time() - started)
+    return found
 
 
 def _failed_tasks(sc, tag: str) -> int:  # type: ignore[no-untyped-def]
@@ -472,6 +540,17 @@ def _failed_tasks(sc, tag: str) -> int:  # type: ignore[no-untyped-def]
             if not stage_info.isEmpty():
                 failed += stage_info.get().numFailedTasks()
     return failed
+
+
+class _Least:
+    """A Spark accumulator of the least deciding order per model and property (a task
+    run again adds the same orders: the least is unchanged)."""
+
+    def zero(self, value: Decided) -> Decided:
+        return [[None] * len(p) for p in value]
+
+    def addInPlace(self, a: Decided, b: Decided) -> Decided:
+        return least(a, b)
 
 
 class _PerModel:

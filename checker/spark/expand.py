@@ -6,7 +6,8 @@ bounds: picklable); each Python worker builds the models once
 did) and keeps them for every level. States are the bytes of
 ``spec.cluster.encode``; ``checker.spark.owned`` decodes them, asks the model
 for its ``actions`` and ``next_state`` and evaluates the watched properties
-on each successor (``Watched.decides``): the search never looks inside a state.
+on each state it expands (``Watched.decides``): the search never looks inside a
+state.
 
 ``order`` is the state's place in the order an in-process breadth-first
 search (a FIFO queue) would discover it: the action indices along its first
@@ -29,7 +30,7 @@ from spec.rules import RULE_SETS, RuleSet
 
 __all__ = ["CANDIDATE_COLUMNS", "MAX_ACTIONS", "ClusterSearch", "Watched", "build", "models_of"]
 
-# (name, Arrow type name) of what ``expand`` yields; the level files add nothing else.
+# (name, Arrow type name) of a level file's columns (``checker.spark.owned``).
 CANDIDATE_COLUMNS = (
     ("model", "int32"),
     ("fp", "int64"),
@@ -37,7 +38,6 @@ CANDIDATE_COLUMNS = (
     ("action", "int32"),
     ("order", "binary"),
     ("state", "binary"),
-    ("decides", "int64"),
 )
 MAX_ACTIONS = 256  # an action index is one byte of the order
 
@@ -47,8 +47,8 @@ class ClusterSearch:
     """Several models of one cluster searched together, named as executors resolve them.
 
     ``models``: (ack rule, branch rule) names or ``FILE.py[:NAME]``; ``properties``:
-    the properties watched in every model, by id or file (bit ``j`` of a row's
-    ``decides`` is ``properties[j]``); the first ``checked`` are the checks (a model
+    the properties watched in every model, by id or file (bit ``j`` of what
+    ``Watched.decides`` returns is ``properties[j]``); the first ``checked`` are the checks (a model
     is searched until each is decided), the others are watched alongside.
     ``ident`` names this search (its level files).
     """

@@ -2,8 +2,8 @@
 
 A state belongs to partition ``fp mod P`` (``fp`` its 64-bit fingerprint), in every
 level. Level ``d`` of partition ``q`` is one Parquet file,
-``level=d/part-q.parquet``, of rows ``(model, fp, parent, action, order, state,
-decides)`` sorted by ``(model, order)``; beside it ``_visited-q.arrow`` holds the
+``level=d/part-q.parquet``, of rows ``(model, fp, parent, action, order, state)``
+sorted by ``(model, order)``; beside it ``_visited-q.arrow`` holds the
 ``(model, fp)`` of every state partition ``q`` owns in levels ``0..d``, sorted
 (an Arrow IPC file: read back as NumPy arrays without a copy per row). Files
 whose names start with ``_`` are not rows of the level for Spark or pyarrow.
@@ -15,12 +15,19 @@ Spark task and, for a small level, in the driver's own process:
   successor with the partition that owns it (a successor met twice in one
   partition is sent once: the first copy has the least order; one equal to a
   state of the frontier is not sent: it is visited; both are dropped by the
-  state's own hash and equality, before it is encoded);
+  state's own hash and equality, before it is encoded). The watched properties
+  are evaluated here, on the frontier's states as they are decoded: once per
+  state, as one process evaluates them, not once per successor sent (a state
+  is sent by each partition that makes it). So what a level decides is known
+  when the next level is made;
 * ``settle``: everything sent to partition ``q``, reduced to the least order per
   state, less the states ``q`` visited before (a merge of sorted fingerprints,
   ``np.searchsorted``), written as ``q``'s part of the next level with its new
-  visited file; what it returns (states per model, the first order deciding
-  each property) is all the driver learns of the level.
+  visited file; the states per model it returns, and the first order deciding
+  each property in the frontier, are all the driver learns of the level.
+
+``evaluate`` decides the properties on a level without expanding it (the last
+level of a search stopped by its state limit).
 
 Both are deterministic, so a task Spark runs again writes the same files.
 Files are written under a temporary name and renamed.
@@ -37,12 +44,23 @@ from checker.spark.expand import CANDIDATE_COLUMNS, MAX_ACTIONS, Watched
 from spec.cluster.encode import decode, encode, fingerprint
 from spec.errors import HarnessBug
 
-__all__ = ["Part", "Where", "packed", "part_file", "settle", "successors", "unpacked"]
+__all__ = [
+    "Decided",
+    "Part",
+    "Where",
+    "evaluate",
+    "least",
+    "packed",
+    "part_file",
+    "settle",
+    "successors",
+    "unpacked",
+]
 
-# a row in flight: (model, order, fp, parent, action, state, decides); the level files hold
-# the same columns in CANDIDATE_COLUMNS' order
-Row = tuple[int, bytes, int, int | None, int | None, bytes, int]
-_AT = {"model": 0, "order": 1, "fp": 2, "parent": 3, "action": 4, "state": 5, "decides": 6}
+# a row in flight: (model, order, fp, parent, action, state); the level files hold the
+# same columns in CANDIDATE_COLUMNS' order
+Row = tuple[int, bytes, int, int | None, int | None, bytes]
+_AT = {"model": 0, "order": 1, "fp": 2, "parent": 3, "action": 4, "state": 5}
 BATCH = 8192  # frontier rows read at a time: a task's memory is one batch and its successors
 
 
@@ -65,11 +83,20 @@ class Where:
 
 @dataclass
 class Part:
-    """What settling one partition of a level found: states per model, and per model
-    and watched property the least order of a state deciding it."""
+    """What settling one partition of a level found: its new states per model."""
 
     states: list[int]
-    first: list[list[bytes | None]]
+
+
+Decided = list[list[bytes | None]]  # per model and watched property: the least order deciding it
+
+
+def least(a: Decided, b: Decided) -> Decided:
+    """Per model and property, the lesser order of ``a`` and ``b`` (None: none)."""
+    return [
+        [x if y is None or (x is not None and x <= y) else y for x, y in zip(p, r, strict=True)]
+        for p, r in zip(a, b, strict=True)
+    ]
 
 
 def part_file(level_dir: str, q: int) -> str:
@@ -87,58 +114,90 @@ def successors(
     q: int,
     models: Sequence[int],
     transitions: list[int],
+    decided: Decided,
 ) -> Iterator[list[list[Row]]]:
     """The successors of partition ``q``'s frontier in ``models``, a frontier batch at
     a time: per owning partition, the rows of that batch's successors it owns (the
     lists are emptied for the next batch: take their rows before asking for it).
-    ``transitions[m]`` counts the transitions made in model ``m``. A partition's rows
-    come in ``(model, order)`` order."""
-    import pyarrow.parquet as pq
-
-    fs, root = where.filesystem()
+    ``transitions[m]`` counts the transitions made in model ``m``; ``decided[m][j]``
+    becomes the least order of a frontier state deciding property ``j``, if it has
+    none yet. A partition's rows come in ``(model, order)`` order."""
     partitions = where.partitions
-    running = set(models)
     # states met in this partition this level, per model: the frontier's (visited) and
     # the successors already sent; a state met again is dropped before it is encoded
     met: list[set[Any]] = [set() for _ in watched]
     step = _STEP
     owned: list[list[Row]] = [[] for _ in range(partitions)]
-    with fs.open_input_file(part_file(f"{root}/{frontier_dir}", q)) as stream:
+    for batch in _frontier(where, frontier_dir, q, models):
+        for m, parent, order, data in batch:
+            w = watched[m]
+            model = w.model
+            next_state = model.next_state
+            state = decode(data)
+            bits = w.decides(state)
+            if bits:
+                _note(decided[m], bits, order)
+            seen = met[m]
+            seen.add(state)
+            actions = model.actions(state)
+            if len(actions) > MAX_ACTIONS:
+                raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
+            made = 0
+            for index, action in enumerate(actions):
+                after = next_state(state, action)
+                if after is None:
+                    continue
+                made += 1
+                if after in seen:
+                    continue
+                seen.add(after)
+                blob = encode(after)
+                fp = fingerprint(blob)
+                owned[fp % partitions].append((m, order + step[index], fp, parent, index, blob))
+            transitions[m] += made
+        yield owned
+        for rows in owned:
+            rows.clear()
+
+
+def evaluate(
+    watched: Sequence[Watched], where: Where, level_dir: str, q: int, models: Sequence[int]
+) -> Decided:
+    """Per model and property, the least order of a state of partition ``q``'s part of
+    a level deciding it (``models`` only), the level not expanded."""
+    decided: Decided = [[None] * len(w.properties) for w in watched]
+    for batch in _frontier(where, level_dir, q, models):
+        for m, _parent, order, data in batch:
+            bits = watched[m].decides(decode(data))
+            if bits:
+                _note(decided[m], bits, order)
+    return decided
+
+
+def _frontier(
+    where: Where, level_dir: str, q: int, models: Sequence[int]
+) -> Iterator[list[tuple[int, int, bytes, bytes]]]:
+    """Partition ``q``'s part of a level as ``(model, fp, order, state)`` rows of
+    ``models``, in order, ``BATCH`` rows (or fewer) at a time."""
+    import pyarrow.parquet as pq
+
+    fs, root = where.filesystem()
+    running = set(models)
+    with fs.open_input_file(part_file(f"{root}/{level_dir}", q)) as stream:
         batches = pq.ParquetFile(stream).iter_batches(
             BATCH, columns=["model", "fp", "order", "state"]
         )
         for batch in batches:
             columns = (batch.column(i).to_pylist() for i in range(4))
-            for m, parent, order, data in zip(*columns, strict=True):
-                if m not in running:
-                    continue
-                w = watched[m]
-                model, decides = w.model, w.decides
-                next_state = model.next_state
-                state = decode(data)
-                seen = met[m]
-                seen.add(state)
-                actions = model.actions(state)
-                if len(actions) > MAX_ACTIONS:
-                    raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
-                made = 0
-                for index, action in enumerate(actions):
-                    after = next_state(state, action)
-                    if after is None:
-                        continue
-                    made += 1
-                    if after in seen:
-                        continue
-                    seen.add(after)
-                    blob = encode(after)
-                    fp = fingerprint(blob)
-                    owned[fp % partitions].append(
-                        (m, order + step[index], fp, parent, index, blob, decides(after))
-                    )
-                transitions[m] += made
-            yield owned
-            for rows in owned:
-                rows.clear()
+            yield [row for row in zip(*columns, strict=True) if row[0] in running]
+
+
+def _note(first: list[bytes | None], bits: int, order: bytes) -> None:
+    """``order`` decides the properties of ``bits`` that nothing earlier decided (the
+    rows come in order: the first is the least)."""
+    for j in range(len(first)):
+        if bits >> j & 1 and first[j] is None:
+            first[j] = order
 
 
 _STEP = [bytes((i,)) for i in range(MAX_ACTIONS)]  # an action's byte of the order
@@ -168,7 +227,6 @@ def settle(
     q: int,
     rows: Iterable[Row],
     models: int,
-    properties: int,
 ) -> Part:
     """Write partition ``q`` of a level from the candidate ``rows`` sent to it:
     the least order per ``(model, fp)``, less what ``visited_dir`` (the level
@@ -186,9 +244,8 @@ def settle(
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(_AT)
     model_of = np.array(columns[0], dtype=np.int32)
     fps = np.array(columns[2], dtype=np.int64)
-    decides = np.array(columns[6], dtype=np.int64)
     bounds = np.searchsorted(model_of, np.arange(models + 1, dtype=np.int32))
-    part = Part([0] * models, [[None] * properties for _ in range(models)])
+    part = Part([0] * models)
     keep, visited = [], []
     for m in range(models):
         low, high = int(bounds[m]), int(bounds[m + 1])
@@ -206,11 +263,6 @@ def settle(
         first += low
         keep.append(first)
         part.states[m] = len(first)
-        found = decides[first]
-        for j in range(properties):
-            deciding = np.flatnonzero(found >> j & 1)
-            if len(deciding):
-                part.first[m][j] = columns[1][int(first[deciding[0]])]
     kept = np.concatenate(keep) if keep else np.empty(0, dtype=np.int64)
     schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
     table = pa.Table.from_arrays(
