@@ -1,0 +1,104 @@
+"""The distributed breadth-first search's CPU per state against one process's, on a check
+too large to search whole in a session.
+
+One check of preset mb-34150-wider (ack-at-snapshot-end+restart-fix, persisted-snapshot,
+prepare-ack-progress: it holds wherever it was searched whole, so no way stops early on
+a violation), searched three ways, each in its own process, in one run so that the
+ratios compare like with like on a shared machine:
+
+1. ``spark local[2]`` with ``--max-states N``: it stops at the end of the level that
+   reaches N states, having searched every level before it whole;
+2. ``explore`` (one process) with ``--max-states`` set to the states the Spark search
+   reached: the same states, levels 0 to the last, found in the same order;
+3. ``spark local[1]``, as 1.
+
+Per way: states, transitions, wall seconds, CPU seconds of the whole process tree
+(driver, JVM, Python workers), CPU microseconds a state, and the ratios issue 26 asks
+about (CPU against one process; states a second against local[1]). The state counts
+must be equal, or the benchmark fails. What the fixed costs (the JVM, the Python
+workers' start) weigh shrinks as N grows: compare runs of one N.
+
+Full run: N = 3,000,000 (about 12 minutes on 2 cores); ``--quick``: N = 300,000.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tabulate import tabulate
+
+from benchmarks._process import measured_run
+
+PRESET = "mb-34150-wider"
+CHECK = [
+    "--ack-rule",
+    "ack-at-snapshot-end+restart-fix",
+    "--branch-rule",
+    "persisted-snapshot",
+    "--property",
+    "prepare-ack-progress",
+]
+STOPPED = (0, 1, 3)  # a capped search is unknown: exit 3
+
+
+def run(quick: bool = False) -> None:
+    limit = 300_000 if quick else 3_000_000
+    base = ["durability", "--preset", PRESET, *CHECK]
+    spark = [*base, "--engine", "spark", "--max-states", str(limit)]
+    load = os.getloadavg()
+    measured, records = {}, {}
+    measured["spark local[2]"], records["spark local[2]"] = measured_run(
+        [*spark, "--master", "local[2]"], codes=STOPPED
+    )
+    reached = records["spark local[2]"][0]["states"]
+    measured["explore (one process)"], records["explore (one process)"] = measured_run(
+        [*base, "--max-states", str(reached)], codes=STOPPED
+    )
+    measured["spark local[1]"], records["spark local[1]"] = measured_run(
+        [*spark, "--master", "local[1]"], codes=STOPPED
+    )
+    states = {name: r[0]["states"] for name, r in records.items()}
+    if len(set(states.values())) != 1:
+        raise SystemExit(f"the ways searched different numbers of states: {states}")
+    alone = measured["explore (one process)"]
+    one = measured["spark local[1]"]
+    rows = []
+    for name in ("explore (one process)", "spark local[1]", "spark local[2]"):
+        m, r = measured[name], records[name][0]
+        rows.append(
+            [
+                name,
+                f"{r['states']:,}",
+                f"{r['transitions']:,}",
+                f"{m['wall']:.1f}",
+                f"{m['cpu']:.1f}",
+                f"{m['cpu'] / r['states'] * 1e6:.1f}",
+                f"{m['driver'] / 2**20:,.0f}",
+                f"{m['jvm'] / 2**20:,.0f}" if m["jvm"] else "-",
+                f"{m['cpu'] / alone['cpu']:.2f}",
+                f"{one['wall'] / m['wall']:.2f}",
+            ]
+        )
+    print(
+        f"preset {PRESET}, one check ({' '.join(CHECK[1::2])}), the levels that reach "
+        f"{limit:,} states: {reached:,} states in every way"
+    )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "way",
+                "states",
+                "transitions",
+                "wall s",
+                "CPU s (tree)",
+                "CPU us a state",
+                "driver MiB",
+                "JVM MiB",
+                "CPU / one process",
+                "x local[1]",
+            ],
+        )
+    )
+    end = os.getloadavg()
+    print(f"load average at the start: {load[0]:.1f}, at the end: {end[0]:.1f}\n")
