@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import subprocess
@@ -54,6 +55,34 @@ def test_every_reachable_state_round_trips_through_its_bytes(states) -> None:
 def test_different_states_have_different_bytes_and_fingerprints(states) -> None:
     assert len({encode(s) for s in states}) == len(set(states))
     assert len({fingerprint(encode(s)) for s in states}) == len(set(states))
+
+
+def test_the_bytes_do_not_depend_on_the_encoders_memories(states, monkeypatch) -> None:
+    """encode remembers each node's bytes by the node and by its object (its id, the
+    node kept alive with it), and clears each memory when it is full: a memory of 3 is
+    cleared all the time, and equal nodes that are other objects give the same bytes."""
+    from spec.cluster import encode as encoding
+
+    want = [encode(s) for s in states[:3000]]
+    monkeypatch.setattr(encoding, "_MEMORY", 3)
+    for memory in (encoding._node_bytes, encoding._node_values, encoding._node_by_id):
+        memory.clear()
+    copies = [s.but(nodes=tuple(dataclasses.replace(n) for n in s.nodes)) for s in states[:3000]]
+    assert [encode(s) for s in states[:3000]] == want
+    assert [encode(s) for s in copies] == want
+    assert [decode(b) for b in want] == states[:3000]
+
+
+def test_a_node_object_freed_and_its_address_reused_is_not_mistaken(states) -> None:
+    """A node's bytes remembered by its object's id stay right when other node objects
+    come and go: the memory keeps the node it names alive, so no other node takes its
+    id (CPython reuses a freed object's address at once)."""
+    for before, after in itertools.pairwise(states[:2001]):
+        gone = before.but(nodes=tuple(dataclasses.replace(n) for n in before.nodes))
+        assert encode(gone) == encode(before)
+        del gone
+        fresh = after.but(nodes=tuple(dataclasses.replace(n) for n in after.nodes))
+        assert encode(fresh) == encode(after)
 
 
 def test_numbers_of_several_bytes_round_trip(states) -> None:

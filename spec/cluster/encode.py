@@ -22,7 +22,8 @@ Layout (format 2), every number an unsigned LEB128 varint (one byte below 128):
 
 A node is encoded once per process and remembered (states share most of
 their nodes with their neighbours), so encoding a successor costs its
-header and the node that changed. The memories are bounded.
+header and the node that changed; a node object met before is found by its
+id, without a call to its ``__hash__``. The memories are bounded.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ _OP_CODE = {op: code for code, op in enumerate(_OPS)}
 _MEMORY = 200_000  # nodes remembered each way before the memory is cleared
 
 _node_bytes: dict[NodeState, bytes] = {}
+# the same by the node object's id (no call to its __hash__), with the node kept alive
+_node_by_id: dict[int, tuple[NodeState, bytes]] = {}
 _node_values: dict[bytes, NodeState] = {}
 _head_bytes: dict[tuple[object, ...], bytes] = {}  # the state's fields but its nodes, encoded
 _head_values: dict[bytes, tuple[object, ...]] = {}  # and decoded (in ``_state``'s order)
@@ -100,12 +103,19 @@ def encode(state: ClusterState) -> bytes:
             _head_bytes.clear()
         _head_bytes[key] = head
     parts = [head]
-    get = _node_bytes.get
+    get = _node_by_id.get
     for node in state.nodes:
-        sized = get(node)  # the node's length and bytes
-        if sized is None:
-            _remember(node, _encode_node(node))
-            sized = _node_bytes[node]
+        known = get(id(node))  # the node's length and bytes
+        if known is None:
+            sized = _node_bytes.get(node)
+            if sized is None:
+                _remember(node, _encode_node(node))
+                sized = _node_bytes[node]
+            if len(_node_by_id) >= _MEMORY:
+                _node_by_id.clear()
+            _node_by_id[id(node)] = (node, sized)
+        else:
+            sized = known[1]
         parts.append(sized)
     return b"".join(parts)
 
