@@ -29,16 +29,8 @@ import os
 from tabulate import tabulate
 
 from benchmarks._process import measured_run
+from benchmarks.spark_bfs_large import CHECK, PRESET  # the same check
 
-PRESET = "mb-34150-wider"
-CHECK = [
-    "--ack-rule",
-    "ack-at-snapshot-end+restart-fix",
-    "--branch-rule",
-    "persisted-snapshot",
-    "--property",
-    "prepare-ack-progress",
-]
 STOPPED = (0, 1, 3)  # a capped search is unknown: exit 3
 
 

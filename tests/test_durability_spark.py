@@ -13,6 +13,7 @@ from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
 
 from checker.spark.bfs import DRIVER_BELOW_CONF, Level, cluster_search, search_on_spark
 from checker.spark.cluster_search import check_durability_on_spark
+from checker.spark.expand import ClusterSearch
 from spec.cluster import PRESETS
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -23,6 +24,18 @@ DATA = Path(__file__).resolve().parent / "data"
 # of 1,068 to 2,064 states) as Spark jobs, one shuffle each, the violations found in those.
 # Every level a Spark job (0), the first and last ones too: tests/test_spark_cluster.py.
 MIXED = 1000
+
+
+def _one_check() -> ClusterSearch:
+    """mb-51805, ack-at-snapshot-end/highest-snapshot, prepare-ack-progress (violated:
+    10 steps, 803 states), with the sanity property watched alongside."""
+    return cluster_search(
+        [("ack-at-snapshot-end", "highest-snapshot")],
+        "kv-current",
+        PRESETS["mb-51805"].bounds,
+        ["prepare-ack-progress"],
+        ["syncwrite-acknowledged"],
+    )
 
 
 @pytest.mark.parametrize("where", ["driver and spark jobs", "driver"])
@@ -52,14 +65,7 @@ def test_every_check_matches_the_in_process_search(spark, preset: str, where: st
 
 
 def test_a_checkpointed_search_resumes_from_its_last_level(spark, tmp_path: Path) -> None:
-    bounds = PRESETS["mb-51805"].bounds
-    search = cluster_search(
-        [("ack-at-snapshot-end", "highest-snapshot")],
-        "kv-current",
-        bounds,
-        ["prepare-ack-progress"],
-        ["syncwrite-acknowledged"],
-    )
+    search = _one_check()
     seen: list[int] = []
 
     def progress(level: Level, states: int) -> None:
@@ -92,13 +98,7 @@ def test_a_search_stopped_by_its_state_limit_still_decides_its_last_level(
     the in-process search finds as its N-th state is found with the same limit."""
     want = in_process("mb-51805", "ack-at-snapshot-end", "highest-snapshot", "prepare-ack-progress")
     assert want.verdict.value == "violated"
-    search = cluster_search(
-        [("ack-at-snapshot-end", "highest-snapshot")],
-        "kv-current",
-        PRESETS["mb-51805"].bounds,
-        ["prepare-ack-progress"],
-        ["syncwrite-acknowledged"],
-    )
+    search = _one_check()
     ((_, found),) = search_on_spark(
         spark, search, max_states=want.stats.states, driver_below=driver_below
     )
@@ -112,13 +112,7 @@ def test_the_cpu_of_levels_searched_as_spark_jobs_is_counted_in_the_results(spar
     """A level run as a Spark job reports its tasks' CPU seconds (the driver's clock cannot
     see them), and the results' ``cpu_seconds`` include them; a search the driver did alone
     reports none."""
-    search = cluster_search(
-        [("ack-at-snapshot-end", "highest-snapshot")],
-        "kv-current",
-        PRESETS["mb-51805"].bounds,
-        ["prepare-ack-progress"],
-        ["syncwrite-acknowledged"],
-    )
+    search = _one_check()
     ((_, jobs),) = search_on_spark(spark, search, max_states=200, driver_below=0)
     ((_, here),) = search_on_spark(spark, search, max_states=200, driver_below=10**9)
     assert jobs["prepare-ack-progress"].cpu_elsewhere > 0
