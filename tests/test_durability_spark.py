@@ -11,7 +11,7 @@ import pytest
 from clihelp import run_cli
 from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
 
-from checker.spark.bfs import DRIVER_BELOW_CONF, Level, cluster_search, search_on_spark
+from checker.spark.bfs import DRIVER_BELOW_CONF, LAYOUT, Level, cluster_search, search_on_spark
 from checker.spark.cluster_search import check_durability_on_spark
 from checker.spark.expand import ClusterSearch
 from spec.cluster import PRESETS
@@ -123,7 +123,7 @@ def test_the_cpu_of_levels_searched_as_spark_jobs_is_counted_in_the_results(spar
 def test_a_checkpoint_of_another_search_is_refused(
     spark, monkeypatch, capsys, tmp_path: Path
 ) -> None:
-    (tmp_path / "search.json").write_text(json.dumps({"ident": "someone-else"}))
+    (tmp_path / "search.json").write_text(json.dumps({"ident": "someone-else", "layout": LAYOUT}))
     result = run_cli(
         ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", tmp_path],
         "",
@@ -133,6 +133,26 @@ def test_a_checkpoint_of_another_search_is_refused(
     assert result.code == 2
     (error,) = [line for line in result.err.splitlines() if line.startswith("dcpcheck: error")]
     assert "another search" in error
+
+
+def test_a_checkpoint_written_in_an_earlier_layout_is_refused_as_such(
+    spark, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    """A directory of layout 2 (its search.json says no layout; its levels have a column
+    of decisions this layout has not) is one line, exit 2, naming the layout and what to
+    do; nothing is written there."""
+    record = {"format": 2, "ident": "f00dfeedf00dfeed", "partitions": 2}
+    (tmp_path / "search.json").write_text(json.dumps(record))
+    result = run_cli(
+        ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", tmp_path],
+        "",
+        monkeypatch,
+        capsys,
+    )
+    assert result.code == 2
+    (error,) = [line for line in result.err.splitlines() if line.startswith("dcpcheck: error")]
+    assert "earlier layout (2)" in error and "remove this directory" in error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["search.json"]
 
 
 def test_a_user_property_file_is_searched_on_the_executors(

@@ -267,6 +267,14 @@ def _open(storage: Storage, run: _Run, partitions: int) -> Where:
     partitions: a state's owner must not change)."""
     if storage.exists(SEARCH_FILE):
         there = json.loads(storage.read_text(SEARCH_FILE))
+        layout = there.get("layout", 2)  # the records of layouts 1 and 2 did not say
+        if layout != LAYOUT:
+            raise InvalidInput(
+                storage.root,
+                f"holds levels in an earlier layout ({layout}) that this dcpcheck does "
+                "not read; remove this directory (the search starts again) or give "
+                "another --checkpoint directory",
+            )
         if there.get("ident") != run.search.ident:
             raise InvalidInput(
                 storage.root,
@@ -278,6 +286,7 @@ def _open(storage: Storage, run: _Run, partitions: int) -> Where:
         search = asdict(run.search) | {"bounds": run.search.bounds.to_json()}
         record = {
             "format": FORMAT,
+            "layout": LAYOUT,
             "ident": run.search.ident,
             "partitions": partitions,
             "search": search,
