@@ -476,8 +476,13 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
 
 
 def _evaluate_last(
-    sc, run: _Run, shipped, where: Where, models: list[int], driver_below: int
-) -> None:  # type: ignore[no-untyped-def]
+    sc,  # type: ignore[no-untyped-def]
+    run: _Run,
+    shipped: ClusterSearch,
+    where: Where,
+    models: list[int],
+    driver_below: int,
+) -> None:
     """What the last level decides in ``models``, stopped by the state limit (a level's
     properties are evaluated as it is expanded, and this one will not be): in the
     driver's process if the level is small, else a Spark job of a task per partition,

@@ -23,8 +23,9 @@ Spark task and, for a small level, in the driver's own process:
 * ``settle``: everything sent to partition ``q``, reduced to the least order per
   state, less the states ``q`` visited before (a merge of sorted fingerprints,
   ``np.searchsorted``), written as ``q``'s part of the next level with its new
-  visited file; the states per model it returns, and the first order deciding
-  each property in the frontier, are all the driver learns of the level.
+  visited file; the states per model it returns, with the first order deciding
+  each property in the frontier that the expanding tasks found, are all the
+  driver learns of the level.
 
 ``evaluate`` decides the properties on a level without expanding it (the last
 level of a search stopped by its state limit).
