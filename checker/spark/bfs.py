@@ -65,6 +65,7 @@ from checker.spark.owned import (
     Where,
     evaluate,
     least,
+    nothing_decided,
     packed,
     settle,
     successors,
@@ -178,9 +179,6 @@ class _Run:
 
     def undecided(self, m: int) -> bool:
         return any(self.first(m, j) is None for j in range(self.search.checked))
-
-    def nothing_decided(self) -> Decided:
-        return [[None] * len(self.search.properties) for _ in self.watched]
 
     def states(self, m: int | None = None) -> int:
         return sum(n for lv in self.levels for k, n in lv.states.items() if m in (None, k))
@@ -322,7 +320,7 @@ def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
         settle(where, None, target, q, rows, len(run.watched)) for q, rows in enumerate(buckets)
     ]
     models = len(run.watched)
-    _publish(storage, run, 0, parts, [0] * models, [[]] * models, started, where, 0, True)
+    _publish(storage, run, 0, parts, [0] * models, [], started, where, 0, True)
 
 
 def _publish(
@@ -338,13 +336,14 @@ def _publish(
     on_driver: bool,
 ) -> None:
     """Summarise level ``index`` from its partitions' reports and what its frontier
-    decided, then publish it by renaming ``incoming/level=index``; the level before
-    keeps its rows, not its visited files."""
+    decided (``decided``: empty for level 0, made from no frontier), then publish it by
+    renaming ``incoming/level=index``; the level before keeps its rows, not its visited
+    files."""
     models = range(len(run.watched))
     level = Level(
         index=index,
         states={m: sum(p.states[m] for p in parts) for m in models},
-        first=dict(enumerate(decided)) if index else {},
+        first=dict(enumerate(decided)),
         transitions=dict(enumerate(transitions)),
         seconds=time.perf_counter() - started,
         partitions=where.partitions,
@@ -428,7 +427,7 @@ def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int
     index = len(run.levels)
     frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     transitions = [0] * len(run.watched)
-    decided = run.nothing_decided()
+    decided = nothing_decided(run.watched)
     buckets: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
     parts = []
     with without_cycle_collection():
@@ -450,7 +449,7 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
     index = len(run.levels)
     frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     counted = sc.accumulator([0] * len(run.watched), _PerModel())
-    decided = sc.accumulator(run.nothing_decided(), _Least())
+    decided = sc.accumulator(nothing_decided(run.watched), _Least())
     cpu = sc.accumulator(0.0)  # the tasks' own CPU seconds (a retried attempt's too)
     level_tag = f"{tag}-level-{index}"  # this level's job, for the failed tasks it had
     sc.addJobTag(level_tag)
@@ -502,7 +501,7 @@ def _evaluate_last(
             .collect()
         )
         run.cpu_elsewhere += cpu.value
-    decided = run.nothing_decided()
+    decided = nothing_decided(run.watched)
     for part in found:
         decided = least(decided, part)
     run.last |= {m: decided[m] for m in models}
@@ -516,7 +515,7 @@ def _expand_task(search, where, frontier, models, counted, decided, cpu, partiti
     started = time.process_time()  # the shuffle's writing of the rows happens in between
     transitions = [0] * len(search.models)
     watched = models_of(search)
-    found = [[None] * len(w.properties) for w in watched]
+    found = nothing_decided(watched)
     with without_cycle_collection():  # states make no cycles; a task makes many
         for q in partitions:
             yield from packed(successors(watched, where, frontier, q, models, transitions, found))

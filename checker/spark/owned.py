@@ -51,6 +51,7 @@ __all__ = [
     "Where",
     "evaluate",
     "least",
+    "nothing_decided",
     "packed",
     "part_file",
     "settle",
@@ -90,6 +91,11 @@ class Part:
 
 
 Decided = list[list[bytes | None]]  # per model and watched property: the least order deciding it
+
+
+def nothing_decided(watched: Sequence[Watched]) -> Decided:
+    """No order yet for any model and property."""
+    return [[None] * len(w.properties) for w in watched]
 
 
 def least(a: Decided, b: Decided) -> Decided:
@@ -166,7 +172,7 @@ def evaluate(
 ) -> Decided:
     """Per model and property, the least order of a state of partition ``q``'s part of
     a level deciding it (``models`` only), the level not expanded."""
-    decided: Decided = [[None] * len(w.properties) for w in watched]
+    decided = nothing_decided(watched)
     for batch in _frontier(where, level_dir, q, models):
         for m, _parent, order, data in batch:
             bits = watched[m].decides(decode(data))
@@ -264,10 +270,10 @@ def settle(
         first += low
         keep.append(first)
         part.states[m] = len(first)
-    kept = np.concatenate(keep) if keep else np.empty(0, dtype=np.int64)
+    taken = pa.array(np.concatenate(keep) if keep else np.empty(0, dtype=np.int64))
     schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
     table = pa.Table.from_arrays(
-        [pa.array(columns[_AT[f.name]], type=f.type).take(pa.array(kept)) for f in schema],
+        [pa.array(columns[_AT[f.name]], type=f.type).take(taken) for f in schema],
         schema=schema,
     )
     target = f"{root}/{level_dir}"
