@@ -120,18 +120,28 @@ def test_the_cpu_of_levels_searched_as_spark_jobs_is_counted_in_the_results(spar
     assert jobs["prepare-ack-progress"].states == here["prepare-ack-progress"].states
 
 
-def test_a_checkpoint_of_another_search_is_refused(
-    spark, monkeypatch, capsys, tmp_path: Path
-) -> None:
-    (tmp_path / "search.json").write_text(json.dumps({"ident": "someone-else", "layout": LAYOUT}))
+def _resumed_in(
+    checkpoint: Path, record: dict[str, object], monkeypatch, capsys
+) -> tuple[int, str]:
+    """``durability --engine spark`` of mb-51805 in a checkpoint directory whose
+    search.json is ``record``: the exit code and the one error line."""
+    (checkpoint / "search.json").write_text(json.dumps(record))
     result = run_cli(
-        ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", tmp_path],
+        ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", checkpoint],
         "",
         monkeypatch,
         capsys,
     )
-    assert result.code == 2
     (error,) = [line for line in result.err.splitlines() if line.startswith("dcpcheck: error")]
+    return result.code, error
+
+
+def test_a_checkpoint_of_another_search_is_refused(
+    spark, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    record = {"ident": "someone-else", "layout": LAYOUT}
+    code, error = _resumed_in(tmp_path, record, monkeypatch, capsys)
+    assert code == 2
     assert "another search" in error
 
 
@@ -142,15 +152,8 @@ def test_a_checkpoint_written_in_an_earlier_layout_is_refused_as_such(
     of decisions this layout has not) is one line, exit 2, naming the layout and what to
     do; nothing is written there."""
     record = {"format": 2, "ident": "f00dfeedf00dfeed", "partitions": 2}
-    (tmp_path / "search.json").write_text(json.dumps(record))
-    result = run_cli(
-        ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", tmp_path],
-        "",
-        monkeypatch,
-        capsys,
-    )
-    assert result.code == 2
-    (error,) = [line for line in result.err.splitlines() if line.startswith("dcpcheck: error")]
+    code, error = _resumed_in(tmp_path, record, monkeypatch, capsys)
+    assert code == 2
     assert "earlier layout (2)" in error and "remove this directory" in error
     assert sorted(p.name for p in tmp_path.iterdir()) == ["search.json"]
 
