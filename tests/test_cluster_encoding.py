@@ -65,12 +65,36 @@ def test_the_bytes_do_not_depend_on_the_encoders_memories(states, monkeypatch) -
 
     want = [encode(s) for s in states[:3000]]
     monkeypatch.setattr(encoding, "_MEMORY", 3)
-    for memory in (encoding._node_bytes, encoding._node_values, encoding._node_by_id):
-        memory.clear()
+    _forget(encoding)
     copies = [s.but(nodes=tuple(dataclasses.replace(n) for n in s.nodes)) for s in states[:3000]]
     assert [encode(s) for s in states[:3000]] == want
     assert [encode(s) for s in copies] == want
     assert [decode(b) for b in want] == states[:3000]
+
+
+def _forget(encoding) -> None:  # type: ignore[no-untyped-def]
+    for memory in (encoding._node_bytes, encoding._node_values, encoding._node_by_id):
+        memory.clear()
+
+
+def test_a_model_decodes_onto_the_node_objects_its_own_states_share() -> None:
+    """``ClusterModel.decode`` gives back the very node objects the model's states hold
+    (its memories then find them by identity), even where the bytes were made in
+    another process: here the codec's memories are emptied between encode and decode.
+    Plain ``decode`` gives equal nodes that are other objects."""
+    from spec.cluster import encode as encoding
+
+    model = _model("mb-51805")
+    states = _reachable(model, limit=3000)
+    blobs = [encode(s) for s in states]
+    _forget(encoding)
+    plain = [decode(b) for b in blobs]
+    assert plain == states
+    assert not any(a is b for s, d in zip(states, plain) for a, b in zip(s.nodes, d.nodes))
+    _forget(encoding)
+    shared = [model.decode(b) for b in blobs]
+    assert shared == states
+    assert all(a is b for s, d in zip(states, shared) for a, b in zip(s.nodes, d.nodes))
 
 
 def test_a_node_object_freed_and_its_address_reused_is_not_mistaken(states) -> None:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.spark.expand import CANDIDATE_COLUMNS, MAX_ACTIONS, Watched
-from spec.cluster.encode import decode, encode, fingerprint
+from spec.cluster.encode import encode, fingerprint
 from spec.errors import HarnessBug
 
 __all__ = [
@@ -140,7 +140,7 @@ def successors(
             w = watched[m]
             model = w.model
             next_state = model.next_state
-            state = decode(data)
+            state = model.decode(data)
             bits = w.decides(state)
             if bits:
                 _note(decided[m], bits, order)
@@ -175,7 +175,8 @@ def evaluate(
     decided = nothing_decided(watched)
     for batch in _frontier(where, level_dir, q, models):
         for m, _parent, order, data in batch:
-            bits = watched[m].decides(decode(data))
+            w = watched[m]
+            bits = w.decides(w.model.decode(data))
             if bits:
                 _note(decided[m], bits, order)
     return decided

@@ -183,7 +183,7 @@ class _Reader:
         return [self.next() for _ in range(count)]
 
 
-def _decode_node(data: bytes) -> NodeState:
+def _decode_node(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> NodeState:
     r = _Reader(data)
     flags, persisted_seqno, persisted_hps, hps = r.take(4)
     items = []
@@ -196,7 +196,7 @@ def _decode_node(data: bytes) -> NodeState:
     headers = tuple(r.take(r.next()))
     if r.at != len(data):
         raise ValueError("trailing bytes after a node")
-    return NodeState(
+    node = NodeState(
         alive=bool(flags & 1),
         items=tuple(items),
         snapshots=snapshots,
@@ -209,17 +209,21 @@ def _decode_node(data: bytes) -> NodeState:
         connected=bool(flags & 4),
         marker_due=bool(flags & 8),
     )
+    return node if shared is None else shared(node)
 
 
-def decode(data: bytes) -> ClusterState:
-    """The state ``encode`` made these bytes from (``ValueError`` for other bytes)."""
+def decode(data: bytes, shared: Callable[[NodeState], NodeState] | None = None) -> ClusterState:
+    """The state ``encode`` made these bytes from (``ValueError`` for other bytes).
+
+    ``shared`` maps a node decoded for the first time to the object to keep for it
+    (a model's own node equal to it): a node met again is the object kept."""
     try:
-        return _decode(data)
+        return _decode(data, shared)
     except (IndexError, KeyError, TypeError) as exc:
         raise ValueError(f"not an encoded cluster state ({exc})") from None
 
 
-def _decode(data: bytes) -> ClusterState:
+def _decode(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> ClusterState:
     # the common case first: every number of the header one byte (below 128), read by
     # slicing; any other bytes are read number by number. A number of several bytes
     # before ``start`` puts a byte >= 128 in ``data[:start]``, or, having shifted the
@@ -231,12 +235,12 @@ def _decode(data: bytes) -> ClusterState:
         end = at + 1 + 4 * acknowledged
         in_flight = data[end]
     except IndexError:
-        return _decode_varints(data)
+        return _decode_varints(data, shared)
     start = end + 1 + 4 * in_flight
     head = _head_values.get(data[:start])
     if head is None:
         if max(data[:start]) >= 0x80:
-            return _decode_varints(data)
+            return _decode_varints(data, shared)
         writes = data[at + 1 : end]
         acked = tuple([SyncWrite(*writes[i : i + 4]) for i in range(0, len(writes), 4)])
         writes = data[end + 1 : start]
@@ -260,13 +264,13 @@ def _decode(data: bytes) -> ClusterState:
     for _ in range(count):
         size = data[start]
         if size >= 0x80:
-            return _decode_varints(data)
+            return _decode_varints(data, shared)
         start += 1
         part = data[start : start + size]
         start += size
         node = known(part)
         if node is None:
-            node = _remember(_decode_node(part), part)
+            node = _remember(_decode_node(part, shared), part)
         nodes.append(node)
     if start != len(data):
         raise ValueError("trailing bytes after a state")
@@ -278,7 +282,7 @@ def _decode(data: bytes) -> ClusterState:
 _state: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]
 
 
-def _decode_varints(data: bytes) -> ClusterState:
+def _decode_varints(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> ClusterState:
     r = _Reader(data)
     active, epoch, prepares, sets, restarts, count = r.take(6)
     acks = tuple(r.take(count))
@@ -292,7 +296,7 @@ def _decode_varints(data: bytes) -> ClusterState:
         r.at += size
         node = _node_values.get(part)
         if node is None:
-            node = _remember(_decode_node(part), part)
+            node = _remember(_decode_node(part, shared), part)
         nodes.append(node)
     if r.at != len(data):
         raise ValueError("trailing bytes after a state")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from spec.cluster import actions as act
 from spec.cluster import active, failover, replica
 from spec.cluster.actions import Action
+from spec.cluster.encode import decode
 from spec.cluster.properties import CLUSTER_PROPERTIES, BoundProperty, ClusterProperty
 from spec.cluster.setup import Setup
 from spec.cluster.state import SET, ClusterState, Item, NodeState, epoch_uuid
@@ -80,6 +81,12 @@ class ClusterModel:
         )
         nodes = tuple([self.setup.canonical(n) for n in (first, *replicas)])
         return [ClusterState(nodes, 0, 0, (0,) * b.nodes)]
+
+    def decode(self, data: bytes) -> ClusterState:
+        """The state ``spec.cluster.encode.encode`` made ``data`` from, its nodes the ones
+        this model's states share (so that the model's memories find them by identity,
+        as they find the nodes of the states it made itself)."""
+        return decode(data, self.setup.canonical)
 
     def actions(self, state: ClusterState) -> list[Action]:
         out: list[Action] = []
