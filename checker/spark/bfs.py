@@ -44,6 +44,7 @@ NFS). Without it the files go to a temporary directory, removed at the end.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import shutil
@@ -522,6 +523,7 @@ def _expand_task(search, where, frontier, models, counted, decided, cpu, partiti
     counted.add(transitions)
     decided.add(found)
     cpu.add(time.process_time() - started)
+    _spare_collector()
 
 
 def _settle_task(where, visited, target, models, cpu, q, pairs):  # type: ignore[no-untyped-def]
@@ -529,6 +531,7 @@ def _settle_task(where, visited, target, models, cpu, q, pairs):  # type: ignore
     with without_cycle_collection():
         part = settle(where, visited, target, q, unpacked(r for _, r in pairs), models)
     cpu.add(time.process_time() - started)
+    _spare_collector()
     yield part
 
 
@@ -537,7 +540,19 @@ def _evaluate_task(search, where, level, models, cpu, q):  # type: ignore[no-unt
     with without_cycle_collection():
         found = evaluate(models_of(search), where, level, q, models)
     cpu.add(time.process_time() - started)
+    _spare_collector()
     return found
+
+
+def _spare_collector() -> None:
+    """Put what a task leaves alive in its Python worker (the model's and the codec's
+    memories: many objects, no cycles) out of the cycle collector's reach. PySpark's
+    daemon runs a full collection after each task of a reused worker, which walked
+    them all again: 4.5 CPU s in 1.35 million states of mb-34150-wider, measured. A
+    task leaves no cyclic garbage to lose this way (a collection at the end of each
+    task of that search found none); what it frees later is still freed, by its
+    reference count."""
+    gc.freeze()
 
 
 def _failed_tasks(sc, tag: str) -> int:  # type: ignore[no-untyped-def]
