@@ -90,11 +90,16 @@ def test_a_model_decodes_onto_the_node_objects_its_own_states_share() -> None:
     _forget(encoding)
     plain = [decode(b) for b in blobs]
     assert plain == states
-    assert not any(a is b for s, d in zip(states, plain) for a, b in zip(s.nodes, d.nodes))
+    assert not any(_same_nodes(s, d) for s, d in zip(states, plain, strict=True))
     _forget(encoding)
     shared = [model.decode(b) for b in blobs]
     assert shared == states
-    assert all(a is b for s, d in zip(states, shared) for a, b in zip(s.nodes, d.nodes))
+    assert all(_same_nodes(s, d) for s, d in zip(states, shared, strict=True))
+
+
+def _same_nodes(a: ClusterState, b: ClusterState) -> bool:
+    """The two states hold the very same node objects."""
+    return all(x is y for x, y in zip(a.nodes, b.nodes, strict=True))
 
 
 def test_a_node_object_freed_and_its_address_reused_is_not_mistaken(states) -> None:
