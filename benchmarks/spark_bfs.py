@@ -19,43 +19,54 @@ be equal, or the benchmark fails. Caps: ``--timeout`` per check as the command's
 would be ``unknown`` and the run fails. Full run: mb-34150-wide (the one that
 needs a cluster-sized effort: 12,484,637 states in all; 69 minutes for the four
 ways on a quiet 2-core machine, results in docs/spark.md); ``--quick``:
-mb-34150 (a few minutes).
+mb-34150 (a few minutes). Some ways only (the full run's CPU goal of issue 26, one
+process against local[2], takes about 25 minutes):
+``python -c 'from benchmarks import spark_bfs as b; b.run(ways=["explore (one process)",
+"spark local[2]"])'``; a ratio to a way not run is ``-``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from tabulate import tabulate
 
 from benchmarks._process import measured_run
 
+ONE = "explore (one process)"
 
-def run(quick: bool = False) -> None:
+
+def run(quick: bool = False, ways: Sequence[str] | None = None) -> None:
+    """``ways``: the names of the ways to run (default all; the first must be ``ONE``)."""
     preset = "mb-34150" if quick else "mb-34150-wide"
     base = ["durability", "--preset", preset]
-    ways = {
-        "explore (one process)": base,
+    every = {
+        ONE: base,
         "explore --workers 2": [*base, "--workers", "2"],
         "spark local[1]": [*base, "--engine", "spark", "--master", "local[1]"],
         "spark local[2]": [*base, "--engine", "spark", "--master", "local[2]"],
     }
+    chosen = list(ways or every)
+    if chosen[0] != ONE or not set(chosen) <= set(every):
+        raise SystemExit(f"ways: {ONE!r} first, then any of {list(every)[1:]}")
+    ways_run = {name: every[name] for name in chosen}
     measured, found = {}, {}
-    for name, args in ways.items():
+    for name, args in ways_run.items():
         measured[name], records = measured_run(args)
         found[name] = [
             (r["ack_rule"], r["branch_rule"], r["property"], r["verdict"], r["steps"], r["states"])
             for r in records
         ]
-    reference = found["explore (one process)"]
+    reference = found[ONE]
     for name, got in found.items():
         if got != reference:
             raise SystemExit(f"{name} disagrees with the in-process search:\n{got}\n{reference}")
     if any(v == "unknown" for *_, v, _steps, _states in reference):
         raise SystemExit("a check hit a cap (unknown): the comparison means nothing")
     states = sum(s for *_, s in reference)
-    one = measured["spark local[1]"]["wall"]
-    alone = measured["explore (one process)"]
+    one = measured["spark local[1]"]["wall"] if "spark local[1]" in measured else None
+    alone = measured[ONE]
     rows = [
         [
             name,
@@ -64,7 +75,7 @@ def run(quick: bool = False) -> None:
             f"{states / m['wall']:,.0f}",
             f"{m['driver'] / 2**20:,.0f}",
             f"{m['jvm'] / 2**20:,.0f}" if m["jvm"] else "-",
-            f"{one / m['wall']:.2f}",
+            f"{one / m['wall']:.2f}" if one else "-",
             f"{m['wall'] / alone['wall']:.2f}",
             f"{m['cpu'] / alone['cpu']:.2f}",
         ]
