@@ -16,13 +16,16 @@ resident memory (the Python process; the JVM, which hosts the local executors,
 apart). The verdicts, counterexample lengths and state counts of all ways must
 be equal, or the benchmark fails. Caps: ``--timeout`` per check as the command's default
 (1800 s; spark: x checks) and 20,000,000 states per model; a capped check
-would be ``unknown`` and the run fails. Full run: mb-34150-wide (the one that
-needs a cluster-sized effort: 12,484,637 states in all; 69 minutes for the four
-ways on a quiet 2-core machine, results in docs/spark.md); ``--quick``:
-mb-34150 (a few minutes). Some ways only (the full run's CPU goal of issue 26, one
-process against local[2], takes about 25 minutes):
-``python -c 'from benchmarks import spark_bfs as b; b.run(ways=["explore (one process)",
-"spark local[2]"])'``; a ratio to a way not run is ``-``.
+would be ``unknown`` and the run fails. Full run: mb-34150-wide. It took 69
+minutes for the four ways on a quiet 2-core machine on 2026-11-23 (12,484,637
+states in all, docs/spark.md); since couchstore's headers entered the state, one of
+its checks alone visits 28.6 million states (13.1 GiB, 47 CPU minutes in one
+process), so it no longer fits a session or a 2-core machine's memory (the caps
+above stop it: the run fails). ``--quick``: mb-34150 (a few minutes);
+``benchmarks/spark_bfs_per_state.py`` measures the per-state ratios on one large
+check. Some ways only: ``python -c 'from benchmarks import spark_bfs as b;
+b.run(ways=["explore (one process)", "spark local[2]"])'``; a ratio to a way not
+run is ``-``.
 """
 
 from __future__ import annotations
