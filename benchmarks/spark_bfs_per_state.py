@@ -10,7 +10,12 @@ ratios compare like with like on a shared machine:
    reaches N states, having searched every level before it whole;
 2. ``explore`` (one process) with ``--max-states`` set to the states the Spark search
    reached: the same states, levels 0 to the last, found in the same order;
-3. ``spark local[1]``, as 1.
+3. ``spark local[1]``, as 1;
+4. ``spark local[2]`` again, as 1.
+
+This machine's speed drifts by a quarter within minutes (docs/spark.md), so
+``local[2]`` runs first and last and its ratios are also given for the mean of the
+two: a drift weighs on both sides of the runs between them.
 
 Per way: states, transitions, wall seconds, CPU seconds of the whole process tree
 (driver, JVM, Python workers), CPU microseconds a state, and the ratios issue 26 asks
@@ -18,7 +23,7 @@ about (CPU against one process; states a second against local[1]). The state cou
 must be equal, or the benchmark fails. What the fixed costs (the JVM, the Python
 workers' start) weigh shrinks as N grows: compare runs of one N.
 
-Full run: N = 3,000,000 (about 8 minutes on 2 cores); ``--quick``: N = 300,000; another N:
+Full run: N = 3,000,000 (about 11 minutes on 2 cores); ``--quick``: N = 300,000; another N:
 ``python -c 'from benchmarks import spark_bfs_per_state as b; b.run(limit=N)'``.
 """
 
@@ -31,6 +36,8 @@ from tabulate import tabulate
 from benchmarks._process import measured_run
 from benchmarks.spark_bfs_large import CHECK, PRESET  # the same check
 
+ONE = "explore (one process)"
+
 STOPPED = (0, 1, 3)  # a capped search is unknown: exit 3
 
 
@@ -41,23 +48,21 @@ def run(quick: bool = False, limit: int | None = None) -> None:
     spark = [*base, "--engine", "spark", "--max-states", str(limit)]
     load = os.getloadavg()
     measured, records = {}, {}
-    measured["spark local[2]"], records["spark local[2]"] = measured_run(
-        [*spark, "--master", "local[2]"], codes=STOPPED
-    )
-    reached = records["spark local[2]"][0]["states"]
-    measured["explore (one process)"], records["explore (one process)"] = measured_run(
-        [*base, "--max-states", str(reached)], codes=STOPPED
-    )
+    first, last = "spark local[2], first", "spark local[2], last"
+    measured[first], records[first] = measured_run([*spark, "--master", "local[2]"], codes=STOPPED)
+    reached = records[first][0]["states"]
+    measured[ONE], records[ONE] = measured_run([*base, "--max-states", str(reached)], codes=STOPPED)
     measured["spark local[1]"], records["spark local[1]"] = measured_run(
         [*spark, "--master", "local[1]"], codes=STOPPED
     )
+    measured[last], records[last] = measured_run([*spark, "--master", "local[2]"], codes=STOPPED)
     states = {name: r[0]["states"] for name, r in records.items()}
     if len(set(states.values())) != 1:
         raise SystemExit(f"the ways searched different numbers of states: {states}")
-    alone = measured["explore (one process)"]
+    alone = measured[ONE]
     one = measured["spark local[1]"]
     rows = []
-    for name in ("explore (one process)", "spark local[1]", "spark local[2]"):
+    for name in (ONE, "spark local[1]", first, last):
         m, r = measured[name], records[name][0]
         rows.append(
             [
@@ -73,6 +78,8 @@ def run(quick: bool = False, limit: int | None = None) -> None:
                 f"{one['wall'] / m['wall']:.2f}",
             ]
         )
+    cpu = (measured[first]["cpu"] + measured[last]["cpu"]) / 2
+    wall = (measured[first]["wall"] + measured[last]["wall"]) / 2
     print(
         f"preset {PRESET}, one check ({' '.join(CHECK[1::2])}), the levels that reach "
         f"{limit:,} states: {reached:,} states in every way"
@@ -93,6 +100,11 @@ def run(quick: bool = False, limit: int | None = None) -> None:
                 "x local[1]",
             ],
         )
+    )
+    print(
+        f"spark local[2], the mean of its runs before and after the others: "
+        f"{cpu / alone['cpu']:.2f}x the CPU of one process, {one['wall'] / wall:.2f}x as fast "
+        f"as local[1]"
     )
     end = os.getloadavg()
     print(f"load average at the start: {load[0]:.1f}, at the end: {end[0]:.1f}\n")
