@@ -216,7 +216,9 @@ def decode(data: bytes, shared: Callable[[NodeState], NodeState] | None = None) 
     """The state ``encode`` made these bytes from (``ValueError`` for other bytes).
 
     ``shared`` maps a node decoded for the first time to the object to keep for it
-    (a model's own node equal to it): a node met again is the object kept."""
+    (a model's own node equal to it): a node met again is the object kept. The
+    memory is the process's, not the model's: where several models decode, a node
+    is the object the first one kept (equal, so only the memories' speed differs)."""
     try:
         return _decode(data, shared)
     except (IndexError, KeyError, TypeError) as exc:
