@@ -51,7 +51,8 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -513,45 +514,43 @@ def _owner(key: int) -> int:
 
 
 def _expand_task(search, where, frontier, models, counted, decided, cpu, partitions):  # type: ignore[no-untyped-def]
-    started = time.process_time()  # the shuffle's writing of the rows happens in between
-    transitions = [0] * len(search.models)
-    watched = models_of(search)
-    found = nothing_decided(watched)
-    with without_cycle_collection():  # states make no cycles; a task makes many
-        for q in partitions:
-            yield from packed(successors(watched, where, frontier, q, models, transitions, found))
-    counted.add(transitions)
-    decided.add(found)
-    cpu.add(time.process_time() - started)
-    _spare_collector()
+    with _task(cpu):  # the shuffle's writing of the rows happens in between
+        transitions = [0] * len(search.models)
+        watched = models_of(search)
+        found = nothing_decided(watched)
+        with without_cycle_collection():  # states make no cycles; a task makes many
+            for q in partitions:
+                yield from packed(
+                    successors(watched, where, frontier, q, models, transitions, found)
+                )
+        counted.add(transitions)
+        decided.add(found)
 
 
 def _settle_task(where, visited, target, models, cpu, q, pairs):  # type: ignore[no-untyped-def]
-    started = time.process_time()
-    with without_cycle_collection():
+    with _task(cpu), without_cycle_collection():
         part = settle(where, visited, target, q, unpacked(r for _, r in pairs), models)
-    cpu.add(time.process_time() - started)
-    _spare_collector()
     yield part
 
 
 def _evaluate_task(search, where, level, models, cpu, q):  # type: ignore[no-untyped-def]
+    with _task(cpu), without_cycle_collection():
+        return evaluate(models_of(search), where, level, q, models)
+
+
+@contextmanager
+def _task(cpu) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """A Spark task's body: its CPU seconds added to ``cpu`` (an accumulator), then what
+    it leaves alive in its Python worker (the model's and the codec's memories: many
+    objects, no cycles) put out of the cycle collector's reach. PySpark's daemon runs
+    a full collection after each task of a reused worker, which walked them all
+    again: 4.5 CPU s in 1.35 million states of mb-34150-wider, measured. A task
+    leaves no cyclic garbage to lose this way (a collection at the end of each task
+    of that search found none); what it frees later is still freed, by its reference
+    count."""
     started = time.process_time()
-    with without_cycle_collection():
-        found = evaluate(models_of(search), where, level, q, models)
+    yield
     cpu.add(time.process_time() - started)
-    _spare_collector()
-    return found
-
-
-def _spare_collector() -> None:
-    """Put what a task leaves alive in its Python worker (the model's and the codec's
-    memories: many objects, no cycles) out of the cycle collector's reach. PySpark's
-    daemon runs a full collection after each task of a reused worker, which walked
-    them all again: 4.5 CPU s in 1.35 million states of mb-34150-wider, measured. A
-    task leaves no cyclic garbage to lose this way (a collection at the end of each
-    task of that search found none); what it frees later is still freed, by its
-    reference count."""
     gc.freeze()
 
 
