@@ -145,16 +145,20 @@ def test_a_checkpoint_of_another_search_is_refused(
     assert "another search" in error
 
 
+@pytest.mark.parametrize("layout", [2, 3])
 def test_a_checkpoint_written_in_an_earlier_layout_is_refused_as_such(
-    spark, monkeypatch, capsys, tmp_path: Path
+    layout: int, spark, monkeypatch, capsys, tmp_path: Path
 ) -> None:
     """A directory of layout 2 (its search.json says no layout; its levels have a column
-    of decisions this layout has not) is one line, exit 2, naming the layout and what to
-    do; nothing is written there."""
+    of decisions this layout has not) or 3 (BLAKE2b fingerprints: other owners, another
+    visited set) is one line, exit 2, naming the layout and what to do; nothing is
+    written there."""
     record = {"format": 2, "ident": "f00dfeedf00dfeed", "partitions": 2}
+    if layout > 2:
+        record["layout"] = layout
     code, error = _resumed_in(tmp_path, record, monkeypatch, capsys)
     assert code == 2
-    assert "earlier layout (2)" in error and "remove this directory" in error
+    assert f"earlier layout ({layout})" in error and "remove this directory" in error
     assert sorted(p.name for p in tmp_path.iterdir()) == ["search.json"]
 
 

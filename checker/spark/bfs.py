@@ -81,7 +81,9 @@ from spec.errors import HarnessBug, InvalidInput
 
 __all__ = ["Level", "cluster_search", "search_on_spark"]
 
-LAYOUT = 3  # 3: properties decided on the frontier, no decides column; 2: no visited files
+# 4: XXH3 fingerprints (an owner and a visited set differ from 3's); 3: properties decided
+# on the frontier, no decides column; 2: no visited files
+LAYOUT = 4
 LEVELS = "levels"
 INCOMING = "incoming"
 SEARCH_FILE = "search.json"
