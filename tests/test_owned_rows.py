@@ -1,30 +1,88 @@
-"""The rows a level's partitions send each other (checker/spark/owned.py), without Spark:
-what an expanding task packs for an owner is what the owner's task unpacks."""
+"""What a level's partitions send each other and what the owner writes of it
+(checker/spark/owned.py), without Spark: rows packed as columns by their senders,
+settled by their owner into the level file, the least order per state, less the
+states visited before."""
 
 from __future__ import annotations
 
-from checker.spark.owned import least, packed, unpacked
+import itertools
+import tempfile
+
+import pyarrow.parquet as pq
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checker.spark.owned import Where, least, packed, part_file, settle
+
+# A row as successors makes it: (model, the parent's order, action, fp, parent's fp, state)
+_WIDTH = 3  # the parents' orders of one level: one length
+_orders = st.binary(min_size=_WIDTH, max_size=_WIDTH).map(
+    lambda b: bytes(x % 3 if x < 200 else 255 for x in b)  # zeros and 255s are common
+)
+_rows = st.lists(
+    st.tuples(
+        st.integers(0, 2),
+        _orders,
+        st.sampled_from([0, 1, 2, 255]),
+        st.integers(-4, 3).map(lambda k: k * (2**61)),  # few fingerprints: duplicates
+        st.integers(-(2**63), 2**63 - 1),
+        st.binary(max_size=5),
+    ),
+    max_size=40,
+)
 
 
-def _row(model: int, order: bytes, fp: int) -> tuple:  # type: ignore[type-arg]
-    return (
-        model,
-        order,
-        fp,
-        None if len(order) == 1 else fp ^ 1,
-        order[-1],
-        b"state",
-    )
+def _level(root: str, level_dir: str, q: int = 0) -> list[dict]:  # type: ignore[type-arg]
+    return pq.read_table(part_file(f"{root}/{level_dir}", q)).to_pylist()
 
 
-def test_packed_rows_reach_their_owner_whole_and_in_order() -> None:
-    first = [[_row(0, b"\x00\x01", 5), _row(1, b"\x00\x02", -7)], [], [_row(0, b"\x01", 9)]]
-    second = [[], [_row(0, b"\x02\x00", 2**63 - 1)], [_row(1, b"\x03\x04", -(2**63))]]
-    want = [[*first[q], *second[q]] for q in range(3)]
-    records = list(packed([[list(r) for r in first], [list(r) for r in second]]))
-    assert [owner for owner, _ in records] == [0, 2, 1, 2]  # an empty list sends nothing
-    for q in range(3):
-        assert list(unpacked(data for owner, data in records if owner == q)) == want[q]
+@given(
+    before=st.lists(st.tuples(st.integers(0, 2), st.integers(-4, 3)), max_size=6),
+    rows=_rows,
+    cuts=st.lists(st.integers(0, 40), max_size=3),
+)
+def test_the_owner_keeps_each_new_states_least_order_in_order(
+    before: list[tuple[int, int]],
+    rows: list[tuple],
+    cuts: list[int],  # type: ignore[type-arg]
+) -> None:
+    """Whatever records the rows come in, the level file holds, per model, the rows of the
+    states not visited before, each with its least order, sorted by (model, order); the
+    orders compare as bytes (a zero byte is not an end)."""
+    where = Where(tempfile.mkdtemp(), 1)
+    # level 0: the visited states (no parent, no action)
+    zero = [(m, b"", i % 256, k * (2**61), 0, b"s") for i, (m, k) in enumerate(before)]
+    settle(where, None, "level=0", 0, [r for _, r in packed([[zero]])], 3)
+    seen = {(m, k * (2**61)) for m, k in before}
+    assert len(_level(where.root, "level=0")) == len(seen)
+    # level 1: the rows cut into records as senders would send them
+    bounds = sorted({0, len(rows), *(c for c in cuts if c <= len(rows))})
+    batches = [[rows[a:b]] for a, b in itertools.pairwise(bounds)]
+    part = settle(where, "level=0", "level=1", 0, [r for _, r in packed(batches)], 3)
+
+    want, kept = [], set()
+    for m, prefix, action, fp, parent, state in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
+        if (m, fp) not in seen and (m, fp) not in kept:
+            kept.add((m, fp))
+            want.append((m, fp, parent, action, prefix + bytes((action,)), state))
+    got = [tuple(r.values()) for r in _level(where.root, "level=1")]
+    assert got == want
+    assert part.states == [sum(1 for r in want if r[0] == m) for m in range(3)]
+
+
+def test_level_zero_has_no_parent_and_no_action() -> None:
+    where = Where(tempfile.mkdtemp(), 2)
+    rows = [(0, b"", 0, 8, 0, b"a"), (0, b"", 1, 9, 0, b"b")]
+    owned = [[r for r in rows if r[3] % 2 == q] for q in range(2)]
+    records = list(packed([owned]))
+    assert [q for q, _ in records] == [0, 1]
+    for q, record in records:
+        settle(where, None, "level=0", q, [record], 1)
+    got = _level(where.root, "level=0", 0) + _level(where.root, "level=0", 1)
+    assert [(r["fp"], r["parent"], r["action"], r["order"]) for r in got] == [
+        (8, None, None, b"\x00"),
+        (9, None, None, b"\x01"),
+    ]
 
 
 def test_the_least_deciding_order_is_kept_per_model_and_property() -> None:

@@ -71,7 +71,6 @@ from checker.spark.owned import (
     packed,
     settle,
     successors,
-    unpacked,
 )
 from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
@@ -313,15 +312,20 @@ def _open(storage: Storage, run: _Run, partitions: int) -> Where:
 def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
     """Level 0: each model's initial states, in its order."""
     started = time.perf_counter()
-    buckets: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
+    owned: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
     for m, w in enumerate(run.watched):
         for i, state in enumerate(w.model.init_states()):
             blob = encode(state)
             fp = fingerprint(blob)
-            buckets[fp % where.partitions].append((m, bytes((i,)), fp, None, None, blob))
+            # order: the one byte i (no parent's order; settle writes no parent, no action)
+            owned[fp % where.partitions].append((m, b"", i, fp, 0, blob))
+    buckets: list[list[bytes]] = [[] for _ in range(where.partitions)]
+    for q, record in packed([owned]):
+        buckets[q].append(record)
     target = f"{INCOMING}/level=0"
     parts = [
-        settle(where, None, target, q, rows, len(run.watched)) for q, rows in enumerate(buckets)
+        settle(where, None, target, q, records, len(run.watched))
+        for q, records in enumerate(buckets)
     ]
     models = len(run.watched)
     _publish(storage, run, 0, parts, [0] * models, [], started, where, 0, True)
@@ -432,14 +436,13 @@ def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int
     frontier, target = "/".join(_level(index - 1)), f"{INCOMING}/level={index}"
     transitions = [0] * len(run.watched)
     decided = nothing_decided(run.watched)
-    buckets: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
+    buckets: list[list[bytes]] = [[] for _ in range(where.partitions)]
     parts = []
     with without_cycle_collection():
         for q in range(where.partitions):
             made = successors(run.watched, where, frontier, q, models, transitions, decided)
-            for owned in made:
-                for bucket, rows in zip(buckets, owned, strict=True):
-                    bucket += rows
+            for owner, record in packed(made):
+                buckets[owner].append(record)
         for q in range(where.partitions):
             parts.append(settle(where, frontier, target, q, buckets[q], len(run.watched)))
             buckets[q] = []
@@ -531,7 +534,7 @@ def _expand_task(search, where, frontier, models, counted, decided, cpu, partiti
 
 def _settle_task(where, visited, target, models, cpu, q, pairs):  # type: ignore[no-untyped-def]
     with _task(cpu), without_cycle_collection():
-        part = settle(where, visited, target, q, unpacked(r for _, r in pairs), models)
+        part = settle(where, visited, target, q, (r for _, r in pairs), models)
     yield part
 
 

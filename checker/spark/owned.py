@@ -23,7 +23,11 @@ Spark task and, for a small level, in the driver's own process:
 * ``settle``: everything sent to partition ``q``, reduced to the least order per
   state, less the states ``q`` visited before (a merge of sorted fingerprints,
   ``np.searchsorted``), written as ``q``'s part of the next level with its new
-  visited file; the states per model it returns, with the first order deciding
+  visited file. What is sent is columns, not rows (``packed``): a frontier
+  batch's successors for one owner are a few byte strings (the models, the
+  orders, the fingerprints, ... and the states' bytes one after another), so
+  the owner sorts, reduces and writes them with NumPy and Arrow without a
+  Python object per row; the states per model it returns, with the first order deciding
   each property in the frontier that the expanding tasks found, are all the
   driver learns of the level.
 
@@ -37,6 +41,7 @@ Files are written under a temporary name and renamed.
 from __future__ import annotations
 
 import marshal
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,13 +61,12 @@ __all__ = [
     "part_file",
     "settle",
     "successors",
-    "unpacked",
 ]
 
-# a row in flight: (model, order, fp, parent, action, state); the level files hold the
-# same columns in CANDIDATE_COLUMNS' order
-Row = tuple[int, bytes, int, int | None, int | None, bytes]
-_AT = {"model": 0, "order": 1, "fp": 2, "parent": 3, "action": 4, "state": 5}
+# a successor as ``successors`` makes it: (model, its parent's order, its action, fp,
+# its parent's fp, state); its own order is the parent's and one byte, the action. The
+# level files hold (model, fp, parent, action, order, state): CANDIDATE_COLUMNS
+Row = tuple[int, bytes, int, int, int, bytes]
 BATCH = 8192  # frontier rows read at a time: a task's memory is one batch and its successors
 
 
@@ -133,7 +137,6 @@ def successors(
     # states met in this partition this level, per model: the frontier's (visited) and
     # the successors already sent; a state met again is dropped before it is encoded
     met: list[set[Any]] = [set() for _ in watched]
-    step = _STEP
     owned: list[list[Row]] = [[] for _ in range(partitions)]
     for batch in _frontier(where, frontier_dir, q, models):
         for m, parent, order, data in batch:
@@ -160,7 +163,7 @@ def successors(
                 seen.add(after)
                 blob = encode(after)
                 fp = fingerprint(blob)
-                owned[fp % partitions].append((m, order + step[index], fp, parent, index, blob))
+                owned[fp % partitions].append((m, order, index, fp, parent, blob))
             transitions[m] += made
         yield owned
         for rows in owned:
@@ -208,24 +211,30 @@ def _note(first: list[bytes | None], bits: int, order: bytes) -> None:
             first[j] = order
 
 
-_STEP = [bytes((i,)) for i in range(MAX_ACTIONS)]  # an action's byte of the order
-
-
 def packed(batches: Iterable[list[list[Row]]]) -> Iterator[tuple[int, bytes]]:
-    """The rows ``successors`` makes as ``(owner, bytes)``: a batch's rows for one owner
-    in one record (``marshal``: a Spark shuffle then moves, pickles and counts a few
-    large records instead of a small one per row; driver and executors run one Python
-    version, as PySpark requires)."""
+    """The rows ``successors`` makes as ``(owner, record)``: a batch's rows for one owner
+    in one record of columns (``marshal``'d byte strings: a Spark shuffle moves and
+    counts a few large records, and ``settle`` reads them as NumPy arrays; driver and
+    executors run one Python version, as PySpark requires)."""
     for owned in batches:
         for owner, rows in enumerate(owned):
             if rows:
-                yield owner, marshal.dumps(rows)
+                yield owner, _columns(rows)
 
 
-def unpacked(records: Iterable[bytes]) -> Iterator[Row]:
-    """The rows ``packed`` made of ``records``."""
-    for record in records:
-        yield from marshal.loads(record)
+def _columns(rows: Sequence[Row]) -> bytes:
+    models, orders, actions, fps, parents, states = zip(*rows, strict=True)
+    return marshal.dumps(
+        (
+            array("i", models).tobytes(),
+            b"".join(orders),  # all of one level: one width
+            bytes(actions),
+            array("q", fps).tobytes(),
+            array("q", parents).tobytes(),
+            array("q", map(len, states)).tobytes(),
+            b"".join(states),
+        )
+    )
 
 
 def settle(
@@ -233,26 +242,25 @@ def settle(
     visited_dir: str | None,
     level_dir: str,
     q: int,
-    rows: Iterable[Row],
+    records: Iterable[bytes],
     models: int,
 ) -> Part:
-    """Write partition ``q`` of a level from the candidate ``rows`` sent to it:
+    """Write partition ``q`` of a level from the ``records`` (``packed``) sent to it:
     the least order per ``(model, fp)``, less what ``visited_dir`` (the level
-    before; None for level 0) says ``q`` has visited."""
+    before; None for level 0, whose states have no parent and no action) says
+    ``q`` has visited."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    # a row is (model, order, ...) and no two rows share both: sorted, the rows are in
-    # the order of the level file, and a state's first row has its least order (each
-    # sender's rows come sorted, so the sort merges runs)
-    rows = sorted(rows)
+    sent = _Sent.of(records)
+    # rows sorted by (model, order); no two rows share both, so a state's first row
+    # in this order has its least order
+    by_order = np.lexsort((sent.orders, sent.models))
+    fps = sent.fps[by_order]
+    bounds = np.searchsorted(sent.models[by_order], np.arange(models + 1, dtype=np.int32))
     fs, root = where.filesystem()
     before = _read_visited(fs, f"{root}/{visited_dir}", q) if visited_dir is not None else None
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(_AT)
-    model_of = np.array(columns[0], dtype=np.int32)
-    fps = np.array(columns[2], dtype=np.int64)
-    bounds = np.searchsorted(model_of, np.arange(models + 1, dtype=np.int32))
     part = Part([0] * models)
     keep, visited = [], []
     for m in range(models):
@@ -268,15 +276,10 @@ def settle(
             unique, first = unique[new], first[new]
         visited.append(np.insert(old, np.searchsorted(old, unique), unique))
         first.sort()
-        first += low
-        keep.append(first)
+        keep.append(first + low)
         part.states[m] = len(first)
-    taken = pa.array(np.concatenate(keep) if keep else np.empty(0, dtype=np.int64))
-    schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
-    table = pa.Table.from_arrays(
-        [pa.array(columns[_AT[f.name]], type=f.type).take(taken) for f in schema],
-        schema=schema,
-    )
+    taken = by_order[np.concatenate(keep)] if keep else np.empty(0, dtype=np.int64)
+    table = sent.table(taken, level_zero=visited_dir is None)
     target = f"{root}/{level_dir}"
     fs.create_dir(target, recursive=True)
     _atomic(fs, part_file(target, q), lambda s: pq.write_table(table, s, compression="lz4"))
@@ -290,6 +293,82 @@ def settle(
     )
     _atomic(fs, _visited_file(target, q), lambda s: _write_ipc(s, vis))
     return part
+
+
+@dataclass
+class _Sent:
+    """The rows of some records as columns (NumPy arrays; the states one byte string).
+    ``orders``: each row's whole order, as fixed-width byte strings that NumPy sorts as
+    bytes (a level's orders are all one length)."""
+
+    models: Any
+    orders: Any
+    actions: Any
+    fps: Any
+    parents: Any
+    ends: Any  # where each state's bytes end in ``states``
+    states: bytes
+
+    @classmethod
+    def of(cls, records: Iterable[bytes]) -> _Sent:
+        import numpy as np
+
+        columns = list(zip(*map(marshal.loads, records), strict=True)) or [()] * 7
+        models = np.frombuffer(b"".join(columns[0]), dtype=np.int32)
+        actions = np.frombuffer(b"".join(columns[2]), dtype=np.uint8)
+        prefixes = np.frombuffer(b"".join(columns[1]), dtype=np.uint8)
+        rows = len(models)
+        width = len(prefixes) // rows + 1 if rows else 1
+        if rows and len(prefixes) != rows * (width - 1):
+            raise HarnessBug("the rows sent to a partition have orders of several lengths")
+        orders = np.empty((rows, width), dtype=np.uint8)
+        orders[:, : width - 1] = prefixes.reshape(rows, width - 1)
+        orders[:, width - 1] = actions
+        return cls(
+            models,
+            orders.view(f"S{width}").reshape(rows),
+            actions,
+            np.frombuffer(b"".join(columns[3]), dtype=np.int64),
+            np.frombuffer(b"".join(columns[4]), dtype=np.int64),
+            np.cumsum(np.frombuffer(b"".join(columns[5]), dtype=np.int64)),
+            b"".join(columns[6]),
+        )
+
+    def table(self, taken: Any, level_zero: bool) -> Any:
+        """The rows at ``taken``, in that order, as a level file's table."""
+        import numpy as np
+        import pyarrow as pa
+
+        schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
+        rows = len(taken)
+        width = self.orders.dtype.itemsize
+        offsets = np.concatenate(([0], self.ends)).astype(np.int64)
+        states = pa.Array.from_buffers(
+            pa.large_binary(),
+            len(self.ends),
+            [None, pa.py_buffer(offsets), pa.py_buffer(self.states)],
+        )
+        columns = {
+            "model": pa.array(self.models[taken]),
+            "fp": pa.array(self.fps[taken]),
+            "parent": pa.nulls(rows, pa.int64()) if level_zero else pa.array(self.parents[taken]),
+            "action": (
+                pa.nulls(rows, pa.int32())
+                if level_zero
+                else pa.array(self.actions[taken].astype(np.int32))
+            ),
+            "order": pa.Array.from_buffers(
+                pa.binary(),
+                rows,
+                [
+                    None,
+                    pa.py_buffer(np.arange(rows + 1, dtype=np.int32) * width),
+                    pa.py_buffer(self.orders[taken].tobytes()),
+                ],
+            ),
+            "state": states.take(pa.array(taken)).cast(pa.binary()),
+        }
+        return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
 def _write_ipc(stream, table) -> None:  # type: ignore[no-untyped-def]
