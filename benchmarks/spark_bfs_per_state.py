@@ -10,8 +10,12 @@ ratios compare like with like on a shared machine:
    reaches N states, having searched every level before it whole;
 2. ``explore`` (one process) with ``--max-states`` set to the states the Spark search
    reached: the same states, levels 0 to the last, found in the same order;
-3. ``spark local[1]``, as 1;
-4. ``spark local[2]`` again, as 1.
+3. the same level search with every level in the driver's process (``local[1]`` and
+   ``spark.dcpcheck.bfs.driverBelow`` above any level: the session starts, no Spark
+   job runs): what the levels' own work costs (decoding, encoding, settling, the
+   level files) without the shuffle, the JVM's tasks and the Python workers;
+4. ``spark local[1]``, as 1;
+5. ``spark local[2]`` again, as 1.
 
 This machine's speed drifts by a quarter within minutes (docs/spark.md), so
 ``local[2]`` runs first and last and its ratios are also given for the mean of the
@@ -23,7 +27,7 @@ about (CPU against one process; states a second against local[1]). The state cou
 must be equal, or the benchmark fails. What the fixed costs (the JVM, the Python
 workers' start) weigh shrinks as N grows: compare runs of one N.
 
-Full run: N = 3,000,000 (about 11 minutes on 2 cores); ``--quick``: N = 300,000; another N:
+Full run: N = 3,000,000 (about 15 minutes on 2 cores); ``--quick``: N = 300,000; another N:
 ``python -c 'from benchmarks import spark_bfs_per_state as b; b.run(limit=N)'``.
 """
 
@@ -37,6 +41,8 @@ from benchmarks._process import measured_run
 from benchmarks.spark_bfs_large import CHECK, PRESET  # the same check
 
 ONE = "explore (one process)"
+HERE = "levels in the driver, no job"
+NO_JOB = ["--master", "local[1]", "--conf", "spark.dcpcheck.bfs.driverBelow=1000000000000"]
 
 STOPPED = (0, 1, 3)  # a capped search is unknown: exit 3
 
@@ -52,6 +58,7 @@ def run(quick: bool = False, limit: int | None = None) -> None:
     measured[first], records[first] = measured_run([*spark, "--master", "local[2]"], codes=STOPPED)
     reached = records[first][0]["states"]
     measured[ONE], records[ONE] = measured_run([*base, "--max-states", str(reached)], codes=STOPPED)
+    measured[HERE], records[HERE] = measured_run([*spark, *NO_JOB], codes=STOPPED)
     measured["spark local[1]"], records["spark local[1]"] = measured_run(
         [*spark, "--master", "local[1]"], codes=STOPPED
     )
@@ -62,7 +69,7 @@ def run(quick: bool = False, limit: int | None = None) -> None:
     alone = measured[ONE]
     one = measured["spark local[1]"]
     rows = []
-    for name in (ONE, "spark local[1]", first, last):
+    for name in (ONE, HERE, "spark local[1]", first, last):
         m, r = measured[name], records[name][0]
         rows.append(
             [
