@@ -8,10 +8,12 @@ from __future__ import annotations
 import itertools
 import tempfile
 
+import numpy as np
 import pyarrow.parquet as pq
 from hypothesis import given
 from hypothesis import strategies as st
 
+from checker.spark import owned
 from checker.spark.owned import Where, least, packed, part_file, settle
 
 # A row as successors makes it: (model, the parent's order, action, fp, parent's fp, state)
@@ -91,3 +93,21 @@ def test_the_least_deciding_order_is_kept_per_model_and_property() -> None:
     assert least(a, b) == [[b"\x01\x01", b"\x00"], [None, b"\x05"]]
     assert least(b, a) == least(a, b)
     assert least(a, a) == a
+
+
+def test_states_beyond_a_binary_arrays_bytes_are_written_in_chunks(monkeypatch) -> None:
+    """A level part whose states pass a binary array's 2 GiB is written in chunks, each
+    within it, the rows as they would be in one (the limit made small here)."""
+    monkeypatch.setattr(owned, "CHUNK_BYTES", 12)
+    rows = [(0, bytes([i]), i % 4, 100 + i, 1, bytes([i]) * (6 if i % 2 else 1)) for i in range(40)]
+    records = [r for _, r in packed([[rows[25:]], [rows[:25]]])]  # out of order
+    sent = owned._Sent.of(records)
+    taken = np.arange(40)[::-1]
+    column = sent.table(taken, level_zero=False).column("state")
+    assert column.num_chunks > 1
+    assert all(sum(len(v) for v in chunk.to_pylist()) <= 12 for chunk in column.chunks)
+    assert column.to_pylist() == [(rows[25:] + rows[:25])[i][5] for i in taken]
+    where = Where(tempfile.mkdtemp(), 1)
+    settle(where, None, "level=0", 0, [], 1)
+    settle(where, "level=0", "level=1", 0, records, 1)
+    assert [r["state"] for r in _level(where.root, "level=1")] == [r[5] for r in rows]

@@ -67,6 +67,7 @@ __all__ = [
 # its parent's fp, state); its own order is the parent's and one byte, the action. The
 # level files hold (model, fp, parent, action, order, state): CANDIDATE_COLUMNS
 Row = tuple[int, bytes, int, int, int, bytes]
+CHUNK_BYTES = 2**31 - 1  # a binary array's most bytes (32-bit offsets)
 BATCH = 8192  # frontier rows read at a time: a task's memory is one batch and its successors
 
 
@@ -366,9 +367,37 @@ class _Sent:
                     pa.py_buffer(self.orders[taken].tobytes()),
                 ],
             ),
-            "state": states.take(pa.array(taken)).cast(pa.binary()),
+            "state": self._states(states, taken),
         }
         return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+    def _states(self, states: Any, taken: Any) -> Any:
+        """The states at ``taken`` as binary chunks of at most ``CHUNK_BYTES`` bytes each
+        (a binary array's offsets are 32-bit): a chunk is cut where its bytes pass half
+        of it, and one state is far smaller than the other half."""
+        import numpy as np
+        import pyarrow as pa
+
+        ends = np.cumsum(np.diff(self.ends, prepend=0)[taken])
+        half = CHUNK_BYTES // 2
+        total = int(ends[-1]) if len(ends) else 0
+        cuts = np.searchsorted(ends, np.arange(half, total, half), side="right")
+        pieces = np.split(np.asarray(taken), cuts)
+        return pa.chunked_array(
+            [states.take(pa.array(p, type=pa.int64())).cast(pa.binary()) for p in pieces],
+            type=pa.binary(),
+        )
+
+        lengths = np.diff(np.concatenate(([0], self.ends)))[taken]
+        cuts = np.searchsorted(
+            np.cumsum(lengths),
+            np.arange(1, 1 + lengths.sum() // CHUNK_BYTES) * CHUNK_BYTES,
+            side="right",
+        )
+        pieces = np.split(np.asarray(taken), cuts)
+        return pa.chunked_array(
+            [states.take(pa.array(p)).cast(pa.binary()) for p in pieces], type=pa.binary()
+        )
 
 
 def _write_ipc(stream, table) -> None:  # type: ignore[no-untyped-def]
