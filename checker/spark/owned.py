@@ -307,7 +307,7 @@ class _Sent:
     actions: Any
     fps: Any
     parents: Any
-    ends: Any  # where each state's bytes end in ``states``
+    offsets: Any  # where each state's bytes start in ``states``, and the end
     states: bytes
 
     @classmethod
@@ -331,7 +331,8 @@ class _Sent:
             actions,
             np.frombuffer(b"".join(columns[3]), dtype=np.int64),
             np.frombuffer(b"".join(columns[4]), dtype=np.int64),
-            np.cumsum(np.frombuffer(b"".join(columns[5]), dtype=np.int64)),
+            # the lengths after a zero length: their running sums are the offsets
+            np.cumsum(np.frombuffer(b"".join([bytes(8), *columns[5]]), dtype=np.int64)),
             b"".join(columns[6]),
         )
 
@@ -343,12 +344,6 @@ class _Sent:
         schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in CANDIDATE_COLUMNS])
         rows = len(taken)
         width = self.orders.dtype.itemsize
-        offsets = np.concatenate(([0], self.ends)).astype(np.int64)
-        states = pa.Array.from_buffers(
-            pa.large_binary(),
-            len(self.ends),
-            [None, pa.py_buffer(offsets), pa.py_buffer(self.states)],
-        )
         columns = {
             "model": pa.array(self.models[taken]),
             "fp": pa.array(self.fps[taken]),
@@ -367,18 +362,23 @@ class _Sent:
                     pa.py_buffer(self.orders[taken].tobytes()),
                 ],
             ),
-            "state": self._states(states, taken),
+            "state": self._states(taken),
         }
         return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
-    def _states(self, states: Any, taken: Any) -> Any:
+    def _states(self, taken: Any) -> Any:
         """The states at ``taken`` as binary chunks of at most ``CHUNK_BYTES`` bytes each
         (a binary array's offsets are 32-bit): a chunk is cut where its bytes pass half
         of it, and one state is far smaller than the other half."""
         import numpy as np
         import pyarrow as pa
 
-        ends = np.cumsum(np.diff(self.ends, prepend=0)[taken])
+        states = pa.Array.from_buffers(
+            pa.large_binary(),
+            len(self.offsets) - 1,
+            [None, pa.py_buffer(self.offsets), pa.py_buffer(self.states)],
+        )
+        ends = np.cumsum(np.diff(self.offsets)[taken])
         half = CHUNK_BYTES // 2
         total = int(ends[-1]) if len(ends) else 0
         cuts = np.searchsorted(ends, np.arange(half, total, half), side="right")
@@ -386,17 +386,6 @@ class _Sent:
         return pa.chunked_array(
             [states.take(pa.array(p, type=pa.int64())).cast(pa.binary()) for p in pieces],
             type=pa.binary(),
-        )
-
-        lengths = np.diff(np.concatenate(([0], self.ends)))[taken]
-        cuts = np.searchsorted(
-            np.cumsum(lengths),
-            np.arange(1, 1 + lengths.sum() // CHUNK_BYTES) * CHUNK_BYTES,
-            side="right",
-        )
-        pieces = np.split(np.asarray(taken), cuts)
-        return pa.chunked_array(
-            [states.take(pa.array(p)).cast(pa.binary()) for p in pieces], type=pa.binary()
         )
 
 
