@@ -21,10 +21,11 @@ of ``WARM_UP`` states; then:
 
 This machine's speed drifts by a quarter within minutes (docs/spark.md), and in seven
 runs of this benchmark before the warm-up and the second ``explore`` existed the first
-``local[2]`` run spent more than the last, every time (4% to 28%). So ``local[2]`` and
-one process each run twice, their runs centred on the same point of the sequence (1
-and 6, 2 and 5): a drift that is linear in time weighs alike on both means, and the
-ratio against one process is of the two means.
+``local[2]`` run spent more than the last, every time (4% to 28%; with the warm-up, 1%
+and 11% in two runs: the warm-up is not the cure). So ``local[2]`` and one process each
+run twice, their runs centred on the same point of the sequence (1 and 6, 2 and 5): a
+drift that is linear in time weighs alike on both means, and the ratio against one
+process is of the two means.
 
 Per way: states, transitions, wall seconds, CPU seconds of the whole process tree
 (driver, JVM, Python workers), CPU microseconds a state, and the ratios issue 26 asks
