@@ -68,20 +68,20 @@ def run(quick: bool = False, limit: int | None = None) -> None:
     one_first, one_last = f"{ONE}, first", f"{ONE}, last"
     measured[first], records[first] = measured_run([*spark, "--master", "local[2]"], codes=STOPPED)
     reached = records[first][0]["states"]
-    alone = [*base, "--max-states", str(reached)]
-    measured[one_first], records[one_first] = measured_run(alone, codes=STOPPED)
+    one_process = [*base, "--max-states", str(reached)]
+    measured[one_first], records[one_first] = measured_run(one_process, codes=STOPPED)
     measured[HERE], records[HERE] = measured_run([*spark, *NO_JOB], codes=STOPPED)
     measured["spark local[1]"], records["spark local[1]"] = measured_run(
         [*spark, "--master", "local[1]"], codes=STOPPED
     )
-    measured[one_last], records[one_last] = measured_run(alone, codes=STOPPED)
+    measured[one_last], records[one_last] = measured_run(one_process, codes=STOPPED)
     measured[last], records[last] = measured_run([*spark, "--master", "local[2]"], codes=STOPPED)
     states = {name: r[0]["states"] for name, r in records.items()}
     if len(set(states.values())) != 1:
         raise SystemExit(f"the ways searched different numbers of states: {states}")
     # one process's CPU: the mean of its two runs, taken where local[2]'s two are centred
     alone = (measured[one_first]["cpu"] + measured[one_last]["cpu"]) / 2
-    one = measured["spark local[1]"]
+    local1 = measured["spark local[1]"]
     rows = []
     for name in (one_first, HERE, "spark local[1]", one_last, first, last):
         m, r = measured[name], records[name][0]
@@ -96,7 +96,7 @@ def run(quick: bool = False, limit: int | None = None) -> None:
                 f"{m['driver'] / 2**20:,.0f}",
                 f"{m['jvm'] / 2**20:,.0f}" if m["jvm"] else "-",
                 f"{m['cpu'] / alone:.2f}",
-                f"{one['wall'] / m['wall']:.2f}",
+                f"{local1['wall'] / m['wall']:.2f}",
             ]
         )
     cpu = (measured[first]["cpu"] + measured[last]["cpu"]) / 2
@@ -124,7 +124,7 @@ def run(quick: bool = False, limit: int | None = None) -> None:
     )
     print(
         f"spark local[2], the mean of its first and last runs: {cpu / alone:.2f}x the CPU of "
-        f"one process (the mean of its two runs), {one['wall'] / wall:.2f}x as fast as local[1]"
+        f"one process (the mean of its two runs), {local1['wall'] / wall:.2f}x as fast as local[1]"
     )
     end = os.getloadavg()
     print(f"load average at the start: {load[0]:.1f}, at the end: {end[0]:.1f}\n")
