@@ -12,11 +12,8 @@
 # into one binary without libpython.so (ldd); pyenv builds without either unless
 # configured with --enable-optimizations, and this machine's first python3 on PATH is
 # such a build (pyenv's 3.11.7: --enable-shared, nothing more, in its CONFIG_ARGS).
-# Measured side by side on the 2-core machine: a pure-Python loop 1.09-1.22 CPU s
-# against 1.59-1.63, a durability search 4.8-5.6 against 5.8-7.1, and make test's pytest
-# in two pairs of runs 319 and 274 s (510 and 437 CPU s user) against 337 and 310 s (547
-# and 498): about a tenth less (2026-11-28). A .venv made before keeps its interpreter:
-# make clean, then make, to change it.
+# make test takes about a tenth less with it (benchmarks/RESULTS.md, 2026-11-28). A .venv
+# made before keeps its interpreter: make clean, then make, to change it.
 ifeq ($(origin PYTHON),undefined)
 PYTHON := $(shell for p in /usr/bin/python3 python3; do \
   if $$p -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; \
@@ -28,10 +25,8 @@ STAMP   := $(VENV)/.dcpcheck-installed
 SPARK_MASTER ?= local[*]
 # make test's pytest workers: by default one more than the CPU cores, at most 4. A worker
 # often waits (a JVM starting, a subprocess, a timeout a test provokes), and a third
-# worker on 2 cores fills some of those waits. Measured on a 2-core machine, pytest with 2
-# and then 3 workers right after: 371 -> 344 s, and 430 -> 429 s when the machine was
-# slower; 4 workers took 416 s (four JVMs and their Python workers then compete), and
-# 370 s against 315-325 s with 3 once the tests' JVMs were cheaper (2026-11-27).
+# worker on 2 cores fills some of those waits; a fourth makes JVMs compete
+# (benchmarks/RESULTS.md, 2026-11-27).
 # Tests that must share a worker (a doc's examples, in order; a test module) form one work
 # unit (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1 < 4 ? n + 1 : 4)))
