@@ -18,7 +18,7 @@ be equal, or the benchmark fails. Caps: ``--timeout`` per check as the command's
 (1800 s; spark: x checks) and 20,000,000 states per model; a capped check
 would be ``unknown`` and the run fails. Full run: mb-34150-wide. It took 69
 minutes for the four ways on a quiet 2-core machine on 2026-11-23 (12,484,637
-states in all, docs/spark.md); since couchstore's headers entered the state, one of
+states in all, benchmarks/RESULTS.md); since couchstore's headers entered the state, one of
 its checks alone visits 28.6 million states (13.1 GiB, 47 CPU minutes in one
 process), so it no longer fits a session or a 2-core machine's memory (the caps
 above stop it: the run fails). ``--quick``: mb-34150 (a few minutes);

@@ -19,7 +19,7 @@ of ``WARM_UP`` states; then:
 5. ``explore`` again, as 2;
 6. ``spark local[2]`` again, as 1.
 
-This machine's speed drifts by a quarter within minutes (docs/spark.md), and in seven
+This machine's speed drifts by a quarter within minutes (benchmarks/RESULTS.md), and in seven
 runs of this benchmark before the warm-up and the second ``explore`` existed the first
 ``local[2]`` run spent more than the last, every time (4% to 28%; with the warm-up, 1%
 and 11% in two runs: the warm-up is not the cure). So ``local[2]`` and one process each
