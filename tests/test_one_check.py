@@ -1,0 +1,88 @@
+"""One cell, one ``Result``: every door into a single-node check gives the same answer.
+
+The doors: ``dcpcheck check``, ``dcpcheck verify`` and ``dcpcheck clients`` (in process,
+``--no-spark``), and the task objects they send to Spark executors (``ScenarioTask``,
+``ScenarioGroupTask``). Each goes through ``checker.cell``, so the verdict, the reason,
+the counterexample's id, the explanation, the recorded verdict and whether ``correct``
+violates it too are the same whichever door a cell came in by.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checker.result import Result
+from checker.tasks import ScenarioGroupTask, ScenarioTask
+from spec.bounds import Bounds
+
+SMALL = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
+BOUNDS_FLAGS = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
+
+# (rules, consumer, property): a violation correct shares (kv-current's purge rollback), a
+# consumer's own violation, a proof, a catalogued client's violation
+CELLS = [
+    ("kv-current", "collapse-snapshot", "no-needless-rollback"),
+    ("kv-current", "collapse-snapshot", "no-missed-item"),
+    ("rollback-doc", "correct", "no-missed-item"),
+    ("kv-current", "go-dcp", "no-missed-item"),
+]
+
+
+def _from_result(r: Result) -> dict[str, object]:
+    return {
+        "verdict": r.verdict.value,
+        "reason": r.reason or None,
+        "id": r.ident or None,
+        "explanation": r.explanation or None,
+        "expected": r.expected,
+        "also_by": r.also_by or None,
+    }
+
+
+def _from_json(row: dict[str, object]) -> dict[str, object]:
+    path = row["counterexample"]
+    ident = path.rsplit("/", 1)[-1].removesuffix(".json") if isinstance(path, str) else None
+    return {
+        "verdict": row["verdict"],
+        "reason": row["reason"] or None,
+        "id": ident,
+        "explanation": row["explanation"] or None,
+        "expected": row["expected"],
+        "also_by": row["also_violated_by"],
+    }
+
+
+def _cell_flags(rules: str, consumer: str, prop: str) -> list[str]:
+    return ["--rules", rules, "--consumer", consumer, "--property", prop, *BOUNDS_FLAGS]
+
+
+@pytest.mark.parametrize(("rules", "consumer", "prop"), CELLS)
+def test_every_door_gives_a_cell_the_same_result(cli, tmp_path, rules, consumer, prop) -> None:
+    alone = _from_result(ScenarioTask(rules, consumer, prop, SMALL).run())
+    (grouped,) = ScenarioGroupTask(rules, consumer, (prop,), SMALL).run()
+    doors = {"ScenarioTask": alone, "ScenarioGroupTask": _from_result(grouped)}
+    flags = _cell_flags(rules, consumer, prop)
+    check = cli("check", *flags, "--json", "--out", tmp_path / "check")
+    doors["check"] = _from_json(json.loads(check.out)["results"][0])
+    verify = cli(
+        "verify", *flags, "--no-spark", "--no-durability", "--no-clients", "--no-every-session",
+        "--no-decision", "--json", "--out", tmp_path / "verify",
+    )  # fmt: skip
+    doors["verify"] = _from_json(json.loads(verify.out)["results"][0])
+    if prop != "no-needless-rollback":  # clients judges the safety properties only
+        clients = cli("clients", *flags, "--no-spark", "--json", "--out", tmp_path / "clients")
+        doors["clients"] = _from_json(json.loads(clients.out)["results"][0])
+    assert all(door == alone for door in doors.values()), doors
+
+
+def test_a_violation_correct_shares_says_so_through_verify_too(cli, tmp_path) -> None:
+    """``also_by``: kv-current's purge rollback is the rules' doing, whichever door."""
+    flags = _cell_flags("kv-current", "collapse-snapshot", "no-needless-rollback")
+    verify = cli(
+        "verify", *flags, "--no-spark", "--no-durability", "--no-clients", "--no-every-session",
+        "--no-decision", "--json", "--out", tmp_path,
+    )  # fmt: skip
+    (row,) = json.loads(verify.out)["results"]
+    assert row["verdict"] == "violated" and row["also_violated_by"] == "correct"
