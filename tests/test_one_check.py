@@ -86,3 +86,20 @@ def test_a_violation_correct_shares_says_so_through_verify_too(cli, tmp_path) ->
     )  # fmt: skip
     (row,) = json.loads(verify.out)["results"]
     assert row["verdict"] == "violated" and row["also_violated_by"] == "correct"
+
+
+@pytest.mark.parametrize(
+    ("command", "engine"), [("check", "cubes-spark"), ("durability", "bfs-spark")]
+)
+def test_the_old_engine_name_spark_runs_its_engine_with_a_one_line_note(
+    command: str, engine: str, capsys
+) -> None:
+    """``--engine spark`` meant the cube solver in check and the breadth-first search in
+    durability; each now has a name of its own, and the old one still runs it."""
+    from checker.engines import registry
+
+    name = registry.scenario_engine_name if command == "check" else registry.cluster_engine_name
+    registry._NOTED.clear()
+    assert name("spark") == engine and name("spark") == engine and name(engine) == engine
+    note = capsys.readouterr().err
+    assert note.count("\n") == 1 and f"--engine spark is now --engine {engine}" in note
