@@ -103,3 +103,15 @@ def test_the_old_engine_name_spark_runs_its_engine_with_a_one_line_note(
     assert name("spark") == engine and name("spark") == engine and name(engine) == engine
     note = capsys.readouterr().err
     assert note.count("\n") == 1 and f"--engine spark is now --engine {engine}" in note
+
+
+def test_every_safety_property_of_the_catalogue_has_a_verdict_for_every_built_in_cell() -> None:
+    """spec/expected.py's safety properties are the catalogue's (each property's kind): a
+    safety property added to the catalogue gets the matrix's recorded verdicts too."""
+    from spec.expected import CONSUMERS, EXPECTED, RULE_SETS, SAFETY
+    from spec.properties import PROPERTIES
+
+    assert set(SAFETY) == {p.id for p in PROPERTIES if p.kind == "safety"}
+    for prop in PROPERTIES:
+        recorded = {EXPECTED.get((r, c, prop.id)) for r in RULE_SETS for c in CONSUMERS}
+        assert None not in recorded, prop.id
