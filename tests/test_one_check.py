@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from checker.engines.options import Options
 from checker.result import Result
 from checker.tasks import ScenarioGroupTask, ScenarioTask
 from spec.bounds import Bounds
@@ -75,6 +76,25 @@ def test_every_door_gives_a_cell_the_same_result(cli, tmp_path, rules, consumer,
         clients = cli("clients", *flags, "--no-spark", "--json", "--out", tmp_path / "clients")
         doors["clients"] = _from_json(json.loads(clients.out)["results"][0])
     assert all(door == alone for door in doors.values()), doors
+
+
+@pytest.mark.parametrize(
+    ("consumer", "prop"), [("correct", "valid-request"), ("collapse-snapshot", "no-missed-item")]
+)
+def test_every_number_of_sessions_is_one_result_by_check_and_by_a_task(
+    cli, tmp_path, consumer, prop
+) -> None:
+    """``--sessions any`` is an option of the cell (``Options.every_session``), decided
+    below the command: the abstract-view proof, or the induction and its bounded search."""
+    task = ScenarioTask("kv-current", consumer, prop, SMALL, Options(every_session=True))
+    alone = task.run()
+    flags = _cell_flags("kv-current", consumer, prop)
+    check = cli("check", *flags, "--sessions", "any", "--json", "--out", tmp_path)
+    (row,) = json.loads(check.out)["results"]
+    assert _from_json(row) == _from_result(alone)
+    assert row["bounds"] == alone.bounds.to_json()
+    assert alone.verdict.value == ("holds" if consumer == "correct" else "violated")
+    assert alone.verdict.value == "violated" or row["reason"] is None  # not "not run"
 
 
 def test_a_violation_correct_shares_says_so_through_verify_too(cli, tmp_path) -> None:
