@@ -49,7 +49,7 @@ ON_CLUSTER = {
     "verify": VERIFY,
     "sweep": SWEEP,
     "split": [*SPLIT, "--engine", "cubes-spark", "--split", "2"],
-    "retried": [*RETRIED, "--engine", "cubes-spark"],
+    "retried": [*RETRIED, "--engine", "bfs-spark"],
 }
 # the session's own settings: every level of a breadth-first search a Spark job
 CLUSTER_CONF = {"spark.dcpcheck.bfs.driverBelow": "0"}
