@@ -114,9 +114,28 @@ def check_cells(
     """Several cells of one (rule set, consumer), proved together and searched apart
     (``checker.together``): each ``Result`` the one ``check_cell`` gives for it."""
     from checker.together import check_together
+    from spec.consumers import CONSUMERS, TEXTBOOK
 
     results = check_together(rules, variant, props, bounds, options)
+    seen = _seen(bounds, options)
+    asked = [
+        p
+        for r, p in zip(results, props, strict=True)
+        if r.verdict is Verdict.VIOLATED
+        and variant.name != TEXTBOOK[0]
+        and (source_of(rules, rules.name), p.id) not in seen
+    ]
+    if len(asked) > 1:  # correct's verdicts on them together: one proof when it holds them
+        textbook = CONSUMERS.get(TEXTBOOK[0])
+        for r in check_together(rules, textbook, asked, bounds, options.but(minimise=False)):
+            if not r.interrupted:
+                seen[(source_of(rules, rules.name), r.property)] = r.verdict
     return [_compared(r, rules, p, bounds, options) for r, p in zip(results, props, strict=True)]
+
+
+def _seen(bounds: Bounds, options: Options) -> TextbookVerdicts:
+    """correct's verdicts this process knows, for checks under ``bounds`` and ``options``."""
+    return _SEEN.setdefault((bounds, options.but(minimise=False)), {})
 
 
 def _compared(
@@ -125,7 +144,7 @@ def _compared(
     """``result`` with ``also_by`` (correct violates it too) and ``expected`` set."""
     from spec.consumers import TEXTBOOK
 
-    seen = _SEEN.setdefault((bounds, options.but(minimise=False)), {})
+    seen = _seen(bounds, options)
     key = (source_of(rules, rules.name), prop.id)
     if result.subject.get("consumer") == TEXTBOOK[0] and not result.interrupted:
         seen[key] = result.verdict  # correct's own verdict: no need to check it again

@@ -78,6 +78,21 @@ def test_every_door_gives_a_cell_the_same_result(cli, tmp_path, rules, consumer,
     assert all(door == alone for door in doors.values()), doors
 
 
+def test_a_group_of_cells_gives_each_the_result_it_gets_alone(monkeypatch) -> None:
+    """verify and clients prove a consumer's properties together and ask correct about
+    the violated ones together (``checker.cell.check_cells``): each cell's ``Result`` is
+    still the one it gets alone."""
+    from checker import cell
+
+    props = ("no-missed-item", "no-needless-rollback", "valid-request")
+    monkeypatch.setattr(cell, "_SEEN", {})  # nothing known of correct's verdicts yet
+    together = ScenarioGroupTask("kv-current", "collapse-snapshot", props, SMALL).run()
+    monkeypatch.setattr(cell, "_SEEN", {})
+    alone = [ScenarioTask("kv-current", "collapse-snapshot", p, SMALL).run() for p in props]
+    assert [_from_result(r) for r in together] == [_from_result(r) for r in alone]
+    assert [r.also_by for r in together] == ["", "correct", ""]
+
+
 @pytest.mark.parametrize(
     ("consumer", "prop"), [("correct", "valid-request"), ("collapse-snapshot", "no-missed-item")]
 )
