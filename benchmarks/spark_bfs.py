@@ -7,7 +7,7 @@ like on a shared machine:
 
 * ``explore``: ``dcpcheck durability`` in this process's way, one search per check;
 * ``explore --workers 2``: the same searches, two checks at a time on two processes;
-* ``spark local[1]`` and ``spark local[2]``: ``--engine spark``, one search of all
+* ``spark local[1]`` and ``spark local[2]``: ``--engine bfs-spark``, one search of all
   checks, with one and two executor cores.
 
 Per way: wall seconds, CPU seconds of the whole process tree (driver, JVM,
@@ -47,8 +47,8 @@ def run(quick: bool = False, ways: Sequence[str] | None = None) -> None:
     every = {
         ONE: base,
         "explore --workers 2": [*base, "--workers", "2"],
-        "spark local[1]": [*base, "--engine", "spark", "--master", "local[1]"],
-        "spark local[2]": [*base, "--engine", "spark", "--master", "local[2]"],
+        "spark local[1]": [*base, "--engine", "bfs-spark", "--master", "local[1]"],
+        "spark local[2]": [*base, "--engine", "bfs-spark", "--master", "local[2]"],
     }
     chosen = list(ways or every)
     if chosen[0] != ONE or not set(chosen) <= set(every):

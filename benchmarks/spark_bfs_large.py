@@ -10,7 +10,7 @@ there, so the search visits every state it reaches):
    per state is (peak at N2 - peak at N1) / (N2 - N1), so the interpreter, the imports
    and the first states cancel out. With this machine's memory it gives the number of
    states at which the in-process search runs out.
-2. *The Spark search, stopped and resumed*: ``--engine spark --master local[2]
+2. *The Spark search, stopped and resumed*: ``--engine bfs-spark --master local[2]
    --checkpoint DIR``, killed (SIGKILL to its process group: driver, JVM, Python
    workers) after STOP seconds of wall time, then the same command again with
    ``--timeout RESUME``: it must resume after the last level the killed run published
@@ -85,7 +85,7 @@ def run(quick: bool = False) -> None:
         spark = [
             *base,
             "--engine",
-            "spark",
+            "bfs-spark",
             "--master",
             "local[2]",
             "--checkpoint",

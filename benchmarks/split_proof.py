@@ -9,7 +9,7 @@ ratios compare like with like on a shared machine:
 * ``--workers 2``: cut by the number of failovers (6 cubes), solved on 2
   forked processes;
 * ``spark local[2]``: the same cubes solved on Spark executors with 2 cores
-  (``--engine spark``), JVM start-up and shutdown included;
+  (``--engine cubes-spark``), JVM start-up and shutdown included;
 
 Per way: wall seconds, CPU seconds of the whole process tree (driver, forked
 workers, Spark's JVM and Python workers), the Z3 units spent (summed over
@@ -83,7 +83,7 @@ def ways(seqnos: int) -> None:
     ways = {
         "z3 (one proof)": base,
         "--workers 2": [*base, "--workers", "2"],
-        "spark local[2]": [*base, "--engine", "spark", "--master", "local[2]"],
+        "spark local[2]": [*base, "--engine", "cubes-spark", "--master", "local[2]"],
     }
     measured, records = {}, {}
     for name, args in ways.items():

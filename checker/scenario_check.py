@@ -19,7 +19,7 @@ from dataclasses import replace
 from checker.confirm import explain, replay_scenario
 from checker.corpus.scenario import counterexample_id, scenario_record
 from checker.engines.options import DEFAULT, Options
-from checker.engines.registry import Z3_ENGINE, ScenarioEngine
+from checker.engines.registry import Z3_ENGINE, ScenarioEngine, scenario_engine
 from checker.loading import source_of
 from checker.result import Result, Stats, Verdict, not_run
 from checker.symbolic.budget import CHECK_BUDGET, MILLION, Budget
@@ -50,7 +50,7 @@ def reproduce_command(
     consumer: str,
     prop: str,
     b: Bounds,
-    engine: str = "z3",
+    engine: str = Z3_ENGINE.name,
     options: Options = DEFAULT,
 ) -> str:
     """The ``dcpcheck check`` line that reproduces one check: the definitions as a command
@@ -71,7 +71,7 @@ def reproduce_command(
         words += ["--engine", engine]
     if options.budget != CHECK_BUDGET:
         words += ["--budget", "0" if options.budget is None else f"{options.budget / MILLION:g}"]
-    if engine == "random" and options.examples != DEFAULT.examples:
+    if scenario_engine(engine).draws_examples and options.examples != DEFAULT.examples:
         words += ["--examples", options.examples]
     return shlex.join(str(w) for w in words)
 
@@ -81,7 +81,7 @@ def planned(
     variant: ConsumerVariant,
     prop: Property,
     bounds: Bounds,
-    engine: str = "z3",
+    engine: str = Z3_ENGINE.name,
     options: Options = DEFAULT,
 ) -> Result:
     """The check's result before anything is decided: ``unknown``, named and bounded,

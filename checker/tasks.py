@@ -3,9 +3,10 @@
 A task is picklable (names, bounds and limits, never a rule set or a
 property, which hold functions): ``task.run()`` resolves the names again
 (built-ins, or ``FILE.py[:NAME]`` shipped with the job) and returns a
-``checker.result.Result``, plain data the driver collects. ``expected()``
-is the verdict the harness must reproduce for the task, if one is recorded
-(``spec.expected``, ``spec.cluster.expected``).
+``checker.result.Result``, plain data the driver collects, with the verdict
+the harness must reproduce for it, if one is recorded (``spec.expected``,
+``spec.cluster.expected``). A single-node task is one door of ``checker.cell``:
+its ``Result`` is the one ``dcpcheck check`` gives for the same cell.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from spec.cluster import ClusterBounds
 __all__ = [
     "AnyTask",
     "ClusterTask",
-    "EverySessionTask",
     "ScenarioGroupTask",
     "ScenarioTask",
     "Task",
@@ -41,7 +41,8 @@ class ScenarioTask:
 
     @property
     def label(self) -> str:
-        return f"{self.rules}/{self.consumer}: {self.property}"
+        every = " (every number of sessions)" if self.options.every_session else ""
+        return f"{self.rules}/{self.consumer}: {self.property}{every}"
 
     def _named(self):  # type: ignore[no-untyped-def]
         from checker.loading import resolve
@@ -56,29 +57,18 @@ class ScenarioTask:
         )
 
     def run(self) -> Result:
-        from checker.engines.registry import SCENARIO_ENGINES
-        from checker.scenario_check import check
+        """The cell's ``Result`` (``checker.cell.check_cell``, as ``dcpcheck check`` gives it)."""
+        from checker.cell import check_cell
+        from checker.engines.registry import scenario_engine
 
-        result = check(*self._named(), self.bounds, self.options, SCENARIO_ENGINES[self.engine])
-        return result.but(expected=self.expected(result))
+        return check_cell(*self._named(), self.bounds, self.options, scenario_engine(self.engine))
 
     def planned(self) -> Result:
-        """The result before anything is decided (``checker.scenario_check.planned``)."""
-        from checker.scenario_check import planned
+        """The result before anything is decided (``checker.cell.planned_cell``)."""
+        from checker.cell import planned_cell
+        from checker.engines.registry import scenario_engine
 
-        result = planned(*self._named(), self.bounds, self.engine, self.options)
-        return result.but(expected=self.expected(result))
-
-    @staticmethod
-    def expected(result: Result) -> str | None:
-        from spec.expected import expected_verdict
-
-        return expected_verdict(
-            result.subject["rules"],
-            result.subject["consumer"],
-            result.property,
-            getattr(result.bounds, "sessions", 1),
-        )
+        return planned_cell(*self._named(), self.bounds, self.options, scenario_engine(self.engine))
 
 
 @dataclass(frozen=True)
@@ -107,20 +97,21 @@ class ScenarioGroupTask:
         return [task.planned() for task in self._alone()]
 
     def run(self) -> list[Result]:
+        """Each cell's ``Result`` as ``checker.cell.check_cell`` gives it alone
+        (``checker.cell.check_cells``: proved together, searched apart)."""
+        from checker.cell import check_cells
         from checker.loading import resolve
-        from checker.together import check_together
         from spec.consumers import CONSUMERS, ConsumerVariant
         from spec.properties import PROPERTIES, Property
         from spec.rules import RULE_SETS, RuleSet
 
-        results = check_together(
+        return check_cells(
             resolve(RULE_SETS, RuleSet, self.rules),
             resolve(CONSUMERS, ConsumerVariant, self.consumer),
             [resolve(PROPERTIES, Property, p) for p in self.properties],
             self.bounds,
             self.options,
         )
-        return [r.but(expected=ScenarioTask.expected(r)) for r in results]
 
 
 @dataclass(frozen=True)
@@ -180,38 +171,8 @@ class ClusterTask:
         return expected_verdict(result.preset, s["ack_rule"], s["branch_rule"], result.property)
 
 
-@dataclass(frozen=True)
-class EverySessionTask(ScenarioTask):
-    """A property for every number of sessions by a certificate alone
-    (``checker.induction.certificate``: its lemma names, read from the store by the
-    driver, so an executor needs no file), checked again: ``holds`` when it checks,
-    ``unknown`` (never ``holds``) when it does not."""
-
-    lemmas: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        return f"{super().label} (every number of sessions)"
-
-    def _every(self, result: Result) -> Result:
-        from checker.induction.every_session import EverySession
-
-        return result.but(bounds=EverySession(self.bounds), expected="holds")
-
-    def run(self) -> Result:
-        from checker.induction.every_session import check_every_session
-
-        result = check_every_session(
-            *self._named(), self.bounds, self.options, houdini=False, certificate=self.lemmas
-        )
-        return result.but(expected="holds")
-
-    def planned(self) -> Result:
-        return self._every(super().planned())
-
-
 Task = ScenarioTask | ClusterTask
-AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask | EverySessionTask
+AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask
 
 
 def run_task(task: Task) -> Result:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from checker.engines.registry import Z3_ENGINE
 from checker.result import Result, Stats, Verdict
 from checker.symbolic.budget import Budget
 from checker.symbolic.session import Session, SolverAnswer, SolverReply
@@ -130,7 +131,7 @@ def _planned(model: str, subject: dict[str, str], prop: str, covers: Beyond, not
         kind="safety",
         verdict=Verdict.UNKNOWN,
         bounds=covers,
-        engine="z3",
+        engine=Z3_ENGINE.name,
         note=note,
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from spec.bounds import Bounds
 from spec.expected_clients import CLIENT_EXPECTED
+from spec.properties import PROPERTIES
 
 __all__ = [
     "CHANGED_AT_TWO_SESSIONS",
@@ -23,7 +24,8 @@ DEFAULT_BOUNDS = Bounds()
 
 RULE_SETS = ("kv-current", "rollback-doc")
 CONSUMERS = ("correct", "collapse-snapshot")
-SAFETY = ("no-missed-item", "no-foreign-snapshot", "bounded-rollback", "valid-request")
+# the catalogue's safety properties, from each property's kind (spec/properties/catalogue.py)
+SAFETY = tuple(p.id for p in PROPERTIES if p.kind == "safety")
 
 # (rules, consumer, property) -> (verdict, why)
 EXPECTED: dict[tuple[str, str, str], tuple[str, str]] = {}

@@ -140,7 +140,7 @@ def spark_cluster(tmp_path_factory):
     test run, stopped by pid at the end even when a test failed. A test runs dcpcheck
     against ``spark_cluster.url`` in a subprocess (a process has one Spark session) and
     compares with the same command on the shared local session (``spark``): verify,
-    durability --engine spark and, when it lands, sweep."""
+    durability --engine bfs-spark and, when it lands, sweep."""
     import sparkcluster
 
     cluster = sparkcluster.start(tmp_path_factory.mktemp("spark-cluster"))

@@ -20,7 +20,7 @@ other shell syntax) runs in this process: ``checker.cli.main(ARGS)`` from
 the scratch copy, stdin empty, stdout and stderr captured (no Python, Z3 and
 import start-up per example); one that runs on Spark (``verify``,
 ``clients``, ``sweep``, ``check --engine exhaustive``, ``durability
---engine spark``) uses the shared Spark session (``tests/conftest.py``), so
+--engine bfs-spark``) uses the shared Spark session (``tests/conftest.py``), so
 all of them share one JVM. The others (pipes, ``.venv/bin/dcpcheck``) run
 with bash as a subprocess, as a reader would run them; tests/test_check_cli.py,
 tests/test_decide_cli.py and tests/test_interrupt.py run the installed
@@ -81,7 +81,7 @@ class Example:
         pairs = set(itertools.pairwise(argv))
         command = argv[0] if argv else ""
         return (command in ("verify", "clients", "sweep") and "--no-spark" not in argv) or bool(
-            pairs & {("--engine", "exhaustive"), ("--engine", "spark")}
+            pairs & {("--engine", e) for e in ("exhaustive", "cubes-spark", "bfs-spark", "spark")}
         )
 
 

@@ -139,7 +139,7 @@ BAD_ARGUMENTS = {
     "majority": (["--majority", "9"], "bad bounds: majority must be between 1 and nodes (4)"),
     "max-states": (["--max-states", "0"], "argument --max-states: expected 1.."),
     "workers-on-spark": (
-        ["--workers", "2", "--engine", "spark"],
+        ["--workers", "2", "--engine", "bfs-spark"],
         "--workers is for --engine explore",
     ),
 }

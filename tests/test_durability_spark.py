@@ -1,4 +1,4 @@
-"""`durability --engine spark`: the distributed breadth-first search finds what the in-process
+"""`durability --engine bfs-spark`: the distributed breadth-first search finds what the in-process
 one finds (verdicts, unique states, depth, the counterexample itself), resumes from its
 checkpoint, and is refused where it cannot run."""
 
@@ -59,7 +59,7 @@ def test_every_check_matches_the_in_process_search(spark, preset: str, where: st
     pairs = [(a, b, p) for a, b in MODELS for p in PROPERTIES]
     assert [(r.ack_rule, r.branch_rule, r.property) for r in results] == pairs
     for result, (ack, branch, prop) in zip(results, pairs, strict=True):
-        assert result.engine == "spark"
+        assert result.engine == "bfs-spark"
         assert same_search(result, in_process(preset, ack, branch, prop)) == {}, (ack, branch, prop)
     assert any(r.verdict.value == "violated" for r in results)
 
@@ -123,11 +123,11 @@ def test_the_cpu_of_levels_searched_as_spark_jobs_is_counted_in_the_results(spar
 def _resumed_in(
     checkpoint: Path, record: dict[str, object], monkeypatch, capsys
 ) -> tuple[int, str]:
-    """``durability --engine spark`` of mb-51805 in a checkpoint directory whose
+    """``durability --engine bfs-spark`` of mb-51805 in a checkpoint directory whose
     search.json is ``record``: the exit code and the one error line."""
     (checkpoint / "search.json").write_text(json.dumps(record))
     result = run_cli(
-        ["durability", "--engine", "spark", "--preset", "mb-51805", "--checkpoint", checkpoint],
+        ["durability", "--engine", "bfs-spark", "--preset", "mb-51805", "--checkpoint", checkpoint],
         "",
         monkeypatch,
         capsys,
@@ -165,7 +165,7 @@ def test_a_checkpoint_written_in_an_earlier_layout_is_refused_as_such(
 def test_a_user_property_file_is_searched_on_the_executors(
     spark, monkeypatch, capsys, tmp_path: Path
 ) -> None:
-    args = ["durability", "--engine", "spark", "--json", "--out", tmp_path]
+    args = ["durability", "--engine", "bfs-spark", "--json", "--out", tmp_path]
     picked = ["--preset", "mb-51805", "--ack-rule", "ack-on-prepare"]
     picked += ["--branch-rule", "highest-snapshot"]
     prop = ["--property", DATA / "cluster_property.py"]
@@ -173,7 +173,7 @@ def test_a_user_property_file_is_searched_on_the_executors(
     assert result.code == 1, result.err
     (record,) = json.loads(result.out)["results"]
     assert record["property"] == "no-replica-restart" and record["verdict"] == "violated"
-    assert record["replay"] == "confirmed" and record["engine"] == "spark"
+    assert record["replay"] == "confirmed" and record["engine"] == "bfs-spark"
     local = run_cli(
         ["durability", "--json", "--out", tmp_path, *picked, *prop], "", monkeypatch, capsys
     )
@@ -192,11 +192,11 @@ def test_a_user_property_file_is_searched_on_the_executors(
 def test_what_the_spark_engine_cannot_run_is_one_line_exit_2(
     args: list[str], message: str, monkeypatch, capsys
 ) -> None:
-    result = run_cli(["durability", "--engine", "spark", *args], "", monkeypatch, capsys)
+    result = run_cli(["durability", "--engine", "bfs-spark", *args], "", monkeypatch, capsys)
     assert result.code == 2, result.err
     assert result.err.count("\n") == 1 and message in result.err
 
 
 def test_a_checkpoint_needs_the_spark_engine(monkeypatch, capsys, tmp_path: Path) -> None:
     result = run_cli(["durability", "--checkpoint", tmp_path], "", monkeypatch, capsys)
-    assert result.code == 2 and "--engine spark" in result.err
+    assert result.code == 2 and "--engine bfs-spark" in result.err

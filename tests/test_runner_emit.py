@@ -74,7 +74,7 @@ def test_emit_reports_each_part_under_its_key_and_exits_on_the_verdicts(
 
 def test_a_cluster_engine_refuses_the_flags_it_does_not_take() -> None:
     with pytest.raises(UsageError, match="--strategy dfs needs --engine explore"):
-        refuse(CLUSTER_ENGINES["spark"], Options(strategy="dfs"), None)
-    with pytest.raises(UsageError, match="--checkpoint is for --engine spark"):
+        refuse(CLUSTER_ENGINES["bfs-spark"], Options(strategy="dfs"), None)
+    with pytest.raises(UsageError, match="--checkpoint is for --engine bfs-spark"):
         refuse(CLUSTER_ENGINES["explore"], Options(), "dir")
     refuse(CLUSTER_ENGINES["explore"], Options(workers=4, strategy="dfs"), None)

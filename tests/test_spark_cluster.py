@@ -48,8 +48,8 @@ RETRIED += ["--ack-rule", "ack-at-snapshot-end", "--branch-rule", "highest-snaps
 ON_CLUSTER = {
     "verify": VERIFY,
     "sweep": SWEEP,
-    "split": [*SPLIT, "--engine", "spark", "--split", "2"],
-    "retried": [*RETRIED, "--engine", "spark"],
+    "split": [*SPLIT, "--engine", "cubes-spark", "--split", "2"],
+    "retried": [*RETRIED, "--engine", "bfs-spark"],
 }
 # the session's own settings: every level of a breadth-first search a Spark job
 CLUSTER_CONF = {"spark.dcpcheck.bfs.driverBelow": "0"}
@@ -161,7 +161,7 @@ def test_no_executor_within_the_wait_is_one_line_and_exit_3(spark_cluster) -> No
         [
             "durability",
             "--engine",
-            "spark",
+            "bfs-spark",
             "--preset",
             "mb-51805",
             "--master",

@@ -1,4 +1,4 @@
-"""Split proofs (`check --engine spark`): the cubes solved on Spark executors give the verdict
+"""Split proofs (`check --engine cubes-spark`): the cubes solved on Spark executors give the verdict
 and the counterexample `--engine z3` gives; the first violation stops the other cubes; an
 unknown cube is named and never becomes `holds`. (On the standalone cluster:
 test_spark_cluster.py.)"""
@@ -37,7 +37,7 @@ def _decided(out: str) -> list[tuple]:
 
 def test_cubes_on_spark_decide_what_one_z3_proof_decides(spark, tmp_path: Path, cli) -> None:
     z3 = cli(*CHECKS, "--out", tmp_path / "z3")
-    split = cli(*CHECKS, "--engine", "spark", "--out", tmp_path / "spark")
+    split = cli(*CHECKS, "--engine", "cubes-spark", "--out", tmp_path / "spark")
     assert split.code == z3.code == 1, split.err
     assert _decided(split.out) == _decided(z3.out)
     assert [d[1] for d in _decided(split.out)] == ["violated", "holds"]

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
+from checker.cell import check_cell, planned_cell, refusal
 from checker.commands.common import (
     ANY_SESSIONS,
     Chosen,
@@ -46,20 +46,13 @@ from checker.commands.common import (
     spark_conf_from,
 )
 from checker.engines.options import Options
-from checker.engines.registry import SCENARIO_ENGINES
-from checker.loading import source_of
+from checker.engines.registry import SCENARIO_ENGINES, scenario_engine_name
 from checker.probe import probe_consumers
 from checker.progress import Progress
 from checker.report.emit import Emit, Outputs
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
-from checker.scenario_check import (
-    CHECK_BUDGET,
-    against_textbook,
-    check,
-    planned,
-    rounds_needed,
-)
+from checker.scenario_check import CHECK_BUDGET, rounds_needed
 from checker.symbolic.budget import MILLION
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
@@ -109,11 +102,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
+        type=scenario_engine_name,
         choices=SCENARIO_ENGINES,
         default="z3",
         help="z3 (default: proofs, minimised counterexamples); exhaustive (enumerate every "
-        "scenario, on Spark); random (hypothesis; never claims 'holds'); spark (the z3 proof "
-        "cut into cubes solved on Spark executors: the same verdicts and counterexamples)",
+        "scenario, on Spark); random (hypothesis; never claims 'holds'); cubes-spark (the z3 "
+        "proof cut into cubes solved on Spark executors: the same verdicts and "
+        "counterexamples; 'spark' is its old name)",
     )
     add_count(
         parser,
@@ -128,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--split",
         SPLIT_DEPTHS,
         1,
-        "how finely a proof cut into cubes (--engine spark, --workers) is cut: 1 by "
+        "how finely a proof cut into cubes (--engine cubes-spark, --workers) is cut: 1 by "
         "the number of failovers (default), 2 also by the last failover's branch point, 3 "
         "also by the one before it (more, smaller cubes to spread, more work in all)",
         metavar="D",
@@ -148,20 +143,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --sessions any: print each lemma of the invariant in words and as a formula",
     )
-    add_spark_arguments(parser, "--engine exhaustive|spark")
+    add_spark_arguments(parser, "--engine exhaustive|cubes-spark")
 
 
 def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
     bounds = scenario_bounds_from(args)
-    if args.sessions == ANY_SESSIONS and (args.engine != "z3" or args.workers > 1):
-        raise UsageError("--sessions any: only with --engine z3 and one worker")
-    writable_dir(args.out, "--out")
-    writable_file(args.html, "--html")
-    rules, consumers, props = selection(args)
-    combos = [(r, c, p) for r in rules for c in consumers for p in props]
-    conf = spark_conf_from(args)
-
     options = Options(
         budget=budget,
         timeout_s=args.timeout,
@@ -169,39 +156,18 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         split=args.split,
         examples=args.examples,
+        every_session=args.sessions == ANY_SESSIONS,
+        show_invariant=args.show_invariant,
     )
     engine = SCENARIO_ENGINES[args.engine]
-    textbook: dict[tuple[str, str], Verdict] = {}  # correct's verdicts, by (rules, property)
-
-    def one(
-        spark,  # type: ignore[no-untyped-def]
-        r: Chosen[RuleSet],
-        c: Chosen[ConsumerVariant],
-        p: Chosen[Property],
-        update: Callable[[str], None],
-    ) -> Result:
-        if args.sessions == ANY_SESSIONS:  # the induction over resumes (checker.induction)
-            from checker.induction.every_session import check_every_session
-
-            return check_every_session(
-                r.item,
-                c.item,
-                p.item,
-                bounds,
-                options,
-                show_invariant=args.show_invariant,
-            )
-        names = (r.spec, c.spec, p.spec)
-        if spark is None:
-            found = check(r.item, c.item, p.item, bounds, options, engine)
-        else:
-            from checker.spark.solvers import SparkSolvers
-
-            bound = engine.on_spark(SparkSolvers(spark), names, update)
-            found = check(r.item, c.item, p.item, bounds, options, bound)
-        if c.item.name == TEXTBOOK[0]:  # correct's own verdict: no need to check it again
-            textbook[(source_of(r.item, r.item.name), p.item.id)] = found.verdict
-        return against_textbook(found, r.item, p.item, bounds, options, textbook)
+    refused = refusal(engine, options)
+    if refused:
+        raise UsageError(refused)
+    writable_dir(args.out, "--out")
+    writable_file(args.html, "--html")
+    rules, consumers, props = selection(args)
+    combos = [(r, c, p) for r in rules for c in consumers for p in props]
+    conf = spark_conf_from(args)
 
     outputs = Outputs(
         "dcpcheck check",
@@ -213,17 +179,19 @@ def run(args: argparse.Namespace) -> int:
     )
     report = Emit(outputs)
     with ExitStack() as stack:
-        spark = None
+        solvers = None
         if engine.needs_spark:
             from checker.spark.session import spark_session
+            from checker.spark.solvers import SparkSolvers
 
-            app = f"dcpcheck check --engine {args.engine}"
+            app = f"dcpcheck check --engine {engine.name}"
             spark = stack.enter_context(spark_session(args.master, app, conf, args.executor_wait))
+            solvers = SparkSolvers(spark)
         jobs = [
             Job.one(
                 f"{r.item.name}/{c.item.name}: {p.item.id}",
-                partial(one, spark, r, c, p),
-                partial(planned, r.item, c.item, p.item, bounds, args.engine, options),
+                partial(check_cell, r.item, c.item, p.item, bounds, options, engine, solvers),
+                partial(planned_cell, r.item, c.item, p.item, bounds, options, engine),
             )
             for r, c, p in combos
         ]

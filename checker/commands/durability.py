@@ -2,7 +2,7 @@
 
     dcpcheck durability [--ack-rule ID ...] [--branch-rule ID ...] [--property ID ...]
                         [--rules NAME|FILE] [--preset NAME] [bounds]
-                        [--engine explore|spark] [--strategy bfs|dfs] [--workers N]
+                        [--engine explore|bfs-spark] [--strategy bfs|dfs] [--workers N]
                         [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
                         [--max-states N] [--timeout S] [--json] [--out DIR]
 
@@ -18,7 +18,7 @@ the preset (default mb-34150) and any bounds flag overrides it.
 ``--engine explore`` (default) searches in this process, breadth- or
 depth-first (``--strategy``), or with ``--workers N`` runs the checks on N
 processes side by side (each the same search as alone, reported in the same
-order); ``--engine spark`` searches breadth-first on Spark, level by level,
+order); ``--engine bfs-spark`` (once ``spark``) searches breadth-first on Spark, level by level,
 every check of the command in one distributed search (docs/spark.md), with
 the same verdicts, state counts and runs.
 Exit: 0 all hold, 1 a violation, 3 an unknown.
@@ -47,7 +47,7 @@ from checker.commands.common import (
 )
 from checker.engines import STRATEGIES
 from checker.engines.options import Options
-from checker.engines.registry import CLUSTER_ENGINES, refuse
+from checker.engines.registry import CLUSTER_ENGINES, cluster_engine_name, refuse
 from checker.loading import resolve
 from checker.progress import Progress
 from checker.report.emit import Emit, Outputs
@@ -96,15 +96,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
+        type=cluster_engine_name,
         choices=CLUSTER_ENGINES,
         default="explore",
-        help="explore: in this process (default); spark: distributed breadth-first search",
+        help="explore: in this process (default); bfs-spark: distributed breadth-first "
+        "search ('spark' is its old name)",
     )
     parser.add_argument(
         "--strategy",
         choices=STRATEGIES,
         default="bfs",
-        help="search order of --engine explore (default bfs; spark is breadth-first)",
+        help="search order of --engine explore (default bfs; bfs-spark is breadth-first)",
     )
     add_count(
         parser,
@@ -121,15 +123,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         20_000_000,
         "stop (verdict unknown) after N states of a model (default 20,000,000)",
     )
-    add_timeout(parser, 1800.0, "per check; --engine spark: S x checks for the whole search")
+    add_timeout(parser, 1800.0, "per check; --engine bfs-spark: S x checks for the whole search")
     add_output_arguments(parser, "out/durability")
     add_progress_arguments(parser)
     add_cluster_bounds(parser)
-    add_spark_arguments(parser, "--engine spark")
+    add_spark_arguments(parser, "--engine bfs-spark")
     parser.add_argument(
         "--checkpoint",
         metavar="DIR",
-        help="--engine spark: keep the search's level files in DIR (a path every executor "
+        help="--engine bfs-spark: keep the search's level files in DIR (a path every executor "
         "shares on a cluster); a search run again with the same DIR resumes from its last "
         "complete level",
     )

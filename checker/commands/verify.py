@@ -62,7 +62,7 @@ from checker.report.text import summary_table
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.symbolic.budget import Budget
-from checker.tasks import AnyTask, ClusterTask, EverySessionTask, ScenarioGroupTask
+from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask, ScenarioTask
 from checker.unbounded import decision_results, valid_request_every_history
 from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
@@ -250,19 +250,18 @@ def catalogue_tasks(
 
 def every_session_tasks(
     single: Sequence[ScenarioGroupTask], clients: Sequence[ScenarioGroupTask], options: Options
-) -> list[EverySessionTask]:
+) -> list[ScenarioTask]:
     """A stored certificate's check (``checker.induction.certificate``) for each check of
     the matrix and the catalogue that has one at ``certificate.BOUNDS`` (those at larger
     bounds are for ``check --sessions any``: minutes each)."""
     wanted = {(t.rules, t.consumer, p) for t in (*single, *clients) for p in t.properties}
     return [
-        EverySessionTask(
+        ScenarioTask(
             rules,
             consumer,
             prop,
             bounds,
-            options,
-            lemmas=tuple(names),
+            options.but(every_session=True, certificate=tuple(names)),
         )
         for rules, consumer, prop, bounds, names in stored_checks()
         if (rules, consumer, prop) in wanted and bounds == CERTIFIED

@@ -1,8 +1,8 @@
 """How a search may run: one frozen value that every check, task and engine takes.
 
-``check()`` (``checker.scenario_check``), ``check_durability()``
-(``checker.cluster_check``), ``check_together()`` and the Spark tasks
-(``checker.tasks``) take an ``Options`` instead of loose keyword arguments;
+``check_cell()`` (``checker.cell``), ``check()`` (``checker.scenario_check``),
+``check_durability()`` (``checker.cluster_check``), ``check_together()`` and the
+Spark tasks (``checker.tasks``) take an ``Options`` instead of loose keyword arguments;
 an engine reads the fields it uses and ignores the rest. It is plain data
 (picklable), so a task carries it to a Spark executor unchanged.
 """
@@ -28,6 +28,12 @@ class Options:
     examples: int = 10_000  # random: scenarios drawn
     strategy: str = "bfs"  # explore: breadth- or depth-first
     max_states: int | None = None  # explore, Spark BFS: stop (unknown) after this many states
+    # single node (checker.cell): for every number of resumes (--sessions any) instead of
+    # bounds.sessions; each lemma of the invariant in words; a certificate's lemma names to
+    # check again, alone (None: the stored one, then Houdini)
+    every_session: bool = False
+    show_invariant: bool = False
+    certificate: tuple[str, ...] | None = None
 
     def but(self, **changes: Any) -> Options:
         return replace(self, **changes)

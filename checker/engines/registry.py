@@ -10,11 +10,14 @@ gives (``--engine``) to them. An engine that runs on Spark says so
 session's ``checker.spark.solvers.SparkSolvers``), which gives the engine to
 search with; the rest of the harness asks these attributes,
 never an engine's name. Adding an engine: an object here, registered under
-its name; ``dcpcheck check --engine NAME`` then offers it.
+its name; ``dcpcheck check --engine NAME`` then offers it. A name an engine
+had before (``spark``, now ``cubes-spark`` in ``check`` and ``bfs-spark`` in
+``durability``) is an alias: it still runs, with a one-line note on stderr.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,8 +34,10 @@ if TYPE_CHECKING:
     from spec.cluster.protocol import ExplicitModel
 
 __all__ = [
+    "CLUSTER_ALIASES",
     "CLUSTER_ENGINES",
     "EXPLORE",
+    "SCENARIO_ALIASES",
     "SCENARIO_ENGINES",
     "Z3_ENGINE",
     "ClusterEngine",
@@ -41,7 +46,11 @@ __all__ = [
     "SearchOnSpark",
     "SparkBreadthFirst",
     "SparkSolvers",
+    "cluster_engine",
+    "cluster_engine_name",
     "refuse",
+    "scenario_engine",
+    "scenario_engine_name",
 ]
 
 Update = Callable[[str], None]
@@ -53,6 +62,8 @@ Names = tuple[str, str, str]  # (rules, consumer, property) as the command line 
 class ScenarioEngine(Protocol):
     name: str
     needs_spark: bool  # the command starts a Spark session and binds the engine to it
+    every_session: bool  # decides --sessions any (the induction over resumes is Z3's)
+    draws_examples: bool  # reads options.examples (a reproduce line then gives --examples)
 
     def search(
         self, model: ScenarioModelInterface, prop: Property, options: Options
@@ -78,6 +89,8 @@ class Z3:
 
     name: str = "z3"
     needs_spark: bool = False
+    every_session: bool = True
+    draws_examples: bool = False
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         if options.cut:
@@ -94,12 +107,15 @@ class Z3:
 @dataclass(frozen=True)
 class Cubes:
     """The Z3 proof cut into the cubes of ``model.split(options.split)``, solved by
-    ``solver`` (None: on ``options.workers`` forked processes). Registered as ``spark``:
-    bound to a session, the cubes are solved on its executors (``checker.spark.cubes``)."""
+    ``solver`` (None: on ``options.workers`` forked processes). Registered as
+    ``cubes-spark``: bound to a session, the cubes are solved on its executors
+    (``checker.spark.cubes``)."""
 
-    name: str = "spark"
+    name: str = "cubes-spark"
     needs_spark: bool = True
     solver: SolveCubes | None = None
+    every_session: bool = False
+    draws_examples: bool = False
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         from checker.engines import cubes
@@ -127,6 +143,8 @@ class Exhaustive:
     name: str = "exhaustive"
     needs_spark: bool = True
     elsewhere: SearchOnSpark | None = None
+    every_session: bool = False
+    draws_examples: bool = False
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         if self.elsewhere is not None:
@@ -146,6 +164,8 @@ class Random:
 
     name: str = "random"
     needs_spark: bool = False
+    every_session: bool = False
+    draws_examples: bool = True
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         from checker.engines import random
@@ -160,6 +180,35 @@ SCENARIO_ENGINES: dict[str, ScenarioEngine] = {
     engine.name: engine for engine in (Z3(), Exhaustive(), Random(), Cubes())
 }
 Z3_ENGINE = SCENARIO_ENGINES["z3"]  # the default: proofs and minimised counterexamples
+# Names engines had before, still accepted (with a note): old name -> the engine's name.
+SCENARIO_ALIASES = {"spark": "cubes-spark"}
+
+
+def scenario_engine_name(name: str) -> str:
+    """The scenario engine's name for ``name`` (an alias gives a note on stderr); what
+    ``--engine`` reads, so a command sees the engine's own name only."""
+    return _named(name, SCENARIO_ALIASES, "dcpcheck check")
+
+
+def scenario_engine(name: str) -> ScenarioEngine:
+    """The scenario engine named ``name`` (or an alias of its name)."""
+    return SCENARIO_ENGINES[scenario_engine_name(name)]
+
+
+def _named(name: str, aliases: dict[str, str], command: str) -> str:
+    if name not in aliases:
+        return name
+    if (command, name) not in _NOTED:
+        _NOTED.add((command, name))
+        print(
+            f"dcpcheck: note: {command} --engine {name} is now --engine {aliases[name]}; "
+            "the old name will go",
+            file=sys.stderr,
+        )
+    return aliases[name]
+
+
+_NOTED: set[tuple[str, str]] = set()  # each alias noted once per process
 
 
 # -- explicit-state engines (the cluster model) ---------------------------------------------
@@ -202,7 +251,7 @@ class Explore:
         )
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
-        return "--checkpoint is for --engine spark" if checkpoint else None
+        return "--checkpoint is for --engine bfs-spark" if checkpoint else None
 
 
 @dataclass(frozen=True)
@@ -210,12 +259,14 @@ class SparkBreadthFirst:
     """Every check of a command in one breadth-first search on Spark, level by level
     (``checker.spark.cluster_search``, ``checker.spark.bfs``)."""
 
-    name: str = "spark"
+    name: str = "bfs-spark"
     together: bool = True
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         if options.strategy != "bfs":
-            return "--engine spark searches breadth-first; --strategy dfs needs --engine explore"
+            return (
+                "--engine bfs-spark searches breadth-first; --strategy dfs needs --engine explore"
+            )
         if options.workers > 1:
             return "--workers is for --engine explore; on Spark, --master local[N] gives N cores"
         return None
@@ -225,6 +276,17 @@ CLUSTER_ENGINES: dict[str, ClusterEngine] = {
     engine.name: engine for engine in (Explore(), SparkBreadthFirst())
 }
 EXPLORE = Explore()  # what a check of the cluster model runs (``together`` engines aside)
+CLUSTER_ALIASES = {"spark": "bfs-spark"}
+
+
+def cluster_engine_name(name: str) -> str:
+    """The explicit-state engine's name for ``name`` (an alias gives a note on stderr)."""
+    return _named(name, CLUSTER_ALIASES, "dcpcheck durability")
+
+
+def cluster_engine(name: str) -> ClusterEngine:
+    """The explicit-state engine named ``name`` (or an alias of its name)."""
+    return CLUSTER_ENGINES[cluster_engine_name(name)]
 
 
 def refuse(engine: ClusterEngine, options: Options, checkpoint: str | None) -> None:

@@ -104,6 +104,7 @@ def check_every_session(
             wall, cpu = clock.read()
             return base.but(
                 verdict=Verdict.HOLDS,
+                reason="",
                 bounds=EverySession(bounds, how="abstract view"),
                 long_text=(
                     "proved for every history length and every number of sessions over the "
@@ -123,6 +124,7 @@ def check_every_session(
             wall, cpu = clock.read()
             return base.but(
                 verdict=Verdict.HOLDS,
+                reason="",
                 long_text=invariant_note(
                     checked, prop, show_invariant, how="a stored certificate, checked again"
                 ),
@@ -153,6 +155,7 @@ def check_every_session(
         wall, cpu = clock.read()
         return base.but(
             verdict=Verdict.HOLDS,
+            reason="",
             long_text=invariant_note(found, prop, show_invariant, how=how),
             stats=Stats(wall, cpu, budget=units.spent),
         )

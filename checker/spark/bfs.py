@@ -651,7 +651,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
         complete=complete and first is None,
         stopped=stopped,
         strategy="bfs",
-        engine="spark",
+        engine="bfs-spark",
         cpu_elsewhere=run.cpu_elsewhere,
     )
 

@@ -1,4 +1,4 @@
-"""``dcpcheck durability --engine spark``: every check of the command in one distributed search.
+"""``dcpcheck durability --engine bfs-spark``: every check of the command in one distributed search.
 
 The checks (ack rule x branch rule x property) share their models: a model
 is one (ack rule, branch rule), searched once for all its properties

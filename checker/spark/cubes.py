@@ -1,4 +1,4 @@
-"""A split Z3 proof on Spark: the cubes solved on the executors (``check --engine spark``).
+"""A split Z3 proof on Spark: the cubes solved on the executors (``check --engine cubes-spark``).
 
 The driver sends each task only a cube's number; the names of the rule set,
 consumer and property, the bounds, the split depth and the budget travel
