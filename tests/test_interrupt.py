@@ -322,14 +322,14 @@ def test_ctrl_c_stops_a_client_adapter_search_on_spark_and_every_adapter_process
     args += [*SPARK, *_spark_named(run), "--seqnos", "2", "--keys", "2", "--entries", "2"]
     args += ["--failovers", "1", "--out", run / "out", "--html", run / "c.html"]
 
-    def searching() -> bool:  # hello's process, then at least one executor's
-        return pids.exists() and len(pids.read_text().split()) >= 2
+    def searching() -> bool:  # hello's process, the rate's sample's, then an executor's
+        return pids.exists() and len(pids.read_text().split()) >= 3
 
     stopped = _interrupted(args, None, run, wait=1, ready=searching)
     _stopped_cleanly(stopped, run)
     assert "unknown (interrupted)" in stopped.out
     started = pids.read_text().split()
-    assert len(started) >= 2  # _lingering found none of them (each names the run) running
+    assert len(started) >= 3  # _lingering found none of them (each names the run) running
 
 
 def test_ctrl_c_stops_diff_leaving_unclassified_regions_unknown(tmp_path: Path) -> None:
