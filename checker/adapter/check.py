@@ -89,12 +89,14 @@ def check_client(
     update: Callable[[str], None] | None = None,
     total: int | None = None,
     before_search: Callable[[Hello, RuleSet, Sequence[Property]], None] | None = None,
+    on_hello: Callable[[Hello], None] | None = None,
 ) -> list[Result]:
     """One result per property (see the module's docstring). ``first``: scenarios tried
     before the rest (``--like``); ``stop_when_violated``: stop once every property is
     violated (no ``holds`` can follow); ``total``: the scenarios within ``bounds``, for
     progress; ``before_search``: called before every scenario is searched (after
-    ``first``, when they did not decide everything): the size check."""
+    ``first``, when they did not decide everything): the size check; ``on_hello``: told
+    who the client is (what an interrupted run's results are named)."""
     clock = Stopwatch()
     try:
         hello = _hello(target)
@@ -107,6 +109,8 @@ def check_client(
             for p in props
         ]
     name = hello.client or "client"
+    if on_hello is not None:
+        on_hello(hello)
     every = (lambda p: len(p.smallest) == len(props)) if stop_when_violated else None
 
     def judged(histories: int, **more: object) -> Part:

@@ -60,6 +60,10 @@ class _Gate:
         self.args, self.target, self.bounds = args, target, bounds
         self.total, self.spark = total, spark
         self.estimate: Estimate | None = None
+        self.client = "client"  # as its hello names it, once it has answered
+
+    def hello(self, hello: Hello) -> None:
+        self.client = hello.client or "client"
 
     def __call__(self, hello: Hello, rules: RuleSet, props: Sequence[Property]) -> None:
         if self.estimate is not None or (
@@ -165,6 +169,7 @@ def _job(
         update=update,
         total=gate.total,
         before_search=gate,
+        on_hello=gate.hello,
     )
 
 
@@ -193,7 +198,8 @@ def run_target(args: argparse.Namespace, bounds: Bounds) -> int:
             f"{target.spec} / {rules.name}",
             partial(_job, args, target, rules, props, bounds, gate),
             partial(
-                lambda r: [planned_client(target, "client", r, p, bounds) for p in props], rules
+                lambda r: [planned_client(target, gate.client, r, p, bounds) for p in props],
+                rules,
             ),
         )
         for rules in rule_sets
