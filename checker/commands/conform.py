@@ -5,9 +5,13 @@
 Every scenario within the bounds is played to the adapter (docs/client-targets.md)
 and to the consumer variant (run through the reference consumer); each scenario
 where they send a different stream request or end with different data is a
-difference. Differences are grouped by the question and fields that first
-differ; each group's smallest scenario is shrunk and told: which resume, which
-question after which event, which fields, and the variant's run in words.
+difference. Two requests the producer cannot tell apart within the bounds (the
+same decisions of the rule set for every producer state, the same stream:
+``checker.adapter.sameness``) are the same. Every difference of a scenario is
+named, a request's with the producer's answers to both side by side;
+differences are grouped by question and fields; each group's smallest scenario
+is shrunk and told: which resume, which question after which event, which
+fields, every difference of that scenario, and the variant's run in words.
 Exit: 0 when they agree on every scenario, 1 when they differ somewhere, 3 when
 the adapter crashed, hung or answered garbage (nothing is claimed).
 """
@@ -146,14 +150,17 @@ def run(args: argparse.Namespace) -> int:
                     "differing": report.differing,
                     "differences": [
                         {
-                            "first_difference": d.describe(),
+                            "difference": d.describe(),
                             "question": d.question,
                             "fields": list(d.fields),
                             "client": d.client,
                             "model": d.variant,
+                            "producer_answered": {"client": d.answered[0], "model": d.answered[1]},
+                            "scenarios": report.scenarios[d.kind],
                             "scenario": scenario_to_json(s),
+                            "every_difference": [e.describe() for e in every],
                         }
-                        for s, d in report.shrunk
+                        for s, d, every in report.shrunk
                     ],
                 },
                 indent=1,
@@ -162,10 +169,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(
             f"{report.examined} scenarios played; {report.differing} differ "
-            f"({len(report.shrunk)} kind(s) of first difference)"
+            f"({len(report.shrunk)} kind(s) of difference; requests the producer cannot tell "
+            "apart within the bounds are the same)"
         )
-        for n, (scenario, difference) in enumerate(report.shrunk, start=1):
-            print(f"\ndifference {n}: {difference.describe()}")
+        for n, (scenario, difference, every) in enumerate(report.shrunk, start=1):
+            print(
+                f"\ndifference {n}: {difference.describe()} "
+                f"(in {report.scenarios[difference.kind]:,} scenarios)"
+            )
+            if len(every) > 1:
+                print("    every difference in the smallest such scenario:")
+                print("\n".join(f"      {d.describe()}" for d in every))
             trace = play(
                 VariantClient(variant),
                 scenario,
