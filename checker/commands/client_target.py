@@ -152,6 +152,8 @@ def _job(
     gate: _Gate,
     update,
 ) -> list[Result]:  # type: ignore[no-untyped-def]
+    if args.like:
+        update(f"asking the symbolic model for {args.like}'s counterexamples (Z3)")
     first = tuple(like_scenarios(args.like, rules, props, bounds)) if args.like else ()
     run_parts = (
         partial(_spark_parts, args, target, rules, props, bounds, update=update, total=gate.total)
