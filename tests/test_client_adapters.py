@@ -417,7 +417,9 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
     spec = f"jsonl:{VARIANT_ADAPTER} cbgt"
     ids = [p.id for p in SAFETY]
     told: list[str] = []
-    on_spark = judge_on_spark(spark, spec, 10.0, "kv-current", ids, ONE, False, (), told.append)
+    on_spark = judge_on_spark(
+        spark, spec, 10.0, "kv-current", ids, ONE, False, (), told.append, total=178
+    )
     client = ClientTarget(spec).start()
     try:
         here = judge_part(client, RULE_SETS.get("kv-current"), SAFETY, ONE, 0, history_count(ONE))
@@ -427,7 +429,9 @@ def test_parts_on_spark_executors_give_what_one_process_gives(spark) -> None:
     assert on_spark.smallest == here.smallest and on_spark.fault is None
     # the tasks' and their adapter processes' CPU, which the driver's clock cannot see
     assert on_spark.cpu_elsewhere > 0 and here.cpu_elsewhere == 0
-    assert told[-1].endswith("parts, 178 scenarios")  # every part's, as they finished
+    # every part's, as they finished, against the total (issue 47, item 3: it had none)
+    assert told[-1].endswith("parts, 178 of 178 scenarios")
+    assert all(" of 178 scenarios" in line for line in told)
 
 
 ONE_ARGS = ["--seqnos", "1", "--keys", "1", "--entries", "2", "--failovers", "1"]
