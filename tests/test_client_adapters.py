@@ -453,6 +453,7 @@ def test_conform_exits_1_naming_the_difference_and_0_when_they_agree(cli) -> Non
         ["clients", "--target", "jsonl:"],
         ["conform", "--target", "jsonl:'unclosed", "--consumer", "correct"],
         ["clients", "--like", "go-dcp"],
+        ["clients", "--force"],
     ],
 )
 def test_a_bad_target_is_bad_input_in_one_line(cli, args: list[str]) -> None:
