@@ -40,7 +40,7 @@ def test_sameness_is_the_rule_sets_not_a_list() -> None:
         same = Sameness(RULE_SETS.get(name), SMALL)
         a, b = request(1111, 1, 0, 1), request(1111, 1, 1, 1)
         agree = all(
-            same.decide(request_of(a), s) == same.decide(request_of(b), s)
+            same.answer(request_of(a), s) == same.answer(request_of(b), s)
             for s in same.states(1111)
         )
         assert same(a, b) is agree

@@ -3,9 +3,10 @@
 A client and a model may spell one request two ways: uuid 0 or the log's
 uuid with start 0, snapshot ``{e, e}`` or ``{a, e}`` at start ``e``.
 ``Sameness(rules, bounds)(a, b)`` is True when the producer cannot tell
-``a`` from ``b`` within the bounds: the same decision (outcome and rollback
-seqno) of the rule set (``producer_decision``, as the search plays it) for
-every producer state within them (every failover table of at most
+``a`` from ``b`` within the bounds: the same answer (outcome and rollback
+seqno, whichever clause gives it) of the rule set (``producer_decision``, as
+the search plays it) for every producer state within them (every failover
+table of at most
 ``entries`` entries with seqnos up to its high seqno, every high seqno up to
 ``seqnos``, every purge seqno up to the high seqno; the table's uuids are the
 two requests' and as many others as a table has entries, since a rule only
@@ -64,10 +65,16 @@ class Sameness:
         key = (first, second)
         if key not in self._known:
             self._known[key] = all(
-                self.decide(first, state) == self.decide(second, state)
+                self.answer(first, state) == self.answer(second, state)
                 for state in self.states(first.uuid, second.uuid)
             )
         return self._known[key]
+
+    def answer(self, request: StreamRequest, state: ProducerState) -> tuple[object, int | None]:
+        """What the client sees of a decision: the outcome and the rollback seqno (not the
+        clause that decided it)."""
+        decision = self.decide(request, state)
+        return decision.outcome, decision.rollback_seqno
 
     def states(self, *named: int) -> Iterator[ProducerState]:
         """Every producer state within the bounds, over the uuids ``named`` and others."""
