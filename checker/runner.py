@@ -160,8 +160,13 @@ def _on_spark(jobs: Sequence[Job], progress: Progress, place: OnSpark) -> list[R
     def done(n: int, results: list[Result]) -> None:
         progress.finish(jobs[n].label, _outcome(results))
 
-    with spark_session(place.master, place.app, place.conf, place.executor_wait) as spark:
-        found = run_tasks(spark, tasks, on_start=start, on_done=done)  # type: ignore[arg-type]
+    found = None
+    try:
+        with spark_session(place.master, place.app, place.conf, place.executor_wait) as spark:
+            found = run_tasks(spark, tasks, on_start=start, on_done=done)  # type: ignore[arg-type]
+    except KeyboardInterrupt:  # in the session's start-up (or its stop): nothing decided yet
+        if found is None:
+            found = [[interrupted(r) for r in job.planned()] for job in jobs]
     return [result for results in found for result in results]
 
 

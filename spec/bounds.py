@@ -61,6 +61,8 @@ class Bounds:
                 )
         if self.max_entries < 1:
             raise ValueError("bound max_entries must be at least 1")
+        if self.rounds < 0:
+            raise ValueError("bound rounds must be at least 1 (0: the default, entries + 3)")
         if self.failovers < 0:
             raise ValueError("bound failovers must be at least 0")
         if self.entries <= self.failovers:

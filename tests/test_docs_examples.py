@@ -53,7 +53,7 @@ from conftest import ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 EXAMPLE_FILES = ROOT / "docs" / "examples"
-COPIED = ("counterexamples", "docs", "tests/data", "spec", "checker")
+COPIED = ("counterexamples", "docs", "examples", "tests/data", "spec", "checker")
 PLACEHOLDER = re.compile(r"\[|\||\.\.\.|(?<![\w-])[A-Z][A-Z0-9_]*(\.[a-z]+)?(?![\w])")
 CLUSTER = re.compile(r"--master[ =](spark://|yarn|k8s://)")
 SHELL = re.compile(r"[|<>;&$`(]")

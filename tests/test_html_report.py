@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -72,3 +73,27 @@ def test_consumer_ends_with_says_nothing_rather_than_nothing_at_all() -> None:
     assert lane.cells == () and lane.empty == "nothing"
     assert '<text x="250" y="' in timeline_svg(run.picture)
     assert ">nothing</text>" in timeline_svg(run.picture)
+
+
+def test_a_branch_at_zero_is_labelled_on_its_failovers_row() -> None:
+    """Issue 47, item 11: "branch 2222@0" has no room left of its line (at the cells' left
+    edge); it was drawn half a row up, under "consumer holds". It belongs on the failover's
+    row: in the row's margin, under the row's own label."""
+    from spec.run import Cell, Lane, Mark, Picture
+
+    failover = "failover 1: 2222@0"
+    picture = Picture(
+        (
+            Lane("consumer holds", (Cell(1, "SET(A)", "held"),)),
+            Lane(failover, (Cell(1, "DEL(A)", "del"),)),
+        ),
+        (Mark(0, "branch 2222@0", "branch", lane=failover),),
+    )
+    drawn = timeline_svg(picture)
+    texts = re.findall(r'<text x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', drawn)
+    at = {words: (float(x), float(y)) for x, y, words in texts}
+    row_top = at[failover][1] - 12  # the row's label, raised to the row's top half
+    x, baseline = at["branch 2222@0"]
+    assert row_top + 14 <= baseline <= row_top + 34  # all of the text inside the row
+    assert baseline - at[failover][1] >= 14  # below the row's label, not over it
+    assert x <= 250  # in the margin, left of the first seqno's cells (text anchored at end)

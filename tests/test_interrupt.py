@@ -292,6 +292,29 @@ def test_ctrl_c_stops_verify_on_spark_labelling_what_it_did_not_decide(tmp_path:
     assert "EXPECTED" not in stopped.out
 
 
+def test_ctrl_c_while_spark_starts_still_says_how_far_verify_got(tmp_path: Path) -> None:
+    """Issue 47, item 7: Ctrl-C in the JVM's start-up (10-12 s into verify) exited 130
+    without the ``interrupted after Ns: K of M checks decided`` line docs/cli.md promises."""
+    args = ["verify", *SPARK, *_spark_named(tmp_path), "--no-durability", "--no-clients"]
+    args += ["--no-every-session", "--rules", "kv-current", "--consumer", "correct", *HARD]
+    args += ["--property", "no-missed-item", "--out", tmp_path / "out"]
+    stopped = _interrupted(args, "dcpcheck verify: 1 checks", tmp_path, wait=1)
+    _stopped_cleanly(stopped, tmp_path)
+    assert not any("no-missed-item ..." in line for line in stopped.before)  # not started
+    assert "interrupted after" in stopped.out and "0 of 1 checks decided" in stopped.out
+
+
+def test_ctrl_c_while_spark_starts_for_review_says_how_far_learning_got(tmp_path: Path) -> None:
+    """Issue 47, item 7: ``review`` while learning, Ctrl-C in Spark's start-up."""
+    target = f"humpty:{sys.executable} {ROOT / 'tests' / 'data' / 'humpty_target.py'}"
+    args = ["review", "--target", target, *SPARK, *_spark_named(tmp_path)]
+    args += ["--entries", "1", "--seqnos", "1", "--out", tmp_path / "out"]
+    stopped = _interrupted(args, "dcpcheck review:", tmp_path, wait=1)
+    _stopped_cleanly(stopped, tmp_path)
+    assert "interrupted after" in stopped.out and ": 0 of " in stopped.out, stopped.out
+    assert "inputs learnt; nothing was published" in stopped.out
+
+
 def test_ctrl_c_stops_a_sweep_on_spark_publishing_nothing(tmp_path: Path) -> None:
     args = ["sweep", *SPARK, *_spark_named(tmp_path), "--seqnos", "5", "--entries", "3"]
     stopped = _interrupted([*args, "--out", tmp_path / "sweep"], "sweep ...", tmp_path, wait=2)
@@ -322,14 +345,14 @@ def test_ctrl_c_stops_a_client_adapter_search_on_spark_and_every_adapter_process
     args += [*SPARK, *_spark_named(run), "--seqnos", "2", "--keys", "2", "--entries", "2"]
     args += ["--failovers", "1", "--out", run / "out", "--html", run / "c.html"]
 
-    def searching() -> bool:  # hello's process, then at least one executor's
-        return pids.exists() and len(pids.read_text().split()) >= 2
+    def searching() -> bool:  # hello's process, the rate's sample's, then an executor's
+        return pids.exists() and len(pids.read_text().split()) >= 3
 
     stopped = _interrupted(args, None, run, wait=1, ready=searching)
     _stopped_cleanly(stopped, run)
     assert "unknown (interrupted)" in stopped.out
     started = pids.read_text().split()
-    assert len(started) >= 2  # _lingering found none of them (each names the run) running
+    assert len(started) >= 3  # _lingering found none of them (each names the run) running
 
 
 def test_ctrl_c_stops_diff_leaving_unclassified_regions_unknown(tmp_path: Path) -> None:

@@ -229,3 +229,34 @@ def test_a_build_that_reads_what_no_rule_set_reads_is_not_judged(cli, tmp_path: 
     assert "NOT A RULE SET" in result.out
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
     assert summary["regions"] and {r["classification"] for r in summary["regions"]} == {"unknown"}
+
+
+def test_a_target_that_answers_nothing_claims_no_comparison(cli, tmp_path: Path) -> None:
+    """Issue 47, item 8: a build that cannot start got "NO ANSWER (crash) on 60 inputs",
+    then "no input answered differently from kv-current"; nothing was compared."""
+    result = cli("review", "--target", "humpty:false", "--entries", "1", "--seqnos", "1",
+                 "--no-spark", "--out", tmp_path / "r", "--quiet")  # fmt: skip
+    assert result.code == 3, result.out + result.err
+    assert "answered differently" not in result.out
+    assert "asked 60 inputs in 4 parts, 0 answered" in result.out
+    assert "nothing was compared with kv-current: the target answered none" in result.out
+    last = result.out.splitlines()[-1]
+    assert last.startswith("summary: nothing compared, 60 of 60 inputs not answered (")
+
+
+def test_a_cost_regression_is_shown_as_one_in_text_html_and_summary(cli, tmp_path: Path) -> None:
+    """Issue 47, items 6 and 11: the HTML showed a cost regression as "holds" in green while
+    the text said "cost regression"; review ended without the ``summary:`` line of diff."""
+    target = f"{HUMPTY} --variant purge-on-snap-start"
+    page = tmp_path / "r.html"
+    result = cli("review", "--target", target, "--entries", "1", "--seqnos", "1", "--no-spark",
+                 "--out", tmp_path / "r", "--html", page, "--quiet")  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    assert "cost regression" in result.out
+    assert result.out.splitlines()[-1].startswith(
+        "summary: safety regressions 0, safety fixes 0, cost regressions 1, cost improvements 0, "
+        "neutral 0 ("
+    )
+    html = page.read_text()
+    assert "<td class='cost'>cost regression (no safety property broken)</td>" in html
+    assert "<td class='holds'>holds</td>" not in html

@@ -53,3 +53,19 @@ def test_a_user_property_that_counts_rounds_is_read_from_its_formula() -> None:
     prop = Property("at-most-two-requests", "safety", "no third request", at_most_two_requests)
     assert rounds_needed(prop, Bounds(**SMALL, rounds=2)) == 3
     assert rounds_needed(prop, Bounds(**SMALL, rounds=3)) is None
+
+
+@pytest.mark.parametrize("rounds", ["-1", "0"])
+def test_rounds_below_one_is_one_line_of_bad_input_never_the_default(cli, rounds: str) -> None:
+    """Issue 47, item 5: ``--rounds -1`` was an AssertionError (exit 4) and ``--rounds 0``
+    was silently replaced by entries + 3 (the report said rounds<=5)."""
+    args = ["check", "--consumer", "correct", "--rules", "kv-current"]
+    result = cli(*args, "--property", "valid-request", *FLAGS, "--rounds", rounds, "--quiet")
+    assert result.code == 2 and result.out == ""
+    assert result.err.count("\n") == 1
+    assert f"argument --rounds: expected 1..128, got {rounds}" in result.err
+
+
+def test_bounds_refuse_negative_rounds() -> None:
+    with pytest.raises(ValueError, match="bound rounds must be at least 1"):
+        Bounds(**SMALL, rounds=-1)

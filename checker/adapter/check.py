@@ -24,6 +24,7 @@ from checker.adapter.play import Played, play
 from checker.adapter.protocol import AdapterFault, Hello
 from checker.adapter.search import Judge, Part, judge_part, size
 from checker.adapter.shrink import shrink
+from checker.adapter.size import Tally
 from checker.corpus.scenario import counterexample_id, scenario_record
 from checker.engines.exhaustive import history_count
 from checker.result import Replayed, Result, Stats, Verdict, not_run
@@ -86,10 +87,16 @@ def check_client(
     run_parts: RunParts | None = None,
     stop_when_violated: bool = False,
     update: Callable[[str], None] | None = None,
+    total: int | None = None,
+    before_search: Callable[[Hello, RuleSet, Sequence[Property]], None] | None = None,
+    on_hello: Callable[[Hello], None] | None = None,
 ) -> list[Result]:
     """One result per property (see the module's docstring). ``first``: scenarios tried
     before the rest (``--like``); ``stop_when_violated``: stop once every property is
-    violated (no ``holds`` can follow)."""
+    violated (no ``holds`` can follow); ``total``: the scenarios within ``bounds``, for
+    progress; ``before_search``: called before every scenario is searched (after
+    ``first``, when they did not decide everything): the size check; ``on_hello``: told
+    who the client is (what an interrupted run's results are named)."""
     clock = Stopwatch()
     try:
         hello = _hello(target)
@@ -102,6 +109,8 @@ def check_client(
             for p in props
         ]
     name = hello.client or "client"
+    if on_hello is not None:
+        on_hello(hello)
     every = (lambda p: len(p.smallest) == len(props)) if stop_when_violated else None
 
     def judged(histories: int, **more: object) -> Part:
@@ -127,11 +136,15 @@ def check_client(
         part = judged(0)
     if (every is not None and every(part)) or part.fault is not None:
         pass
-    elif run_parts is not None:
-        part = run_parts(tuple(first), hello.rollback_mitigation)
     else:
-        progress = (lambda n: update(f"{n} scenarios")) if update else None
-        part = judged(history_count(bounds), stop=every, progress=progress)
+        if before_search is not None:
+            before_search(hello, rules, props)
+        if run_parts is not None:
+            part = run_parts(tuple(first), hello.rollback_mitigation)
+        else:
+            tally = Tally(total)
+            progress = (lambda n: update(tally.text(n))) if update else None
+            part = judged(history_count(bounds), stop=every, progress=progress)
     results = []
     for prop in props:
         result = planned_client(target, name, rules, prop, bounds)

@@ -2,12 +2,17 @@
 
 Every scenario within the bounds is played to both (the adapter's process and
 the variant through the reference consumer, ``VariantClient``); their
-transcripts (every question with its answer, in order) are compared, and the
-first answer that differs is the scenario's *difference*: which resume, which
-question after which event, which fields (a request's uuid, start, snapshot or
-flags; the data of a key). Differences are grouped by question and fields;
-each group's smallest scenario is shrunk (``checker.adapter.shrink``) to the
-smallest one that still differs the same way.
+transcripts (every question with its answer, in order) are compared, and each
+answer that differs is one of the scenario's *differences*: which resume,
+which question after which event, which fields (a request's uuid, start,
+snapshot or flags; the data of a key), and for a request what the producer
+answered each. Behaviour, not spelling: two requests the producer cannot tell
+apart within the bounds are the same (``checker.adapter.sameness``: the rule
+set's decisions for every producer state); once the producer's events to the
+two part, the rest of that resume is the consequence of a difference already
+named. Differences are grouped by question and fields; each group's smallest
+scenario is shrunk (``checker.adapter.shrink``) to the smallest one that still
+differs that way, and reported with every difference it has.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from checker.adapter.check import ClientTarget
 from checker.adapter.client import Client, VariantClient
 from checker.adapter.play import Played, play
 from checker.adapter.protocol import AdapterFault
+from checker.adapter.sameness import Sameness
 from checker.adapter.search import size
 from checker.adapter.shrink import shrink
 from checker.engines.exhaustive import history_at, history_count, scenarios
@@ -29,20 +35,22 @@ from spec.reference.simulate import NotARun
 from spec.rules import RuleSet
 from spec.scenario import Scenario
 
-__all__ = ["Conformance", "Difference", "conform", "first_difference"]
+__all__ = ["Conformance", "Difference", "conform", "differences", "first_difference"]
 
 
 @dataclass(frozen=True)
 class Difference:
-    """The first answer in which the client and the variant differ."""
+    """An answer in which the client and the variant differ (with, for a stream request,
+    what the producer answered each: side by side)."""
 
     resume: int  # the run of the resume asked about (0: the first)
     index: int  # the question's place among the run's messages
-    question: str  # hello | stream_request | data
+    question: str  # hello | stream_request | data | runs
     after: str  # the event before it, in words
     fields: tuple[str, ...]
     client: Any
     variant: Any
+    answered: tuple[str, str] = ("", "")  # the producer's answer to the client's, the model's
 
     @property
     def kind(self) -> tuple[str, tuple[str, ...]]:
@@ -54,7 +62,11 @@ class Difference:
         parts = [
             f"{f}: client {_at(self.client, f)}, model {_at(self.variant, f)}" for f in self.fields
         ]
-        return f"{where}: " + "; ".join(parts)
+        text = f"{where}: " + "; ".join(parts)
+        if any(self.answered):
+            mine, theirs = (a or "nothing" for a in self.answered)
+            text += f"; the producer answered the client {mine}, the model {theirs}"
+        return text
 
 
 def _at(answer: Any, name: str) -> Any:
@@ -85,28 +97,63 @@ def _fields(a: Any, b: Any, prefix: str = "") -> tuple[str, ...]:
     return (prefix.rstrip(".") or "answer",) if a != b else ()
 
 
-def first_difference(client: Played, model: Played) -> Difference | None:
+Same = Callable[[Any, Any], bool]  # two stream requests the producer cannot tell apart
+
+
+def _spelling(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+def differences(client: Played, model: Played, same: Same = _spelling) -> list[Difference]:
+    """Every answer in which they differ, in order: each question they were asked after the
+    same events (a stream request only when ``same`` says the producer can tell the two
+    apart); once the producer's events to them part (its answers to different requests),
+    the rest of that resume follows from the difference already named."""
+    out: list[Difference] = []
     for resume, (mine, theirs) in enumerate(zip(client.transcript, model.transcript, strict=False)):
         for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):
             if a == b:
                 continue
+            if "answer" not in a or "answer" not in b or a["type"] != b["type"]:
+                break  # the producer told them different things: the cause is named above
+            question = a["type"]
+            if question == "stream_request" and same(a["answer"], b["answer"]):
+                continue
             before = mine[index - 1] if index else None
             after = _event_text(before) if before and "answer" not in before else ""
-            question = a["type"]
-            return Difference(
-                resume,
-                index,
-                question,
-                after,
-                _fields(a.get("answer"), b.get("answer")),
-                a.get("answer"),
-                b.get("answer"),
+            answered = ("", "")
+            if question == "stream_request":
+                answered = (_reply(mine, index), _reply(theirs, index))
+            out.append(
+                Difference(
+                    resume,
+                    index,
+                    question,
+                    after,
+                    _fields(a.get("answer"), b.get("answer")),
+                    a.get("answer"),
+                    b.get("answer"),
+                    answered,
+                )
             )
     if len(client.transcript) != len(model.transcript):
-        return Difference(
-            0, 0, "runs", "", ("resumes",), len(client.transcript), len(model.transcript)
+        out.append(
+            Difference(
+                0, 0, "runs", "", ("resumes",), len(client.transcript), len(model.transcript)
+            )
         )
-    return None
+    return out
+
+
+def _reply(transcript: list[dict], index: int) -> str:
+    """The producer's answer to the request at ``index``: the event after it."""
+    after = transcript[index + 1] if index + 1 < len(transcript) else None
+    return _event_text(after) if after is not None else ""
+
+
+def first_difference(client: Played, model: Played, same: Same = _spelling) -> Difference | None:
+    found = differences(client, model, same)
+    return found[0] if found else None
 
 
 Outcome = Played | str  # a played scenario, or why it is no run ("not a run: ...")
@@ -121,30 +168,38 @@ def _play(
         return f"not a run: {exc}"
 
 
-def _compare(a: Outcome, b: Outcome) -> Difference | None:
+def _compare(a: Outcome, b: Outcome, same: Same = _spelling) -> list[Difference]:
     if isinstance(a, str) or isinstance(b, str):
         if isinstance(a, str) and isinstance(b, str):
-            return None
-        return Difference(
-            0,
-            0,
-            "hello",
-            "",
-            ("rollback_mitigation",),
-            "not a run" if isinstance(a, str) else "a run",
-            "not a run" if isinstance(b, str) else "a run",
-        )
-    return first_difference(a, b)
+            return []
+        return [
+            Difference(
+                0,
+                0,
+                "hello",
+                "",
+                ("rollback_mitigation",),
+                "not a run" if isinstance(a, str) else "a run",
+                "not a run" if isinstance(b, str) else "a run",
+            )
+        ]
+    return differences(a, b, same)
+
+
+Kind = tuple[str, tuple[str, ...]]  # the question and the fields that differ
 
 
 @dataclass
 class Conformance:
     examined: int = 0
     differing: int = 0
-    # (question, fields) -> (size, order, scenario, difference)
-    smallest: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = field(default_factory=dict)
+    # kind -> (size, order, scenario, difference)
+    smallest: dict[Kind, tuple[Any, ...]] = field(default_factory=dict)
+    scenarios: dict[Kind, int] = field(default_factory=dict)  # kind -> scenarios with it
     fault: str = ""
-    shrunk: list[tuple[Scenario, Difference]] = field(default_factory=list)
+    # per kind, smallest first: the shrunk scenario, its difference of that kind, and every
+    # difference of that scenario
+    shrunk: list[tuple[Scenario, Difference, list[Difference]]] = field(default_factory=list)
 
 
 def conform(
@@ -159,6 +214,7 @@ def conform(
     report = Conformance()
     model = VariantClient(variant)
     mitigation = bool(variant.rollback_mitigation)
+    same = Sameness(rules, bounds)
     client = target.start()
     try:
         hello = client.hello()
@@ -167,16 +223,18 @@ def conform(
                 mine = _play(client, scenario, rules, bounds, hello.rollback_mitigation)
                 theirs = _play(model, scenario, rules, bounds, mitigation)
                 report.examined += 1
-                difference = _compare(mine, theirs)
+                found = _compare(mine, theirs, same)
                 if progress is not None and report.examined % 500 == 0:
                     progress(report.examined)
-                if difference is None:
+                if not found:
                     continue
                 report.differing += 1
                 measure = (size(scenario), (index, n))
-                known = report.smallest.get(difference.kind)
-                if known is None or measure < known[:2]:
-                    report.smallest[difference.kind] = (*measure, scenario, difference)
+                for difference in {d.kind: d for d in reversed(found)}.values():
+                    report.scenarios[difference.kind] = report.scenarios.get(difference.kind, 0) + 1
+                    known = report.smallest.get(difference.kind)
+                    if known is None or measure < known[:2]:
+                        report.smallest[difference.kind] = (*measure, scenario, difference)
     except AdapterFault as fault:
         report.fault = f"adapter {fault.kind}: {fault.detail}"
         return report
@@ -185,7 +243,15 @@ def conform(
     for kind, (_, _, scenario, _) in sorted(report.smallest.items(), key=lambda kv: kv[1][:2]):
         report.shrunk.append(
             _shrunk(
-                target, model, hello.rollback_mitigation, mitigation, rules, bounds, kind, scenario
+                target,
+                model,
+                hello.rollback_mitigation,
+                mitigation,
+                rules,
+                bounds,
+                kind,
+                scenario,
+                same,
             )
         )
     return report
@@ -198,27 +264,29 @@ def _shrunk(
     theirs: bool,
     rules: RuleSet,
     bounds: Bounds,
-    kind: tuple[str, tuple[str, ...]],
+    kind: Kind,
     scenario: Scenario,
-) -> tuple[Scenario, Difference]:
+    same: Same,
+) -> tuple[Scenario, Difference, list[Difference]]:
     client = target.start()
     try:
 
-        def differs(s: Scenario) -> Difference | None:
+        def differs(s: Scenario) -> list[Difference]:
             try:
                 return _compare(
-                    _play(client, s, rules, bounds, mine), _play(model, s, rules, bounds, theirs)
+                    _play(client, s, rules, bounds, mine),
+                    _play(model, s, rules, bounds, theirs),
+                    same,
                 )
             except AdapterFault:
-                return None
+                return []
 
         def same_kind(s: Scenario) -> bool:
-            found = differs(s)
-            return found is not None and found.kind == kind
+            return any(d.kind == kind for d in differs(s))
 
         smallest, _ = shrink(scenario, same_kind)
         found = differs(smallest)
-        assert found is not None
-        return smallest, found
+        (first, *_) = [d for d in found if d.kind == kind]
+        return smallest, first, found
     finally:
         client.close()

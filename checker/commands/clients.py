@@ -80,9 +80,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--like",
-        metavar="NAME",
+        metavar="NAME|FILE",
         help="with --target: try first the scenarios the symbolic model finds violating "
-        "for catalogued client NAME, and stop once every property is violated",
+        "for the consumer variant NAME (the catalogue's) or FILE (your .py), and stop once "
+        "every property is violated",
+    )
+    group.add_argument(
+        "--force",
+        action="store_true",
+        help="with --target: run even when the scenarios cannot be played within an hour "
+        "on this machine (without it such a run stops and names the bounds that fit)",
     )
     group.add_argument(
         "--answer-timeout",
@@ -176,8 +183,8 @@ def run(args: argparse.Namespace) -> int:
         from checker.commands.client_target import run_target
 
         return run_target(args, bounds)
-    if args.like:
-        raise UsageError("--like goes with --target")
+    if args.like or args.force:
+        raise UsageError(f"--{'like' if args.like else 'force'} goes with --target")
     tasks = client_tasks(args.rules, args.consumer, args.property, bounds, args.timeout, budget)
     checks = sum(len(t.properties) for t in tasks)
     place = task_place(args, "dcpcheck clients")

@@ -19,7 +19,7 @@ from checker.inputs import count, seconds
 from checker.loading import resolve_many
 from checker.runner import HERE, OnSpark, Place
 from checker.symbolic.budget import CHECK_BUDGET, MILLION
-from spec.bounds import Bounds
+from spec.bounds import LIMITS, Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.errors import UsageError
 from spec.registry import Registry
@@ -135,10 +135,10 @@ def add_scenario_bounds(
         )
     group.add_argument(
         "--rounds",
-        type=int,
-        default=0,
+        type=count(1, LIMITS["rounds"]),
+        default=None,
         metavar="N",
-        help="request/rollback rounds per resume (default entries + 3)",
+        help="request/rollback rounds per resume, at least 1 (default entries + 3)",
     )
     group.add_argument(
         "--max-entries",
@@ -166,6 +166,7 @@ def scenario_bounds_from(args: argparse.Namespace) -> Bounds:
     sessions = getattr(args, "sessions", 1)
     try:
         given = {name: getattr(args, name) for name in SCENARIO_BOUNDS}
+        given["rounds"] = given["rounds"] or 0  # absent: Bounds' default, entries + 3
         return Bounds(**given, sessions=1 if sessions == ANY_SESSIONS else sessions)
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None

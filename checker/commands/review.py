@@ -193,10 +193,20 @@ def _review(  # type: ignore[no-untyped-def]
     dataset.mkdir()
     progress = Progress(1, "reviews", quiet=args.quiet)
     seconds: dict[str, float] = {}
+    learning = [0, 1]  # parts learnt, of how many
     try:
         started = time.perf_counter()
         progress.start("learn")
-        parts, rows = _learn(args, job, dataset, deadline, progress)
+        try:
+            parts, rows = _learn(args, job, dataset, deadline, progress, learning)
+        except KeyboardInterrupt:  # also in Spark's start-up: say how far it got, as verify
+            progress.close()
+            done = job.space.size * learning[0] // learning[1]
+            print(
+                f"interrupted after {time.perf_counter() - started:.1f}s: {done:,} of "
+                f"{job.space.size:,} inputs learnt; nothing was published"
+            )
+            raise
         learnt = learnt_from(parts, rows)
         seconds["learn"] = time.perf_counter() - started
         rate = learnt.asked / max(seconds["learn"], 1e-9)
@@ -242,13 +252,14 @@ def _review(  # type: ignore[no-untyped-def]
     return emit(found, outputs)
 
 
-def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress):  # type: ignore[no-untyped-def]
+def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress, learning):  # type: ignore[no-untyped-def]
     from checker.sweep.job import descriptors
 
     cores = os.cpu_count() or 1
     started = time.perf_counter()
 
     def update(done: int, total: int) -> None:
+        learning[:] = [done, total]
         rate = job.space.size * done / total / max(time.perf_counter() - started, 1e-9)
         progress.update("learn", f"{done}/{total} parts done, {rate:,.0f} inputs/s of the space")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from checker.atomic import write_text_atomic
 from checker.report.text import narrative, shows_run
 from checker.result import Result
-from spec.run import Exchange, Lane, Picture, Rounds
+from spec.run import Exchange, Lane, Mark, Picture, Rounds
 
 __all__ = ["render_html", "rounds_svg", "timeline_svg", "write_html"]
 
@@ -48,6 +48,7 @@ th, td { border: 1px solid #ccc; padding: 0.3em 0.7em; text-align: left; }
 td.violated { background: #ffe0e0; }
 td.holds { background: #e5f5e5; }
 td.unknown { background: #fff4cc; }
+td.cost { background: #ffe2c2; }
 section { margin: 2em 0; padding-top: 1em; border-top: 2px solid #ddd; }
 code, pre { background: #f6f6f6; padding: 0.1em 0.3em; }
 svg text { font-family: ui-monospace, monospace; font-size: 14px; }
@@ -72,16 +73,21 @@ def _box(x: float, y: float, w: float, kind: str, text: str) -> str:
     return out
 
 
-def _label(y: float, text: str) -> str:
-    return f'<text x="8" y="{y + ROW / 2 + 1}">{_e(text)}</text>'
+def _label(y: float, text: str, raised: bool = False) -> str:
+    return f'<text x="8" y="{y + (12 if raised else ROW / 2 + 1)}">{_e(text)}</text>'
+
+
+def _room(mark: Mark) -> bool:
+    """Whether a mark's label fits between the cells' left edge and its line."""
+    return mark.seqno * COL - 4 >= len(mark.label) * CHAR + 6
 
 
 def _col(seqno: int) -> float:
     return LEFT + (seqno - 1) * COL
 
 
-def _lane(lane: Lane, y: float) -> tuple[list[str], float]:
-    parts = [_label(y, lane.label)]
+def _lane(lane: Lane, y: float, raised: bool = False) -> tuple[list[str], float]:
+    parts = [_label(y, lane.label, raised)]
     for cell in lane.cells:
         parts.append(_box(_col(cell.seqno), y, COL - 8, cell.kind, cell.text))
     if not lane.cells and lane.empty:
@@ -111,9 +117,12 @@ def timeline_svg(picture: Picture) -> str:
         )
     y = TOP + ROW
     rows: dict[str, float] = {}
+    # a mark with no room left of its line (a branch at 0) is labelled in its row's margin,
+    # under the row's own label: that label moves up
+    margin = {m.lane for m in picture.marks if m.lane and not _room(m)}
     for lane in picture.lanes:
         rows[lane.label] = y
-        drawn, y = _lane(lane, y)
+        drawn, y = _lane(lane, y, raised=lane.label in margin)
         parts += drawn
     bottom = y
     for mark in picture.marks:
@@ -122,12 +131,10 @@ def timeline_svg(picture: Picture) -> str:
         colour = STROKE.get(mark.kind, "#444")
         if mark.lane in rows:  # on its failover's row, left of the line (cells are right)
             row = rows[mark.lane]
-            room = x - LEFT >= len(mark.label) * CHAR + 6
-            anchor, at = ("end", x - 4) if room else ("start", x + 4)
-            if not room:  # no room before the line: above the row's cells instead
-                row -= ROW / 2 - 2
+            # no room before the line: in the row's margin, below the row's raised label
+            at, baseline = (x - 4, row + ROW / 2 + 1) if _room(mark) else (LEFT - 6, row + ROW - 3)
             parts.append(
-                f'<text x="{at}" y="{row + ROW / 2 + 1}" text-anchor="{anchor}" '
+                f'<text x="{at}" y="{baseline}" text-anchor="end" '
                 f'fill="{colour}" class="mark">{_e(mark.label)}</text>'
             )
         else:
@@ -263,18 +270,39 @@ def _anchor(r: Result) -> str:
     return "--".join([r.property, *r.subject.values(), *((r.preset and [r.preset]) or [])])
 
 
+# What a review region that holds is (its note starts with diff's classification): a cost
+# regression holds every safety property, and is not shown as a plain green "holds".
+REVIEW_CLASSES = {
+    "cost regression": "cost",
+    "cost improvement": "holds",
+    "safety fix": "holds",
+    "neutral": "holds",
+}
+
+
+def _verdict(r: Result) -> tuple[str, str]:
+    """The verdict cell's text and class: a review region's classification, as the text
+    report gives it (``cost regression``, amber), else the verdict."""
+    if r.engine == "review" and r.verdict.value == "holds":
+        for shown, css in REVIEW_CLASSES.items():
+            if r.note.startswith(shown):
+                return (f"{shown} (no safety property broken)" if css == "cost" else shown), css
+    return r.verdict.value, r.verdict.value
+
+
 def _row(r: Result) -> str:
     mark = ""
     if r.expected is not None:
         ok = r.expected == r.verdict.value
         mark = " (as expected)" if ok else f" (expected {r.expected})"
-    cell = _e(r.verdict.value)
+    text, css = _verdict(r)
+    cell = _e(text)
     if shows_run(r):
         cell = f'<a href="#{_e(_anchor(r))}">{cell}</a>'
     names = "".join(f"<td>{_e(v)}</td>" for v in r.subject.values())
     return (
         f"<tr>{names}<td>{_e(r.property)}</td><td>{_e(r.kind)}</td>"
-        f"<td class='{r.verdict.value}'>{cell}{_e(mark)}</td><td>{r.seconds:.2f}</td></tr>"
+        f"<td class='{css}'>{cell}{_e(mark)}</td><td>{r.seconds:.2f}</td></tr>"
     )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from checker.confirm import PRODUCER_TARGET
 from checker.corpus.scenario import counterexample_id, decisions_json, scenario_record
 from checker.diff.classify import Classification
-from checker.diff.report import answer_text, request_text
+from checker.diff.report import PLURAL, answer_text, request_text
 from checker.diff.report import long_form as region_long_form
 from checker.diff.report import table as region_table
 from checker.result import Replayed, Result, Stats, Verdict
@@ -31,7 +31,7 @@ from checker.review.review import Review, Within
 from spec.model.narrate import run_of
 from spec.properties import PROPERTIES
 
-__all__ = ["Reproduction", "reproductions", "results", "summary_json", "text"]
+__all__ = ["Reproduction", "reproductions", "results", "summary", "summary_json", "text"]
 
 SAFETY = (Classification.SAFETY_REGRESSION, Classification.SAFETY_FIX)
 # The counterexample id's rule-set part: the target answered, under no rule set's name.
@@ -188,10 +188,16 @@ def _record(
 def text(review: Review, replays: Mapping[int, Reproduction] = {}) -> list[str]:
     """The review for people: what was learnt, the regions, each region's long form."""
     learnt = review.learnt
+    answered = learnt.asked - learnt.unanswered
+    learning = (
+        f"asked {learnt.asked:,} inputs in {learnt.parts} parts, {answered:,} answered"
+        if learnt.problems
+        else f"learnt {learnt.asked:,} inputs in {learnt.parts} parts"
+    )
     lines = [
         f"review of {review.target} against {review.base.name} (A = {review.base.name}, "
         "B = the target)",
-        f"learnt {learnt.asked:,} inputs in {learnt.parts} parts: {review.asked_space()}",
+        f"{learning}: {review.asked_space()}",
     ]
     if review.humpty:
         lines.append(
@@ -207,10 +213,21 @@ def text(review: Review, replays: Mapping[int, Reproduction] = {}) -> list[str]:
             f"equivalent within the bounds: the target answers as {review.base.name} on every "
             f"input asked ({review.space.describe()}); nothing is claimed beyond them"
         )
-        return lines
+        return [*lines, summary(review)]
     if not learnt.counts:
-        lines.append(f"no input answered differently from {review.base.name}")
-        return lines
+        if answered == 0:
+            lines.append(
+                f"nothing was compared with {review.base.name}: the target answered none of "
+                "the inputs asked; nothing is claimed"
+            )
+        elif learnt.problems:
+            lines.append(
+                f"the {answered:,} inputs answered are answered as {review.base.name}; "
+                f"nothing is claimed about the {learnt.unanswered:,} not answered"
+            )
+        else:
+            lines.append(f"no input answered differently from {review.base.name}")
+        return [*lines, summary(review)]
     diff = review.diff
     assert diff is not None
     lines.append(
@@ -246,7 +263,23 @@ def text(review: Review, replays: Mapping[int, Reproduction] = {}) -> list[str]:
             body.insert(-1, f"    counterexample: {again.path}")
             body.insert(-1, f"    reproduce: {again.command}")
         lines += body
+    lines.append(summary(review))
     return [line.rstrip() for line in lines]
+
+
+def summary(review: Review) -> str:
+    """The last line, as ``dcpcheck diff`` ends: the regions by classification (unknown:
+    not judged), the inputs the target did not answer, the time."""
+    learnt, diff = review.learnt, review.diff
+    if review.equivalent:
+        counts = [f"equivalent to {review.base.name} on all {learnt.asked:,} inputs"]
+    elif diff is not None:
+        counts = [f"{PLURAL[c]} {diff.count(c)}" for c in PLURAL if diff.count(c) or c is not None]
+    else:
+        counts = ["no region" if learnt.asked > learnt.unanswered else "nothing compared"]
+    if learnt.problems:
+        counts.append(f"{learnt.unanswered:,} of {learnt.asked:,} inputs not answered")
+    return f"summary: {', '.join(counts)} ({sum(review.seconds.values()):.1f}s)"
 
 
 def summary_json(review: Review) -> dict[str, Any]:

@@ -93,9 +93,12 @@ def judge_on_spark(
     mitigation: bool,
     first: tuple[Scenario, ...] = (),
     update: Callable[[str], None] | None = None,
+    total: int | None = None,
 ) -> Part:
     """Every scenario within ``bounds`` judged on ``spark``'s executors (``first`` by the
-    first part, before its histories); ``update``: told as parts finish."""
+    first part, before its histories); ``update``: told as parts finish, with what is
+    done of ``total`` scenarios and the time left at the rate so far."""
+    from checker.adapter.size import Tally
     from checker.engines.exhaustive import history_count
 
     shipped, ids = ship(spark, rules), tuple(props)
@@ -115,10 +118,12 @@ def judge_on_spark(
             first if part == 0 else (),
         )
 
+    tally = Tally(total)
+
     def finished(done: Mapping[int, Part]) -> None:
         if update is not None:
-            examined = sum(p.examined for p in done.values())
-            update(f"{len(done)} of {parts} parts, {examined} scenarios")
+            played = sum(p.examined + p.not_runs for p in done.values())
+            update(f"{len(done)} of {parts} parts, {tally.text(played)}")
 
     done = until_decided(spark, parts, run_part, lambda found: False, on_progress=finished)
     return merge(done[c] for c in range(parts))
