@@ -34,7 +34,10 @@ Our reading of its source (src/main/java/com/couchbase/client/dcp/):
 Not modelled: ``PartitionState.fromOffset`` (a client restarted from a stored
 offset seeds its log with one placeholder entry at seqno 2^64-1, which any
 rollback removes: uuid 0 next; docs/authoring-consumers.md shows it as a
-variant), seqno-advanced and system events (collections).
+variant), seqno-advanced and system events (collections), and, with
+mitigation on, a failover entry below what every replica persisted
+(kv_engine places it at the promoted replica's last complete snapshot:
+mitigation is modelled as "no failover branches below what it received").
 
 ``java-dcp-client-fixed``: the application's ``onRollback`` drops its data
 above the highest point at or below R where it holds a whole snapshot (0,
