@@ -86,6 +86,11 @@ VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
         "no-foreign-snapshot": TARGET_KEEPS,
         "bounded-rollback": WALKS_CHECKPOINTS,
     },
+    "xdcr:snapshot-marker=lost": {
+        "no-missed-item": TARGET_KEEPS,
+        "no-foreign-snapshot": TARGET_KEEPS,
+        "bounded-rollback": WALKS_CHECKPOINTS,
+    },
     "kv-replica": {"no-missed-item": REPLICA_RESETS},
     "kv-replica:midpoint=off": {"no-missed-item": REPLICA_MID_SNAPSHOT},
 }
