@@ -111,6 +111,8 @@ MITIGATION = mitigation(
     "on",
     "rollbackMitigation.disabled (config, default false; stream/stream.go sets it on "
     "ephemeral buckets)",
+    option="rollbackMitigation.disabled",
+    option_default="false",
 )
 
 

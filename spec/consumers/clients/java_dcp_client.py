@@ -70,7 +70,12 @@ CITATIONS = (
     Citation(REPO, f"{SRC}/ControlEventHandler.java", "onEvent", AT, "low-level: user's call"),
 )
 
-MITIGATION = mitigation("off", "Client.Builder.mitigateRollbacks(...) (not called: off)")
+MITIGATION = mitigation(
+    "off",
+    "Client.Builder.mitigateRollbacks(...) (not called: off)",
+    option="mitigateRollbacks",
+    option_default="off",
+)
 
 
 class JavaDcpClient(ConsumerVariant):

@@ -83,6 +83,8 @@ MIDPOINT = Setting(
     "on",
     {"on": {"midpoint_rollback": True}, "off": {"midpoint_rollback": False}},
     "couchstore_midpoint_rollback_optimisation (configuration.json, default true)",
+    option="couchstore_midpoint_rollback_optimisation",
+    option_default="true",
 )
 
 

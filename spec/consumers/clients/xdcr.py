@@ -137,6 +137,8 @@ PURGE_ROLLBACK = Setting(
     "off",
     {"off": {"ignore_purged": True}, "on": {"ignore_purged": False}},
     "dcpEnablePurgeRollback (replication setting, default false since MB-45321): 0x80 unless on",
+    option="dcpEnablePurgeRollback",
+    option_default="false",
 )
 
 SNAPSHOT_MARKER = Setting(
