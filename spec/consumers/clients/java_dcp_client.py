@@ -31,7 +31,10 @@ Our reading of its source (src/main/java/com/couchbase/client/dcp/):
   events back until persisted on the active and every replica, as go-dcp's
   does; ``java-dcp-client:mitigation=on`` models a client built with it.
 
-Not modelled: ``PartitionState.fromOffset`` (a client restarted from a stored
+Not modelled: the position across resumes (``--sessions K``): after
+``rollbackToPosition`` the client resumes from (R, {R, R}) until a data
+event moves it, while ``remembered`` takes its last held item, above R
+since it keeps its data; ``PartitionState.fromOffset`` (a client restarted from a stored
 offset seeds its log with one placeholder entry at seqno 2^64-1, which any
 rollback removes: uuid 0 next; docs/authoring-consumers.md shows it as a
 variant), seqno-advanced and system events (collections), and, with
