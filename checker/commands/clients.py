@@ -9,9 +9,10 @@ sg-dcp-client, xdcr, kv-replica) and its smallest fix (``<name>-fixed``), each a
 under each non-default value of its settings (``go-dcp:mitigation=off``;
 the table's legend says which is the default) x every safety property
 (and, with no ``--property``, the cost verdicts pinned for it:
-spec/expected_clients.py's ``COSTS``) x both built-in rule sets, one Spark task each (embedded ``local[*]`` unless
-``--master`` names a cluster). Each violation is replayed on the reference
-implementation; its counterexample goes to DIR (default out/clients). Each
+spec/expected_clients.py's ``COSTS``) x both built-in rule sets, one Spark
+task each (embedded ``local[*]`` unless ``--master`` names a cluster). Each
+violation is replayed on the reference implementation; its counterexample
+goes to DIR (default out/clients). Each
 verdict is compared with the pinned one (spec/expected_clients.py);
 docs/clients.md tells every violation's story. ``--consumer FILE.py`` judges
 your own client alongside (it has no pinned verdict: a violation is exit 1).
