@@ -73,7 +73,7 @@ def test_by_default_a_purged_deletion_is_never_sent_to_the_target() -> None:
 
 
 class XdcrFixedIgnoringPurged(XdcrFixed):
-    """xdcr-fixed with enableDcpPurgeRollback back at its default (0x80 sent)."""
+    """xdcr-fixed with dcpEnablePurgeRollback back at its default (0x80 sent)."""
 
     name = "xdcr-fixed-0x80"
     ignore_purged = True
@@ -98,3 +98,32 @@ def test_a_second_rollback_to_zero_walks_down_its_checkpoint_records() -> None:
     assert replay.trace is not None
     starts = [r.request.start for r in replay.trace.rounds]
     assert starts == [3, 2, 1, 0] and replay.violated_on_reference
+
+
+# Seed 001 on XDCR: 2:SET(B) replicated from snapshot [1,3] (1:SET(A) deduplicated away by
+# 3:SET(A)); the source fails over at 2 and writes 3':SET(B). A checkpoint with its marker
+# claims {2,[1,3]} and is rolled back; one without (getSnapshotForSeqno's (s, s) fallback,
+# MB-48855) claims {2,[2,2]}, is accepted, and A never reaches the target.
+COLLAPSED = Scenario(
+    history=(Mutation(0), Mutation(1), Mutation(0)),
+    table=FailoverTable.of((1111, 0)),
+    first_snapshot_start=1,
+    snapshot_ends=(3,),
+    received=2,
+    failovers=(Failover(2, 2222, (Mutation(1),)),),
+)
+
+
+def test_with_the_marker_kept_the_checkpoint_is_rolled_back_and_a_arrives() -> None:
+    replay = replayed(COLLAPSED, "xdcr")
+    assert not replay.violated_on_reference
+    assert replay.trace is not None and replay.trace.rounds[0].decision.rollback_seqno == 1
+
+
+def test_with_the_snapshot_fallback_the_checkpoint_is_accepted_and_a_is_missed() -> None:
+    replay = replayed(COLLAPSED, "xdcr:snapshot-marker=lost")
+    assert replay.violated_on_reference and replay.confirmed
+    (only,) = replay.trace.rounds
+    request = only.request
+    assert (request.start, request.snap_start, request.snap_end) == (2, 2, 2)
+    assert only.decision.rollback_seqno is None

@@ -8,9 +8,11 @@ By default: every catalogued client (java-dcp-client, go-dcp, cbgt,
 sg-dcp-client, xdcr, kv-replica) and its smallest fix (``<name>-fixed``), each as it ships and
 under each non-default value of its settings (``go-dcp:mitigation=off``;
 the table's legend says which is the default) x every safety property
-x both built-in rule sets, one Spark task each (embedded ``local[*]`` unless
-``--master`` names a cluster). Each violation is replayed on the reference
-implementation; its counterexample goes to DIR (default out/clients). Each
+(and, with no ``--property``, the cost verdicts pinned for it:
+spec/expected_clients.py's ``COSTS``) x both built-in rule sets, one Spark
+task each (embedded ``local[*]`` unless ``--master`` names a cluster). Each
+violation is replayed on the reference implementation; its counterexample
+goes to DIR (default out/clients). Each
 verdict is compared with the pinned one (spec/expected_clients.py);
 docs/clients.md tells every violation's story. ``--consumer FILE.py`` judges
 your own client alongside (it has no pinned verdict: a violation is exit 1).
@@ -52,6 +54,7 @@ from checker.tasks import ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, ConsumerVariant, catalogue_names
 from spec.errors import UsageError
+from spec.expected_clients import COSTS
 from spec.properties import PROPERTIES, Property
 from spec.rules import RULE_SETS, RuleSet
 
@@ -119,8 +122,19 @@ def client_tasks(
     safety = [p.id for p in PROPERTIES if p.kind == "safety"]
     chosen_props = chosen(PROPERTIES, Property, props or safety)
     ids = tuple(p.spec for p in chosen_props)
+
+    def pinned_costs(client: str) -> tuple[str, ...]:
+        # With no --property: the cost verdicts pinned for this client too (COSTS).
+        return () if props else tuple(p for c, p in COSTS if c == client and p not in ids)
+
     return [
-        ScenarioGroupTask(r.spec, c.spec, ids, bounds, Options(budget=budget, timeout_s=timeout_s))
+        ScenarioGroupTask(
+            r.spec,
+            c.spec,
+            ids + pinned_costs(c.spec),
+            bounds,
+            Options(budget=budget, timeout_s=timeout_s),
+        )
         for r in chosen_rules
         for c in chosen_clients
     ]

@@ -245,7 +245,8 @@ def catalogue_tasks(
     wanted = [p for p in args.property or safety if p in safety]
     if not wanted:
         return []
-    return client_tasks(args.rules, None, wanted, bounds, args.timeout, budget)
+    # no --property: client_tasks adds the cost verdicts pinned per client (COSTS)
+    return client_tasks(args.rules, None, args.property and wanted, bounds, args.timeout, budget)
 
 
 def every_session_tasks(

@@ -240,12 +240,18 @@ class Setting:
     ``{"on": {"rollback_mitigation": True}, "off": {...}}``); ``default`` is
     the value the client ships with, which the bare name (``go-dcp``) means.
     ``means`` says, in one line, what the client calls the option and where.
+    ``option`` is the client's own name for it (``rollbackMitigation.disabled``;
+    empty when it is a code path, not an option) and ``option_default`` that
+    option's default value as the client states it (``false``): the one source
+    docs/clients.md is checked against (tests/test_client_citations.py).
     """
 
     name: str
     default: str
     values: Mapping[str, Mapping[str, object]]
     means: str = ""
+    option: str = ""
+    option_default: str = ""
 
     def __post_init__(self) -> None:
         if self.default not in self.values:

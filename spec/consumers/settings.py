@@ -20,14 +20,17 @@ from spec.registry import Registry
 __all__ = ["ConsumerRegistry", "configurations", "mitigation", "split_name"]
 
 
-def mitigation(default: str, means: str) -> Setting:
+def mitigation(default: str, means: str, option: str = "", option_default: str = "") -> Setting:
     """Rollback mitigation ``on``/``off``: whether the client is only sent items every
-    replica has persisted (``ConsumerVariant.rollback_mitigation``)."""
+    replica has persisted (``ConsumerVariant.rollback_mitigation``); ``option`` and
+    ``option_default`` are the client's own name and default (``Setting``)."""
     return Setting(
         "mitigation",
         default,
         {"on": {"rollback_mitigation": True}, "off": {"rollback_mitigation": False}},
         means,
+        option,
+        option_default,
     )
 
 

@@ -26,14 +26,19 @@ database, for resync (``base/dcp_sharded.go``); its cache feed runs on its own D
   Gateway's ``DCPDest.RollbackEx`` (uuid 0 when R is 0) ->
   ``DCPCommon.makeVbucketMetadataForSequence`` writes seq = snap_start =
   snap_end = R and ``FailOverLog = [[uuid, 0]]``, and ``DCPCommon.rollbackEx``
-  sets the last seqno to R; the stream is opened again from that metadata.
+  sets the last seqno to R; cbgt's ``rollback`` then opens the stream again
+  from that metadata itself (``AutoReconnectAfterRollback``, set by Sync
+  Gateway's ``base/dcp_feed_type.go``), with no catch-up filter: the new
+  branch, above its failover entry and so above R, is streamed whole.
   What Sync Gateway derived (documents it imported) is not undone
   (``on_rollback``): keeping it is Sync Gateway's ``DCPDest``, not cbgt.
 
 Not modelled: what an import does with a mutation (``db/import.go: importDoc``: the
 write-back is CAS-guarded, ``ErrImportCasFailure``, so an import of a
 discarded mutation that the new active no longer has fails instead of
-writing; the harm is a document that needed import and is never imported),
+writing; the harm is a document that needed import and is never imported:
+a mutation deduplicated away inside a snapshot the feed held in part, lost
+through ``{start, start}``),
 collections, ``stopAfter`` one-shot feeds.
 
 ``cbgt-fixed``: sends the stored snapshot range (cbgt already persists it:

@@ -34,14 +34,27 @@ Our reading of its source (``CITATIONS`` below, machine-readable):
 * **A second ROLLBACK**, answering ``openStreamWithRollback``'s request, is
   returned as an error: ``stream/stream.go: reopenStream`` opens the stream
   again from the unchanged checkpoint, 5 times, then panics; the initial
-  ``openAllStreams`` panics at once; a restarted process loads the same
-  checkpoint. We model that as: the next request is the checkpoint again,
-  with ``0x80``, and no catch-up filter (``bounded-rollback`` counts the
-  rounds; the real process stops by panicking, and restarts the loop).
+  ``openAllStreams`` panics at once. Neither recovers the panic, so it ends
+  the whole process, with every vbucket it streams. The rollback request
+  has flags 0, so kv_engine's purge rule applies to it (kv_engine
+  ``engines/ep/src/dcp/producer.cc: checkStreamRequestNeedsRollback`` sets
+  the purge seqno to 0 only under 0x80; ``failover-table.cc: needsRollback``
+  answers ROLLBACK(0) when 0 < start < the purge seqno and the request's
+  purge seqno differs): with mitigation on, a rollback to R > 0 followed by
+  a tombstone above R purged while the client was away loops, with a
+  one-entry log (tests/test_client_go_dcp.py). We model that as: the next
+  request is the checkpoint again, with ``0x80``, and no catch-up filter
+  (``bounded-rollback`` counts the rounds; the real process stops by
+  panicking). A restarted process loads the checkpoint last saved (the
+  ``checkpoint.interval`` setting, README default 1m), which may be older
+  than the one in memory:
+  restarts are not modelled, so the interval changes no verdict here.
 
 Not modelled: where a failover entry sits relative to what a replica
 persisted (mitigation is modelled as "no failover branches below what the
-client holds"), a listener that acks late or not at all (its checkpoint is
+client holds": kv_engine places the entry at the last complete snapshot the
+promoted replica received, which can be lower), restarts (the checkpoint
+loaded may be older), a listener that acks late or not at all (its checkpoint is
 older: more is re-streamed), the skip window, collections.
 
 ``go-dcp-fixed``: no ``0x80``; on ROLLBACK(R) the listener is told and drops
@@ -65,6 +78,7 @@ from spec.consumers.settings import mitigation
 from spec.expr import Expr, ite
 
 REPO, AT = "Trendyol/go-dcp", "497dc6e"
+KV, KV_AT = "couchbase/kv_engine", "eba4298"
 CITATIONS = (
     Citation(REPO, "README.md", "rollbackMitigation.disabled", AT, "mitigation on by default"),
     Citation(REPO, "stream/stream.go", "Open", AT, "mitigation off on ephemeral buckets"),
@@ -76,12 +90,29 @@ CITATIONS = (
     Citation(REPO, "couchbase/observer.go", "needCatchup", AT, "drops events <= checkpoint"),
     Citation(REPO, "stream/stream.go", "reopenStream", AT, "5 retries, then panic"),
     Citation(REPO, "stream/stream.go", "openAllStreams", AT, "panics on an open error"),
+    Citation(REPO, "README.md", "checkpoint.interval", AT, "checkpoints saved every 1m"),
+    Citation(
+        KV,
+        "engines/ep/src/dcp/producer.cc",
+        "checkStreamRequestNeedsRollback",
+        KV_AT,
+        "purge seqno ignored only under 0x80",
+    ),
+    Citation(
+        KV,
+        "engines/ep/src/failover-table.cc",
+        "needsRollback",
+        KV_AT,
+        "ROLLBACK(0) when 0 < start < purge seqno",
+    ),
 )
 
 MITIGATION = mitigation(
     "on",
     "rollbackMitigation.disabled (config, default false; stream/stream.go sets it on "
     "ephemeral buckets)",
+    option="rollbackMitigation.disabled",
+    option_default="false",
 )
 
 

@@ -31,10 +31,16 @@ Our reading of its source (src/main/java/com/couchbase/client/dcp/):
   events back until persisted on the active and every replica, as go-dcp's
   does; ``java-dcp-client:mitigation=on`` models a client built with it.
 
-Not modelled: ``PartitionState.fromOffset`` (a client restarted from a stored
+Not modelled: the position across resumes (``--sessions K``): after
+``rollbackToPosition`` the client resumes from (R, {R, R}) until a data
+event moves it, while ``remembered`` takes its last held item, above R
+since it keeps its data; ``PartitionState.fromOffset`` (a client restarted from a stored
 offset seeds its log with one placeholder entry at seqno 2^64-1, which any
 rollback removes: uuid 0 next; docs/authoring-consumers.md shows it as a
-variant), seqno-advanced and system events (collections).
+variant), seqno-advanced and system events (collections), and, with
+mitigation on, a failover entry below what every replica persisted
+(kv_engine places it at the promoted replica's last complete snapshot:
+mitigation is modelled as "no failover branches below what it received").
 
 ``java-dcp-client-fixed``: the application's ``onRollback`` drops its data
 above the highest point at or below R where it holds a whole snapshot (0,
@@ -67,7 +73,12 @@ CITATIONS = (
     Citation(REPO, f"{SRC}/ControlEventHandler.java", "onEvent", AT, "low-level: user's call"),
 )
 
-MITIGATION = mitigation("off", "Client.Builder.mitigateRollbacks(...) (not called: off)")
+MITIGATION = mitigation(
+    "off",
+    "Client.Builder.mitigateRollbacks(...) (not called: off)",
+    option="mitigateRollbacks",
+    option_default="off",
+)
 
 
 class JavaDcpClient(ConsumerVariant):

@@ -30,8 +30,10 @@ Our reading of couchbase/kv_engine (engines/ep/src/):
   Then ``PassiveStream::reconnectStream(vb, h)`` (dcp/passive_stream.cc)
   asks for {uuid = newest entry, or 0 when h is 0; start h; snapshot [h, h]}.
 * **Where headers are.** The flusher writes a header per flush, at the
-  high seqno it persisted; a flush may stop mid-snapshot (see MB-51805) or
-  span several snapshots. Here the flusher wrote a header after every item
+  high seqno it persisted; a flush may stop mid-snapshot (the flusher,
+  ``EPBucket::flushVBucket_UNLOCKED``, persists what
+  ``CheckpointManager::getItemsForCursor`` hands it, a snapshot still being
+  received included) or span several snapshots. Here the flusher wrote a header after every item
   up to h, the highest seqno held at or below R, and persisted nothing above
   h (items above it are dropped by ``rollbackUnpersistedItems``). Of all the
   flush timings that land on h this is the one where the midpoint reset
@@ -52,7 +54,9 @@ Our reading of couchbase/kv_engine (engines/ep/src/):
 All of it is from couchbase/kv_engine at eba4298 (2026-08). The midpoint reset
 is a setting, ``midpoint``: ``kv-replica`` has it on (kv_engine's default),
 ``kv-replica:midpoint=off`` off. It decides the verdict: a rollback in a vbucket
-of at most 3 keys always discards at least half of its entries, so with it on
+of at most 3 keys always resets, since the count it compares with half the
+file's entries includes the entry at h itself (so it is at least 1 even when
+nothing on disk is discarded); with it on
 kv-replica resets and loses nothing at those sizes; the loss below needs a
 larger vbucket and a small rollback (docs/clients.md).
 
@@ -79,6 +83,8 @@ MIDPOINT = Setting(
     "on",
     {"on": {"midpoint_rollback": True}, "off": {"midpoint_rollback": False}},
     "couchstore_midpoint_rollback_optimisation (configuration.json, default true)",
+    option="couchstore_midpoint_rollback_optimisation",
+    option_default="true",
 )
 
 
@@ -182,6 +188,16 @@ def _citations() -> tuple:
             "midpoint reset on by default",
         ),
         Citation(kv, f"{ep}/ep_vb.cc", "EPVBucket::postProcessRollback", at, "table pruned"),
+        Citation(
+            kv, f"{ep}/ep_bucket.cc", "EPBucket::flushVBucket_UNLOCKED", at, "a header per flush"
+        ),
+        Citation(
+            kv,
+            f"{ep}/checkpoint_manager.cc",
+            "CheckpointManager::getItemsForCursor",
+            at,
+            "a flush may end mid-snapshot",
+        ),
         Citation(
             kv, f"{ep}/dcp/passive_stream.cc", "PassiveStream::reconnectStream", at, "{h,[h,h]}"
         ),

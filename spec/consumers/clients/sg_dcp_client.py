@@ -14,37 +14,64 @@ f39abe1; ``CITATIONS`` below):
   ``dcpMetadataBase.SetFailoverEntries``: the producer's log is stored and
   ``VbUUID = getVbUUID(log, StartSeqNo)``. ``getVbUUID`` walks the log from
   its *last* element and returns the first entry with seqno <= the start;
-  gocbcore (``dcpcomponent.go: OpenStream``, fd54a52) hands the log over in wire order, newest
-  first, as go-dcp and cbgt read it, so this is the *oldest* entry at or below
-  the start at open (its comment says "the most recent"). We model the start
-  at open as 0 (the model's first stream starts there; with ``--sessions K`` a
-  later stream opens higher, which this model does not follow): uuid = the
-  oldest entry if its seqno is 0, else 0.
+  gocbcore (``dcpcomponent.go: OpenStream``, fd54a52) hands the log over in
+  wire order, newest first, as go-dcp and cbgt read it, so this is the
+  *oldest* entry whenever its seqno is at or below the start at open (its
+  comment says "the most recent"). That is so at every open: the cache feed
+  (``db/change_listener.go: Start``, ``FromLatestSequence: true``) opens at
+  the high seqno with the vbucket's current uuid (``base/gocb_dcp_feed.go:
+  getHighSeqMetadata``), at or above every entry, and is accepted; later
+  opens start at or above 0, the seqno of the oldest entry of any log that
+  has not been trimmed. So every *re*-open (a stream ended by a state change,
+  TooSlow, a disconnect, a rebalance: ``onStreamEnd`` -> ``openStream``)
+  sends the oldest uuid (``remembered``). The model's first stream is the
+  stream after that first open (the open itself is not modelled: it is
+  always accepted); with ``--sessions K`` every later resume stores the
+  oldest uuid again.
 * **What it sends.** ``openStreamRequest``: ActiveOnly, the stored VbUUID,
   start = ``StartSeqNo``, snapshot = ``SnapStartSeqNo``/``SnapEndSeqNo``.
+  kv_engine finds the oldest uuid, and a start above the next entry's seqno
+  is answered ROLLBACK to that seqno (or lower, to the snapshot start):
+  with two or more entries in the log, every reconnect is rolled back and
+  what lies above R is streamed again (``no-needless-rollback``).
 * **What it does on ROLLBACK(R).** ``openStream`` -> ``GoCBDCPClient.rollback``
   -> ``dcpMetadataBase.Rollback``: uuid = the first stored entry (newest)
   with seqno <= R (0 if none), start = min(R, StartSeqNo), snapshot {x, x};
   the failover entries are kept; then ``openStream`` tries again. The
   callback's derived data (the channel cache) is not told (``on_rollback``).
+  A client built with ``FailOnRollback`` (attachment compaction:
+  ``db/attachment_compaction.go: getCompactionDCPClientOptions``)
+  does not retry: ``openStream`` returns the rollback as an error and the
+  client stops.
+* **Persistence.** ``DCPWorker.updateSeq`` persists the metadata when
+  ``time.Since(lastMetaPersistTime) > metaPersistFrequency``;
+  ``lastMetaPersistTime`` is declared and never assigned, so it persists
+  after every item. The cache feed's store is in memory
+  (``DCPMetadataStoreInMemory``): a restarted cache feed does not resume, it
+  opens again at the high seqno. The import feed of a database without
+  sharded import (``db/import_listener.go: StartImportFeed``, the Community
+  Edition's case) runs on this client with a persistent store
+  (``DCPMetadataStoreCS``) and resumes from it, with the same uuid rule.
 
-Not modelled: ``FailOnRollback`` (a client option that closes the client on
-a rollback instead: some one-shot feeds use it), checkpoint persistence
-timing (``metaPersistFrequency``: a restart resumes from an older
-checkpoint), one-shot feeds' end seqnos, collections, the harm downstream
-(what the cache keeps is in memory and rebuilt on restart).
+Not modelled: ``FailOnRollback`` (the rollback ends the client: there is no
+resume to judge), an oldest entry above the start at open (a log trimmed
+past kv_engine's maximum entries: ``getVbUUID`` then returns 0), one-shot
+feeds' end seqnos, collections, the harm downstream (what the cache keeps
+is in memory and rebuilt on restart).
 
 ``sg-dcp-client-fixed``: sends the newest entry of the log it received at
 open (the branch it streamed; "the newest entry at or below the start at
 open", the comment's intent, is still too old when a failover entry lies
 between the start at open and the last seqno), and on ROLLBACK(R) the callback drops what
 it derived above the highest whole-snapshot point c <= R and the client
-resumes from c. dcpcheck verifies the fix (docs/clients.md).
+resumes from c. dcpcheck verifies the fix (docs/clients.md): it holds every
+safety property, and the repeated rollback is gone (it is rolled back
+needlessly only where ``correct`` is: a purge, an unknown uuid).
 """
 
 from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, Reaction, ResumeRequest
 from spec.consumers.citations import Citation
-from spec.expr import Expr, ite, min_of
+from spec.expr import Expr, min_of
 
 REPO, AT = "couchbase/sync_gateway", "f39abe1"
 CITATIONS = (
@@ -55,18 +82,25 @@ CITATIONS = (
     Citation(REPO, "base/gocb_dcp_client.go", "openStreamRequest", AT, "what it sends"),
     Citation(REPO, "base/gocb_dcp_client.go", "openStream", AT, "rollback, then retry"),
     Citation(REPO, "base/dcp_client_metadata.go", "Rollback", AT, "uuid<=R, min(R,start), {x,x}"),
+    Citation(REPO, "db/change_listener.go", "Start", AT, "cache feed: latest seqno, in memory"),
+    Citation(REPO, "base/gocb_dcp_feed.go", "getHighSeqMetadata", AT, "open at the high seqno"),
+    Citation(REPO, "base/gocb_dcp_client.go", "onStreamEnd", AT, "every stream end reopens"),
+    Citation(REPO, "base/dcp_client_worker.go", "updateSeq", AT, "persists after every item"),
+    Citation(REPO, "db/import_listener.go", "StartImportFeed", AT, "unsharded import: stored"),
+    Citation(
+        REPO, "db/attachment_compaction.go", "getCompactionDCPClientOptions", AT, "FailOnRollback"
+    ),
 )
 
 
 class SgDcpClient(ConsumerVariant):
     name = "sg-dcp-client"
-    summary = "uuid = oldest entry at open; on rollback min(R,start) with {x,x}; keeps its data"
+    summary = "uuid = its log's oldest entry; on rollback min(R,start) with {x,x}; keeps its data"
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
-        # SetFailoverEntries: getVbUUID(log, start at open = 0) walks from the oldest entry.
-        log = view.log
-        oldest_at_zero = (log.length > 0) & (log.seqno_at(log.length - 1) == 0)
-        return super().remembered(view).but(uuid=ite(oldest_at_zero, log.oldest_uuid, 0))
+        # SetFailoverEntries: getVbUUID(log, start at open) walks from the oldest entry, whose
+        # seqno is at or below the start at open (the cache feed opens at the high seqno).
+        return super().remembered(view).but(uuid=view.log.oldest_uuid)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView

@@ -16,6 +16,14 @@ bucket; its resume point is the checkpoint manager's
   ``SnapshotMarkerReceived``) and the failover uuid of the newest entry at
   or below that snapshot's end (``getFailoverUUIDForSeqno``) in the log the
   producer sent when the stream opened (``OnEvent`` ``StreamingStart``).
+  When no marker in the history covers the through-seqno (the history keeps
+  the newest ``MaxLengthSnapshotHistory`` = 200 markers, ``base/constant.go``;
+  an older through-seqno's marker has rotated out), ``getSnapshotForSeqno``
+  returns ``(seqno, seqno)`` with an error that ``doCheckpoint`` only logs
+  (MB-48855, 0fe587d5: "if snapshot cannot be found, then use seqno as start
+  and end seqno"): the record claims ``{s, [s, s]}`` mid-snapshot, seed 001's
+  mistake. Setting ``snapshot-marker``: ``kept`` (the default path: the
+  marker is found) or ``lost`` (every record takes the fallback).
   ``metadata/checkpoint.go: CheckpointsDoc.AddRecord`` keeps the newest
   records first, at most 5 (``MaxCheckpointRecordsToKeepTraditional``; 12
   in variable-vbucket mode).
@@ -25,7 +33,8 @@ bucket; its resume point is the checkpoint manager's
 * **What it sends.** ``DcpNozzle.startUprStreamInner``: the checkpoint's
   uuid, seqno and snapshot range, ActiveVBOnly, and ``0x80``
   (``dcpFlagIgnoreTombstones``) unless the replication setting
-  ``enableDcpPurgeRollback`` is true (``metadata/replication_settings.go``,
+  ``dcpEnablePurgeRollback`` is true (``base/constant.go: EnableDcpPurgeRollback``;
+  ``metadata/replication_settings.go: EnableDcpPurgeRollbackConfig``,
   default false since MB-45321, eb87ac33, 2023: "Disable DCP rollback due
   to purgeSeqno by default"): ``ignore_purged``, setting ``purge-rollback``.
 * **What it does on ROLLBACK(R).** ``DcpNozzle.performRollback`` ->
@@ -72,7 +81,11 @@ wins", and a record's uuid taken from an older stream's log (with one
 resume, the log the consumer holds is the one its checkpoints were taken
 with).
 
-``xdcr-fixed``: ``enableDcpPurgeRollback`` on (no ``0x80``), and on
+``xdcr-fixed``: ``dcpEnablePurgeRollback`` on (no ``0x80``), a record
+always with its marker (the fallback not taken: ``snapshot-marker=kept``
+only; a record at a lower point while the target holds more above it, as
+a skipped checkpoint or a sparser cadence leaves, is not covered by the
+proof), and on
 ROLLBACK(R) the target is reconciled to the resume point: every key XDCR
 replicated above the highest whole-snapshot point c <= R gets the source's
 version at c (deleted where the source has none), then it resumes from c
@@ -106,10 +119,12 @@ CITATIONS = (
     Citation(
         REPO,
         "metadata/replication_settings.go",
-        "enableDcpPurgeRollback",
+        "EnableDcpPurgeRollbackConfig",
         AT,
         "0x80 unless set (default false, MB-45321)",
     ),
+    Citation(REPO, "base/constant.go", "EnableDcpPurgeRollback", AT, '"dcpEnablePurgeRollback"'),
+    Citation(REPO, "base/constant.go", "MaxLengthSnapshotHistory", AT, "200 markers kept"),
     Citation(REPO, NOZZLE, "DcpNozzle.performRollback", AT, "rollback -> UpdateVBTimestamps"),
     Citation(REPO, CKMGR, "CheckpointManager.UpdateVBTimestamps", AT, "max = R, or start - 1"),
     Citation(REPO, CKMGR, "getDataFromCkpts", AT, "newest record <= max the target agrees on"),
@@ -121,7 +136,17 @@ PURGE_ROLLBACK = Setting(
     "purge-rollback",
     "off",
     {"off": {"ignore_purged": True}, "on": {"ignore_purged": False}},
-    "enableDcpPurgeRollback (replication setting, default false since MB-45321): 0x80 unless on",
+    "dcpEnablePurgeRollback (replication setting, default false since MB-45321): 0x80 unless on",
+    option="dcpEnablePurgeRollback",
+    option_default="false",
+)
+
+SNAPSHOT_MARKER = Setting(
+    "snapshot-marker",
+    "kept",
+    {"kept": {"marker_lost": False}, "lost": {"marker_lost": True}},
+    "getSnapshotForSeqno's fallback (MB-48855): (s, s) when the marker rotated out of the "
+    "200 kept",
 )
 
 
@@ -132,13 +157,18 @@ class Xdcr(ConsumerVariant):
         "with its uuid and snapshot; the target keeps what it was sent"
     )
     ignore_purged = True
-    settings = (PURGE_ROLLBACK,)
+    marker_lost = False
+    settings = (PURGE_ROLLBACK, SNAPSHOT_MARKER)
 
     def checkpoint(self, view: ConsumerView, seqno: Expr, ignore_purged: Expr) -> ResumeRequest:
-        """The checkpoint record at ``seqno`` (a record at every item): its snapshot marker,
-        the uuid of the newest entry at or below the snapshot's end, start clamped into the
-        snapshot (``populateDataFromCkptDoc``); no record (0): uuid 0 from seqno 0."""
-        snap_start, snap_end = view.snapshot_of(seqno)
+        """The checkpoint record at ``seqno`` (a record at every item): its snapshot marker
+        (``(seqno, seqno)`` when the marker is lost), the uuid of the newest entry at or
+        below the snapshot's end, start clamped into the snapshot
+        (``populateDataFromCkptDoc``); no record (0): uuid 0 from seqno 0."""
+        if self.marker_lost:
+            snap_start = snap_end = seqno
+        else:
+            snap_start, snap_end = view.snapshot_of(seqno)
         none = seqno == 0
         return ResumeRequest(
             ite(none, 0, view.log.covering(snap_end)),
