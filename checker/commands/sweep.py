@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from checker.arguments.decision_space import add_distinct_uuids
 from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_atomic
 from checker.commands.common import (
     add_count,
@@ -39,7 +40,6 @@ from checker.commands.common import (
     chosen,
     spark_conf_from,
 )
-from checker.commands.decision_space import add_distinct_uuids
 from checker.interrupt import held
 from checker.progress import Progress
 from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
