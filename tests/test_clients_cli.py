@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from checker.commands.clients import client_tasks
+from checker.client_catalogue import client_tasks
 from spec.bounds import Bounds
 from spec.consumers import catalogue_names
 from spec.expected_clients import CLIENT_EXPECTED

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from checker.cli import build_parser
-from checker.commands.clients import client_tasks
+from checker.client_catalogue import client_tasks
 from checker.commands.verify import closing_line, plan_line
 from checker.progress import Progress
 from checker.result import Result, Verdict

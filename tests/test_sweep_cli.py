@@ -15,7 +15,10 @@ from conftest import DATA
 
 import checker.sweep.crosscheck as crosscheck_module
 from checker.atomic import partial_dir, publish_dir
+from checker.cli import build_parser
+from checker.commands.sweep import SweepOptions, sweep_options
 from checker.diff.decisions import search_regions
+from checker.runner import OnSpark
 from checker.sweep.space import SweepSpace
 
 SMALL = ["--entries", "2", "--seqnos", "2"]
@@ -127,3 +130,10 @@ def test_a_finished_output_replaces_the_previous_one_whole(tmp_path: Path) -> No
     publish_dir(partial, target)
     assert sorted(p.name for p in target.iterdir()) == ["summary.json"]
     assert [p.name for p in tmp_path.iterdir()] == ["sweep"]
+
+
+def test_the_sweep_reads_its_options_from_the_command_line_once() -> None:
+    flags = ["--out", "d", "--timeout", "5", "--conf", "spark.a=b", "--json", "--quiet"]
+    args = build_parser(["sweep"]).parse_args(["sweep", *flags])
+    spark = OnSpark("local[*]", "dcpcheck sweep", {"spark.a": "b"}, 60.0)
+    assert sweep_options(args) == SweepOptions("d", 5.0, spark, quiet=True, as_json=True)

@@ -28,26 +28,23 @@ import sys
 from contextlib import ExitStack
 from functools import partial
 
+from checker.arguments.selection import add_selection_arguments, selection
 from checker.atomic import writable_dir, writable_file
 from checker.cell import check_cell, planned_cell, refusal
 from checker.commands.common import (
     ANY_SESSIONS,
-    Chosen,
     add_budget_arguments,
     add_count,
     add_output_arguments,
     add_progress_arguments,
-    add_repeatable,
     add_scenario_bounds,
     add_spark_arguments,
     budget_from,
-    chosen,
     scenario_bounds_from,
     spark_conf_from,
 )
 from checker.engines.options import Options
 from checker.engines.registry import SCENARIO_ENGINES, scenario_engine_name
-from checker.probe import probe_consumers
 from checker.progress import Progress
 from checker.report.emit import Emit, Outputs
 from checker.result import Result, Verdict
@@ -55,42 +52,9 @@ from checker.runner import Job, run_jobs
 from checker.scenario_check import CHECK_BUDGET, rounds_needed
 from checker.symbolic.budget import MILLION
 from spec.bounds import Bounds
-from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.errors import UsageError
 from spec.model.build import SPLIT_DEPTHS
-from spec.properties import PROPERTIES, Property
-from spec.rules import RULE_SETS, RuleSet
-
-SELECTION_HELP = {
-    "--rules": "rule set (repeatable; default all built-in)",
-    "--consumer": "consumer variant (repeatable; default correct and collapse-snapshot; the "
-    "client catalogue: dcpcheck clients)",
-    "--property": "property id (repeatable; default all)",
-}
-
-
-def add_selection_arguments(
-    parser: argparse.ArgumentParser, helps: dict[str, str] = SELECTION_HELP
-) -> None:
-    """``--rules``, ``--consumer``, ``--property``: what to check, each by name or file."""
-    for flag, metavar in (
-        ("--rules", "NAME|FILE"),
-        ("--consumer", "NAME|FILE"),
-        ("--property", "ID"),
-    ):
-        add_repeatable(parser, flag, metavar, helps[flag])
-
-
-def selection(
-    args: argparse.Namespace,
-) -> tuple[list[Chosen[RuleSet]], list[Chosen[ConsumerVariant]], list[Chosen[Property]]]:
-    consumers = chosen(CONSUMERS, ConsumerVariant, args.consumer or list(TEXTBOOK))
-    probe_consumers(c.item for c in consumers)
-    return (
-        chosen(RULE_SETS, RuleSet, args.rules),
-        consumers,
-        chosen(PROPERTIES, Property, args.property),
-    )
+from spec.properties import Property
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,6 +26,7 @@ from spec.registry import Registry
 
 __all__ = [
     "ANY_SESSIONS",
+    "DEFAULT_PROPERTIES",
     "Chosen",
     "add_budget_arguments",
     "add_cluster_bounds",
@@ -189,6 +190,10 @@ CLUSTER_BOUNDS_HELP = {
     "midpoint_rollback": "1 (default, as kv_engine) or 0: couchstore resets a replica to 0 when "
     "its rollback would discard at least half of its disk's seqnos",
 }
+
+
+# The durability properties a command checks unless told otherwise (durability, verify).
+DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 
 def add_cluster_bounds(parser: argparse.ArgumentParser) -> None:

@@ -34,6 +34,7 @@ from functools import partial
 from checker.atomic import writable_dir, writable_file
 from checker.cluster_check import check_durability, planned
 from checker.commands.common import (
+    DEFAULT_PROPERTIES,
     add_cluster_bounds,
     add_count,
     add_output_arguments,
@@ -63,9 +64,6 @@ from spec.cluster import (
     ClusterProperty,
 )
 from spec.rules import RULE_SETS, RuleSet
-
-# The durability properties a command checks unless told otherwise (durability, verify).
-DEFAULT_PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,9 +26,11 @@ import json
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from checker.arguments.decision_space import add_distinct_uuids
 from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_atomic
 from checker.commands.common import (
     add_count,
@@ -39,9 +41,9 @@ from checker.commands.common import (
     chosen,
     spark_conf_from,
 )
-from checker.commands.decision_space import add_distinct_uuids
 from checker.interrupt import held
 from checker.progress import Progress
+from checker.runner import OnSpark
 from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
 from spec.rules import RULE_SETS, RuleSet
 
@@ -49,6 +51,25 @@ if TYPE_CHECKING:
     from checker.sweep.space import SweepSpace
 
 MAX_INPUTS = 10**9
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """How one sweep runs, read from the command line once: nothing below ``run`` reads
+    the arguments."""
+
+    out: str  # the dataset and summary.json, replaced whole when the sweep completes
+    timeout_s: float  # the sweep and its cross-check together
+    spark: OnSpark  # the session: master, --conf, --executor-wait
+    quiet: bool = False
+    as_json: bool = False
+
+
+def sweep_options(args: argparse.Namespace) -> SweepOptions:
+    """The options given; a malformed ``--conf`` is a usage error."""
+    conf = spark_conf_from(args)
+    spark = OnSpark(args.master, "dcpcheck sweep", conf, args.executor_wait)
+    return SweepOptions(args.out, args.timeout, spark, quiet=args.quiet, as_json=args.json)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,10 +107,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from checker.sweep.space import SweepSpace
 
-    spark_conf_from(args)  # a malformed --conf is a usage error before anything starts
+    options = sweep_options(args)  # a malformed --conf is a usage error before anything starts
     started = time.perf_counter()
-    deadline = time.monotonic() + args.timeout
-    writable_dir(args.out, "--out")
+    deadline = time.monotonic() + options.timeout_s
+    writable_dir(options.out, "--out")
     picked = chosen(RULE_SETS, RuleSet, args.rules)
     rule_sets = [c.item for c in picked]
     names = [r.name for r in rule_sets]
@@ -110,14 +131,14 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    return _sweep(args, space, rule_sets, [c.spec for c in picked], started, deadline)
+    return _sweep(space, rule_sets, [c.spec for c in picked], options, started, deadline)
 
 
 def _sweep(
-    args: argparse.Namespace,
     space: SweepSpace,
     rule_sets: list[RuleSet],
     specs: list[str],
+    options: SweepOptions,
     started: float,
     deadline: float,
 ) -> int:
@@ -127,14 +148,14 @@ def _sweep(
     from checker.sweep.job import SweepJob, part_name
     from checker.sweep.summary import summarise, summary_json, text
 
-    progress = Progress(1, "sweeps", quiet=args.quiet)
-    partial = partial_dir(args.out)
+    progress = Progress(1, "sweeps", quiet=options.quiet)
+    partial = partial_dir(options.out)
     dataset = partial / "decisions"
     dataset.mkdir()
     try:
         progress.start("sweep")
-        conf = spark_conf_from(args)
-        with spark_session(args.master, "dcpcheck sweep", conf, args.executor_wait) as spark:
+        place = options.spark
+        with spark_session(place.master, place.app, place.conf, place.executor_wait) as spark:
             parts, rows = sweep_on_spark(
                 spark,
                 SweepJob(space, tuple(specs)),
@@ -150,7 +171,7 @@ def _sweep(
         progress.finish("sweep", f"{parts} parts")
         summary = summarise(space, rule_sets, parts, rows)
         summary.specs = {r.name: spec for r, spec in zip(rule_sets, specs, strict=True)}
-        summary.dataset = str(Path(args.out) / "decisions")
+        summary.dataset = str(Path(options.out) / "decisions")
         if len(rule_sets) > 1:
             progress.start("cross-check with dcpcheck diff")
             summary.crosscheck = crosscheck(
@@ -160,19 +181,19 @@ def _sweep(
         summary.seconds = time.perf_counter() - started
         with held():  # published whole, or (Ctrl-C before this) not at all
             write_text_atomic(partial / "summary.json", json.dumps(summary_json(summary), indent=2))
-            publish_dir(partial, args.out)
+            publish_dir(partial, options.out)
     except SweepTimeout:
         progress.close()
         print(
-            f"dcpcheck sweep: unknown: stopped at the --timeout {args.timeout:g} s limit before "
-            "every input was decided; nothing was published",
+            f"dcpcheck sweep: unknown: stopped at the --timeout {options.timeout_s:g} s limit "
+            "before every input was decided; nothing was published",
             file=sys.stderr,
         )
         return EXIT_UNKNOWN
     finally:
         progress.close()
         shutil.rmtree(partial, ignore_errors=True)
-    if args.json:
+    if options.as_json:
         print(json.dumps(summary_json(summary), indent=2))
     else:
         print("\n".join(text(summary)))

@@ -38,8 +38,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from checker.arguments.decision_space import add_space_arguments, space_from
 from checker.commands.common import add_repeatable
-from checker.commands.decision_space import add_space_arguments, space_from
 from checker.inputs import parse_seconds
 from checker.loading import resolve
 from checker.symbolic.budget import MILLION, Budget

@@ -41,9 +41,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-from checker.commands.check import add_selection_arguments, selection
-from checker.commands.clients import client_tasks, print_clients
+from checker.arguments.selection import add_selection_arguments, selection
+from checker.client_catalogue import client_tasks, print_clients
 from checker.commands.common import (
+    DEFAULT_PROPERTIES,
     add_no_spark,
     add_progress_arguments,
     add_scenario_bounds,
@@ -52,7 +53,6 @@ from checker.commands.common import (
     task_place,
     task_run_inputs,
 )
-from checker.commands.durability import DEFAULT_PROPERTIES
 from checker.engines.options import Options
 from checker.induction.certificate import BOUNDS as CERTIFIED
 from checker.induction.certificate import stored_checks

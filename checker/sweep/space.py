@@ -12,7 +12,7 @@ of ``spec.rules.inputs.DecisionSpace(E, distinct_uuids=not duplicate_uuids)``
   or, with ``duplicate_uuids``, every pattern of repeats (each repeat pattern
   once: a restricted growth string), as a table kv_engine loads can have.
   ``dcpcheck sweep`` sweeps repeats unless told ``--distinct-uuids``, the
-  same switch as ``dcpcheck vectors`` (``checker.commands.decision_space``).
+  same switch as ``dcpcheck vectors`` (``checker.arguments.decision_space``).
   Rule sets compare uuids with each other and with 0, so one labelling per
   pattern stands for every table with that pattern.
 * **request**: uuid 0, each uuid of the table, or one it does not hold (the

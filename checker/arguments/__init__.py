@@ -1,0 +1,7 @@
+"""Command-line arguments several commands take, and what they read back.
+
+``selection``: what to check, each by name or file (``--rules``, ``--consumer``,
+``--property``: check, verify, clients); ``decision_space``: the producer's
+decision space (``--table-entries``, ``--distinct-uuids``: vectors, sweep,
+review). The commands' other shared flags are in ``checker.commands.common``.
+"""
