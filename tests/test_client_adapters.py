@@ -404,7 +404,7 @@ def test_histories_dealt_into_parts_merge_into_what_one_search_finds() -> None:
 
 
 def test_spark_is_started_for_many_scenarios_whatever_the_number_of_first_histories() -> None:
-    from checker.commands.client_target import few_scenarios
+    from checker.client_target import few_scenarios
 
     assert few_scenarios(TWO)  # 7 first histories, 4,610 scenarios: judged here
     # 15 first histories but 88,250 scenarios: on Spark (it was judged here, by history count)

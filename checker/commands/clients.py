@@ -92,7 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     budget, bounds = task_run_inputs(args)
     if args.target:
-        from checker.commands.client_target import run_target
+        from checker.client_target import run_target
 
         return run_target(args, bounds)
     if args.like or args.force:

@@ -30,7 +30,7 @@ from checker.adapter.count import scenario_count
 from checker.adapter.play import play
 from checker.adapter.protocol import AdapterFault
 from checker.adapter.size import Estimate, Tally, refusal, sampled_rate
-from checker.commands.client_target import IN_PROCESS_SCENARIOS
+from checker.client_target import IN_PROCESS_SCENARIOS
 from checker.commands.common import (
     add_progress_arguments,
     add_scenario_bounds,

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from checker.arguments.decision_space import add_distinct_uuids
 from checker.atomic import partial_dir, publish_dir, writable_dir, writable_file, write_text_atomic
 from checker.commands.common import (
     add_budget_arguments,
@@ -48,7 +49,6 @@ from checker.commands.common import (
     budget_from,
     spark_conf_from,
 )
-from checker.commands.decision_space import add_distinct_uuids
 from checker.inputs import parse_seconds
 from checker.loading import resolve, resolve_many
 from checker.progress import Progress

@@ -1,5 +1,7 @@
 """``dcpcheck clients --target jsonl:CMD``: a client's own code, through its adapter.
 
+Below the commands: ``clients`` runs it, ``conform`` shares its in-process limit.
+
 The glue between the command line and ``checker.adapter.check``: the rule sets
 and properties chosen, the scenarios ``--like NAME`` found violating for a
 catalogued model (tried first), the parts on Spark executors (in this process
