@@ -1,10 +1,12 @@
 """Replay regression vectors against an implementation of the producer decision.
 
-    dcpcheck replay VECTORS... --target T [--expect RULES] [--json] [--timeout S]
+    dcpcheck replay [VECTORS...] --target T [--expect RULES] [--json] [--timeout S]
     dcpcheck replay --target T COUNTEREXAMPLE.json...
     dcpcheck replay --client jsonl:CMD COUNTEREXAMPLE.json...
 
-VECTORS are vector directories (holding vectors.json) or vectors.json files.
+VECTORS are vector directories (holding vectors.json) or vectors.json files;
+without any, the vectors shipped with dcpcheck (the repository's
+counterexamples/vectors, installed with the package).
 Targets:
 
   rules:NAME|FILE   a rule set, in process
@@ -41,18 +43,25 @@ import json
 import shlex
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from tabulate import tabulate
 
 from checker.inputs import parse_seconds
-from checker.vectors.format import load_corpus
+from checker.vectors.format import SHIPPED, load_corpus
 from checker.vectors.replay import STATUSES, Report, VectorResult, choose_expectations, replay
 from checker.vectors.targets import TARGET_FORMS, parse_target
 from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, InvalidInput, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("vectors", nargs="+", metavar="VECTORS", help="vector dirs or files")
+    parser.add_argument(
+        "vectors",
+        nargs="*",
+        metavar="VECTORS",
+        help="vector dirs or files (default: the vectors shipped with dcpcheck, the "
+        "repository's counterexamples/vectors)",
+    )
     parser.add_argument("--target", metavar="T", help=TARGET_FORMS)
     parser.add_argument(
         "--client",
@@ -76,9 +85,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     timeout = parse_seconds(args.timeout, "--timeout")
     if args.client:
+        if not args.vectors:
+            raise UsageError("dcpcheck replay --client: name the counterexample files to replay")
         return _replay_client(args.client, args.vectors, timeout)
     if not args.target:
         raise UsageError("dcpcheck replay: --target or --client is required")
+    args.vectors = args.vectors or [str(SHIPPED)]
+    for path in args.vectors:
+        if not Path(path).exists():
+            raise InvalidInput(
+                path,
+                "no such file or directory (the vectors of the repository's "
+                "counterexamples/vectors ship with dcpcheck: leave VECTORS out to replay them)",
+            )
     stored = [_is_counterexample(path) for path in args.vectors]
     if any(stored):
         if not all(stored):
@@ -108,8 +127,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _is_counterexample(path: str) -> bool:
     """Whether ``path`` names a counterexample file (a vector corpus otherwise)."""
-    from pathlib import Path
-
     from checker.corpus import CLUSTER_FORMAT, SCENARIO_FORMAT
     from checker.inputs import load_json
 
