@@ -9,13 +9,16 @@ Each is computed from kv-current's steps, as docs/authoring-rules.md shows:
   a table repeats the consumer's uuid the newest entry decides (kv_engine
   keeps the oldest);
 * ``no-item-after-lagging``: the no-item-received adjustment comes after the
-  lagging test instead of before it.
+  lagging test instead of before it;
+* ``mismatch-to-snap-start-minus-one``: snapshot-mismatch rolls back to one below the
+  snapshot start (deeper than needed, and safe: a cost regression).
 
 tests/data/hand_written.py has the same behaviours as plain Python.
 """
 
 import dataclasses
 
+from spec.expr import saturating_sub
 from spec.rules import F, RuleSet, rollback
 from spec.rules.kv_current import RULES as KV_CURRENT
 
@@ -77,4 +80,10 @@ NO_ITEM_AFTER_LAGGING = RuleSet(
             *_order[_lagging + 1 :],
         )
     ),
+)
+
+MISMATCH_TO_SNAP_START_MINUS_ONE = RuleSet(
+    name="mismatch-to-snap-start-minus-one",
+    summary="kv-current, rolling a snapshot mismatch back to snap_start - 1",
+    steps=_replaced("snapshot-mismatch", then=rollback(saturating_sub(F.snap_start, 1))),
 )
