@@ -155,7 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     try:
-        args = build_parser(argv[:1]).parse_args(argv)
+        args, unknown = build_parser(argv[:1]).parse_known_args(argv)
+        if unknown:
+            raise UsageError(
+                f"dcpcheck {args.command}: unrecognized arguments: {' '.join(unknown)} "
+                f"(see dcpcheck {args.command} --help)"
+            )
         return int(args.run(args))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -11,7 +11,9 @@ Each is computed from kv-current's steps, as docs/authoring-rules.md shows:
 * ``no-item-after-lagging``: the no-item-received adjustment comes after the
   lagging test instead of before it;
 * ``mismatch-to-snap-start-minus-one``: snapshot-mismatch rolls back to one below the
-  snapshot start (deeper than needed, and safe: a cost regression).
+  snapshot start (deeper than needed, and safe: a cost regression);
+* ``mismatch-wrapped``: the same in uint64 arithmetic, as C++ computes it: at snapshot
+  start 0 it rolls back to 2^64-1, above the request's start (bounded-rollback breaks).
 
 tests/data/hand_written.py has the same behaviours as plain Python.
 """
@@ -86,4 +88,10 @@ MISMATCH_TO_SNAP_START_MINUS_ONE = RuleSet(
     name="mismatch-to-snap-start-minus-one",
     summary="kv-current, rolling a snapshot mismatch back to snap_start - 1",
     steps=_replaced("snapshot-mismatch", then=rollback(saturating_sub(F.snap_start, 1))),
+)
+
+MISMATCH_WRAPPED = RuleSet(
+    name="mismatch-wrapped",
+    summary="kv-current, rolling a snapshot mismatch back to snap_start - 1 (uint64: 0 - 1 wraps)",
+    steps=_replaced("snapshot-mismatch", then=rollback(F.snap_start - 1)),
 )
