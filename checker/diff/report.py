@@ -313,6 +313,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
         "case_a": r.region.case_a,
         "case_b": r.region.case_b,
         "change": r.region.change.name,
+        "change_shown": change_text(r),  # "rollback above start" where the example is
         "via": r.region.via or None,
         "verdict": r.verdict.value,
         "classification": r.shown,
