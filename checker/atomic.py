@@ -61,7 +61,8 @@ def _creatable(path: Path, flag: str) -> None:
 
 
 def writable_file(path: str | Path | None, flag: str) -> None:
-    """``path`` can be written as a file (it is not a directory; its directory can be made)."""
+    """``path`` can be written as a file: it is not a directory, and its directory exists
+    (a report file is never the reason a directory is made: a typo in it is an error)."""
     if path is None:
         return
     target = Path(path)
@@ -69,6 +70,8 @@ def writable_file(path: str | Path | None, flag: str) -> None:
         raise InvalidInput(flag, f"{target} is a directory; give a file name")
     if target.exists() and not os.access(target, os.W_OK):
         raise InvalidInput(flag, f"{target}: cannot overwrite (permission denied)")
+    if not target.parent.is_dir():
+        raise InvalidInput(flag, f"{target}: no directory {target.parent} (make it first)")
     _creatable(target, flag)
 
 

@@ -76,6 +76,9 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "--version", action="version", version=version(), help="dcpcheck's version, Z3's, Python's"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, summary in COMMANDS.items():
@@ -93,6 +96,23 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
         module.add_arguments(command)
         command.set_defaults(run=module.run)
     return parser
+
+
+def version() -> str:
+    """``dcpcheck X (z3-solver Y, Python Z)``: the installed distributions' versions, read
+    from their metadata (no Z3 import). Budgets are Z3 resource units, counted differently by
+    another Z3: pyproject.toml pins the one the recorded verdicts were measured with."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    def of(name: str) -> str:
+        try:
+            return installed(name)
+        except PackageNotFoundError:
+            return "not installed"
+
+    python = platform.python_version()
+    return f"dcpcheck {of('dcpcheck')} (z3-solver {of('z3-solver')}, Python {python})"
 
 
 def crash_report(exc: BaseException, argv: Sequence[str]) -> Path | None:
@@ -135,7 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     try:
-        args = build_parser(argv[:1]).parse_args(argv)
+        args, unknown = build_parser(argv[:1]).parse_known_args(argv)
+        if unknown:
+            raise UsageError(
+                f"dcpcheck {args.command}: unrecognized arguments: {' '.join(unknown)} "
+                f"(see dcpcheck {args.command} --help)"
+            )
         return int(args.run(args))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

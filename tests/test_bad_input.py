@@ -38,6 +38,8 @@ ROWS = [
     (["replay", "counterexamples/vectors", "--target", "rules:nosuch"], "--target: unknown"),
     (["diff", "kv-current", "nosuch"], "CANDIDATE: unknown"),
     (["durability", "--items", HUGE], "at most 32"),
+    (["check", "--html", "{tmp}/no/such/r.html"], "no directory"),
+    (["durability", "--html", "{tmp}/no/such/r.html"], "no directory"),
 ]
 
 
@@ -54,6 +56,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert one_line(result.err), result.err
     assert expected in result.err
     assert result.out == ""
+    assert not (tmp_path / "no").exists()  # nothing made on the way
 
 
 def test_decide_with_binary_stdin_prints_nothing_but_one_error() -> None:

@@ -173,3 +173,40 @@ def test_the_authoring_walkthrough_shows_the_tested_fixture() -> None:
     doc = (ROOT / "docs" / "authoring-rules.md").read_text()
     step = doc.split("## 2. Change a clause")[1].split("```python\n")[1].split("```")[0]
     assert step in (RULES / "purge_on_snap_start.py").read_text()
+
+
+def test_a_rollback_to_2_64_minus_1_is_labelled_above_the_start_not_shallower(
+    monkeypatch, capsys
+) -> None:
+    """snap_start - 1 in uint64 (C++) at snapshot start 0: a rollback to 18446744073709551615."""
+    rules = f"{RULES / 'single_changes.py'}:mismatch-wrapped"
+    result = run_cli(["diff", "kv-current", rules, "--quiet", *LESS], "", monkeypatch, capsys)
+    assert result.code == 1, result.err
+    assert "snapshot-mismatch -> snapshot-mismatch (rollback above start): safety regression" in (
+        result.out
+    )
+    assert "rollback shallower" not in result.out
+    assert "above the request's start 1: bounded-rollback breaks" in result.out
+    assert result.err == ""  # --quiet
+
+
+def test_an_unknown_argument_points_at_the_commands_own_help(monkeypatch, capsys) -> None:
+    result = run_cli(["diff", "kv-current", "rollback-doc", "--bogus"], "", monkeypatch, capsys)
+    assert result.code == 2
+    assert result.err == (
+        "dcpcheck: error: dcpcheck diff: unrecognized arguments: --bogus "
+        "(see dcpcheck diff --help)\n"
+    )
+
+
+def test_an_incomplete_search_of_one_region_says_region() -> None:
+    from checker.diff.engine import DiffReport, RegionResult
+    from checker.diff.regions import Change, Region
+    from checker.diff.report import text
+    from spec.bounds import Bounds
+    from spec.types import Outcome
+
+    region = Region("purge", "lagging", Change(Outcome.ROLLBACK, Outcome.ACCEPT))
+    report = DiffReport("rules", "a", "b", ["correct"], Bounds(), 8, complete=False, note="x")
+    report.regions.append(RegionResult(region, None, []))
+    assert "1 region found over every stream request" in text(report)[1]

@@ -113,7 +113,7 @@ def test_go_dcps_rollback_loop_is_drawn_round_by_round(tmp_path: Path) -> None:
 def test_a_durability_report_renders_its_run(tmp_path: Path, monkeypatch, capsys) -> None:
     page = tmp_path / "durability.html"
     args = [*MB51805_STALL, "--out", tmp_path, "--html", page]
-    assert run_cli(args, "", monkeypatch, capsys).code == 1
+    assert run_cli(args, "", monkeypatch, capsys).code == 0
     text = page.read_text()
     assert "prepare-ack-progress" in text and "N1 replica" in text
     shot = render(page, 900, 800)

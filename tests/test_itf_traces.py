@@ -61,7 +61,7 @@ def test_traces_written_now_are_valid_itf(tmp_path: Path, monkeypatch, capsys) -
     single = ["check", "--consumer", "collapse-snapshot", "--property", "no-missed-item"]
     small = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
     assert run_cli([*single, *small, "--out", tmp_path], "", monkeypatch, capsys).code == 1
-    assert run_cli([*MB51805_STALL, "--out", tmp_path], "", monkeypatch, capsys).code == 1
+    assert run_cli([*MB51805_STALL, "--out", tmp_path], "", monkeypatch, capsys).code == 0
     written = sorted(tmp_path.glob("*.itf.json"))
     assert len(written) >= 3  # two rule sets' single-node traces and one durability trace
     for path in written:

@@ -1,7 +1,7 @@
 """Review a protocol change: where two rule sets (or two consumers) differ, and is it safe?
 
     dcpcheck diff BASE CANDIDATE [--consumer NAME|FILE ...] [--json] [--max N] [--budget M]
-                      [--timeout S]
+                      [--timeout S] [--quiet]
                       [--table-entries T] [--seqnos N] [--keys N] [--entries N] [--failovers N]
     dcpcheck diff --consumers BASE CANDIDATE [--rules NAME|FILE] [--json] [--max N] [bounds]
 
@@ -35,6 +35,7 @@ from checker.commands.common import (
     add_budget_arguments,
     add_count,
     add_output_arguments,
+    add_progress_arguments,
     add_repeatable,
     add_scenario_bounds,
     budget_from,
@@ -75,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the rule set for --consumers (default kv-current)",
     )
     add_output_arguments(parser, "", json_help="print the diff as one JSON object", html=False)
+    add_progress_arguments(parser)
     add_count(parser, "--max", 10_000, 50, "stop after N regions (default 50)")
     add_budget_arguments(parser, DIFF_BUDGET / MILLION, what="for the whole diff")
     parser.add_argument(
@@ -137,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
                 f"--table-entries {table_entries} is below --entries {bounds.entries}: the "
                 "decision space must hold every table a scenario can have"
             )
-        print(f"dcpcheck diff: {rules_a.name} vs {rules_b.name} ...", file=sys.stderr, flush=True)
+        if not args.quiet:
+            print(f"dcpcheck diff: {rules_a.name} vs {rules_b.name} ...", file=sys.stderr,
+                  flush=True)  # fmt: skip
         report = diff_rules(rules_a, rules_b, consumers, bounds, table_entries, **options)  # type: ignore[arg-type]
         rules_args = (args.rule_sets[0], args.rule_sets[1])
     if args.json:

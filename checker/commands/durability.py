@@ -21,7 +21,8 @@ processes side by side (each the same search as alone, reported in the same
 order); ``--engine bfs-spark`` (once ``spark``) searches breadth-first on Spark, level by level,
 every check of the command in one distributed search (docs/spark.md), with
 the same verdicts, state counts and runs.
-Exit: 0 all hold, 1 a violation, 3 an unknown.
+Exit (as verify and clients): 0 every verdict as expected (spec/cluster/expected.py), 1
+one is not (or a violation has no expectation), 3 an unknown.
 """
 
 from __future__ import annotations
@@ -192,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
             html=args.html,
             streamed=True,
             expected=True,
+            against_expected=True,
         )
     )
     progress = Progress(len(jobs), quiet=args.quiet)

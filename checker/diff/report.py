@@ -21,6 +21,7 @@ from spec.types import Decision, Outcome, StreamRequest
 
 __all__ = [
     "answer_text",
+    "change_text",
     "decide_command",
     "example_json",
     "long_form",
@@ -72,13 +73,34 @@ def _headline(report: DiffReport) -> list[str]:
             f"Z3 proved there are no others{longer}"
         )
     else:
+        n = len(report.regions)
         lines.append(
-            f"{len(report.regions)} regions found over {space}, the search is INCOMPLETE: "
+            f"{n} region{'s' if n != 1 else ''} found over {space}, the search is INCOMPLETE: "
             f"{report.note}"
         )
     if report.subject == "rules" and report.regions:
         lines.append(scope)
     return lines
+
+
+def change_text(r: RegionResult) -> str:
+    """How the answer changed, in words: the change's name, except that a rollback above the
+    request's start (no rollback at all: 2^64-1, say, a snap_start - 1 that wrapped) is
+    called that rather than "rollback shallower" (the region's example shows it)."""
+    change, ex = r.region.change, r.example
+    if ex is None or ex.decision_b.outcome is not Outcome.ROLLBACK:
+        return change.name
+    if (ex.decision_b.rollback_seqno or 0) <= ex.request.start:
+        return change.name
+    if change.before is Outcome.ROLLBACK:
+        return "rollback above start"
+    return f"{change.before.value} -> rollback above start"
+
+
+def _label(r: RegionResult) -> str:
+    region = r.region
+    text = f"{region.case_a} -> {region.case_b} ({change_text(r)})"
+    return f"{text} via {region.via}" if region.via else text
 
 
 def table(report: DiffReport) -> str:
@@ -90,7 +112,7 @@ def table(report: DiffReport) -> str:
                 n,
                 r.region.case_a,
                 r.region.case_b,
-                r.region.change.name,
+                change_text(r),
                 r.region.via or "-",
                 r.shown + (" (unsafe consumers only)" if r.fix_only_for_unsafe else ""),
                 ", ".join(reached) or ("none" if r.classification is not None else "-"),
@@ -133,7 +155,7 @@ def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[
 def long_form(
     n: int, r: RegionResult, report: DiffReport, rules_args: tuple[str, str] | None = None
 ) -> list[str]:
-    lines = [f"region {n}: {r.region.label}: {r.shown}"]
+    lines = [f"region {n}: {_label(r)}: {r.shown}"]
     body: list[str] = []
     if r.region.via:
         body.append(
@@ -203,7 +225,12 @@ def _example(ex: DecisionExample, report: DiffReport, args: tuple[str, str] | No
     ]
     for name, d in ((report.name_a, ex.decision_a), (report.name_b, ex.decision_b)):
         reason = f": {d.reason}" if d.reason else ""
-        lines.append(f"{name + ':':<{width}} {answer_text(d)} ({d.case}{reason})")
+        above = (
+            f", above the request's start {ex.request.start}: bounded-rollback breaks"
+            if d.outcome is Outcome.ROLLBACK and (d.rollback_seqno or 0) > ex.request.start
+            else ""
+        )
+        lines.append(f"{name + ':':<{width}} {answer_text(d)} ({d.case}{reason}{above})")
     for rules in args or (report.name_a, report.name_b):
         lines.append(f"decide: {decide_command(ex, rules)}")
     return lines
@@ -286,6 +313,7 @@ def _region_json(r: RegionResult) -> dict[str, Any]:
         "case_a": r.region.case_a,
         "case_b": r.region.case_b,
         "change": r.region.change.name,
+        "change_shown": change_text(r),  # "rollback above start" where the example is
         "via": r.region.via or None,
         "verdict": r.verdict.value,
         "classification": r.shown,

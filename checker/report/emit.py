@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checker.interrupt import held, stopping
-from checker.report.files import counterexample_path, write_counterexample
+from checker.report.files import counterexample_path, located, write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
 from checker.report.text import (
@@ -87,6 +87,7 @@ class Emit:
         path = None if result.interrupted else counterexample_path(result, out)
         self.paths.append(path)
         self.outs.append(out)
+        result = located(result, path)
         if o.streamed and not o.as_json:
             print(one_line(result, path), flush=True)
             if shows_run(result) or result.harness_bug or result.long_text:
@@ -94,6 +95,7 @@ class Emit:
 
     def finish(self, results: Sequence[Result]) -> int:
         o = self.outputs
+        results = [located(r, p) for r, p in zip(results, self.paths, strict=True)]
         stopped = stopping() or any(r.interrupted for r in results)
         if not stopped:
             with held():  # every file or, on an earlier Ctrl-C, none

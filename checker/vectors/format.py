@@ -46,6 +46,7 @@ from spec.types import Decision, Outcome, ProducerState, StreamRequest
 __all__ = [
     "CORPUS_FILE",
     "FORMAT",
+    "SHIPPED",
     "VERSION",
     "Answer",
     "Corpus",
@@ -65,6 +66,9 @@ VERSIONS = (1, 2)
 GUARANTEE_INPUTS = ("humpty", "all")
 GUARANTEE_VERDICTS = ("proved", "survived", "unknown")
 CORPUS_FILE = "vectors.json"
+# The checked-in corpus (counterexamples/vectors/vectors.json) as installed with the package:
+# a link to it in a checkout, its content in the wheel (pyproject.toml's package-data).
+SHIPPED = Path(__file__).with_name("shipped") / CORPUS_FILE
 
 REQUEST_KEYS = (
     "uuid",

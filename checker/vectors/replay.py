@@ -4,7 +4,9 @@ Each vector ends as one ``VectorResult``: ``pass``, ``fail`` (a wrong answer),
 ``skip`` (the target cannot express it), or ``crash`` / ``timeout`` /
 ``garbage`` (the target did not answer properly). Only ``pass`` and ``skip``
 are not failures. A failure names the clause that should have decided and
-the property a wrong answer breaks (``spec.rules.breaks``).
+the property at stake in it (``spec.rules.breaks``); ``dcpcheck replay`` then
+judges each wrong answer as ``dcpcheck review`` and ``diff`` would
+(``checker.commands.replay_judge``): a ``Judgement``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,43 @@ from spec.errors import InvalidInput
 from spec.rules.breaks import also_broken, property_at_stake
 from spec.types import Outcome
 
-__all__ = ["STATUSES", "VectorResult", "choose_expectations", "compare", "replay"]
+__all__ = [
+    "JUDGEMENTS",
+    "STATUSES",
+    "Judgement",
+    "VectorResult",
+    "choose_expectations",
+    "compare",
+    "replay",
+]
 
 STATUSES = ("pass", "fail", "skip", "crash", "timeout", "garbage")
 NOT_FAILURES = ("pass", "skip")
+# What a wrong answer does, worst first: breaks a safety property; costs only (rolls back
+# more or deeper than needed); differs and breaks no property; could not be judged.
+JUDGEMENTS = ("safety", "cost", "none", "unjudged")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A wrong answer judged in resume scenarios within ``within``: its ``kind``
+    (``JUDGEMENTS``), the words for it, the property it breaks (safety) or costs (cost),
+    and the region (expected clause -> the target's answer, how it changed)."""
+
+    kind: str
+    text: str
+    property: str = ""
+    region: str = ""
+    within: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "property": self.property or None,
+            "region": self.region or None,
+            "within": self.within or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -37,10 +72,24 @@ class VectorResult:
     actual: Answer | None = None
     also_broken: tuple[str, ...] = ()
     detail: str = ""
+    judgement: Judgement | None = None
 
     @property
     def failed(self) -> bool:
         return self.status not in NOT_FAILURES
+
+    def fails(self, fail_on: str) -> bool:
+        """Whether this result fails a replay: a target that did not answer, or a wrong
+        answer that breaks a safety property or could not be judged; with ``fail_on``
+        ``cost``, one that costs too; with ``any``, every wrong answer."""
+        if self.status != "fail" or self.judgement is None:
+            return self.failed
+        kind = self.judgement.kind
+        return (
+            kind in ("safety", "unjudged")
+            or (kind == "cost" and fail_on in ("cost", "any"))
+            or fail_on == "any"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +103,7 @@ class VectorResult:
             "expected": self.expected.to_json(),
             "actual": None if self.actual is None else self.actual.to_json(),
             "detail": self.detail,
+            "judgement": None if self.judgement is None else self.judgement.to_json(),
         }
 
 

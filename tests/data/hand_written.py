@@ -89,6 +89,7 @@ def _changed(
         if start == snap_end:
             snap_start = start
         values = {"upper": upper, "snap_start": snap_start, "entry": entry, "start": start}
+        values["snap_start_minus_one"] = max(snap_start - 1, 0)
         if upper < snap_start:
             return True, values[ahead_returns]
         return True, values[mismatch_returns]
@@ -111,6 +112,7 @@ VARIANTS = {
     "mismatch-to-upper": _changed(mismatch_returns="upper"),
     "mismatch-to-start": _changed(mismatch_returns="start"),
     "unknown-uuid-to-snap-start": _changed(unknown_returns="snap_start"),
+    "mismatch-to-snap-start-minus-one": _changed(mismatch_returns="snap_start_minus_one"),
     "no-item-adjustment-after-lagging": _changed(no_item_before_lagging=False),
 }
 

@@ -9,13 +9,18 @@ Each is computed from kv-current's steps, as docs/authoring-rules.md shows:
   a table repeats the consumer's uuid the newest entry decides (kv_engine
   keeps the oldest);
 * ``no-item-after-lagging``: the no-item-received adjustment comes after the
-  lagging test instead of before it.
+  lagging test instead of before it;
+* ``mismatch-to-snap-start-minus-one``: snapshot-mismatch rolls back to one below the
+  snapshot start (deeper than needed, and safe: a cost regression);
+* ``mismatch-wrapped``: the same in uint64 arithmetic, as C++ computes it: at snapshot
+  start 0 it rolls back to 2^64-1, above the request's start (bounded-rollback breaks).
 
 tests/data/hand_written.py has the same behaviours as plain Python.
 """
 
 import dataclasses
 
+from spec.expr import saturating_sub
 from spec.rules import F, RuleSet, rollback
 from spec.rules.kv_current import RULES as KV_CURRENT
 
@@ -77,4 +82,16 @@ NO_ITEM_AFTER_LAGGING = RuleSet(
             *_order[_lagging + 1 :],
         )
     ),
+)
+
+MISMATCH_TO_SNAP_START_MINUS_ONE = RuleSet(
+    name="mismatch-to-snap-start-minus-one",
+    summary="kv-current, rolling a snapshot mismatch back to snap_start - 1",
+    steps=_replaced("snapshot-mismatch", then=rollback(saturating_sub(F.snap_start, 1))),
+)
+
+MISMATCH_WRAPPED = RuleSet(
+    name="mismatch-wrapped",
+    summary="kv-current, rolling a snapshot mismatch back to snap_start - 1 (uint64: 0 - 1 wraps)",
+    steps=_replaced("snapshot-mismatch", then=rollback(F.snap_start - 1)),
 )
