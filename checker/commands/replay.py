@@ -150,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _judged(report: Report, expect: str) -> list[VectorResult]:
-    """Every wrong answer judged as review and diff judge it (checker.commands.replay_judge)."""
-    from checker.commands.replay_judge import judge
+    """Every wrong answer judged as review and diff judge it (checker.review.judge)."""
+    from checker.review.judge import judge
     from spec.consumers import CONSUMERS, TEXTBOOK
     from spec.rules import RULE_SETS
 

@@ -6,7 +6,7 @@ Each vector ends as one ``VectorResult``: ``pass``, ``fail`` (a wrong answer),
 are not failures. A failure names the clause that should have decided and
 the property at stake in it (``spec.rules.breaks``); ``dcpcheck replay`` then
 judges each wrong answer as ``dcpcheck review`` and ``diff`` would
-(``checker.commands.replay_judge``): a ``Judgement``.
+(``checker.review.judge``): a ``Judgement``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``dcpcheck replay``'s judge: each wrong answer classified as ``review`` and ``diff`` do.
+"""``dcpcheck replay``'s judge: a target's wrong answers classified as ``review`` does.
 
 A vector expects one answer; what a different answer does depends on the answer, not
 on the clause that should have decided. The target's wrong answers are written as
