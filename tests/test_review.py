@@ -253,6 +253,7 @@ def test_a_cost_regression_is_shown_as_one_in_text_html_and_summary(cli, tmp_pat
                  "--out", tmp_path / "r", "--html", page, "--quiet")  # fmt: skip
     assert result.code == 0, result.out + result.err
     assert "cost regression" in result.out
+    assert "\n1 region, " in result.out  # one region, not "1 regions" (issue 47, item 11)
     assert result.out.splitlines()[-1].startswith(
         "summary: safety regressions 0, safety fixes 0, cost regressions 1, cost improvements 0, "
         "neutral 0 ("

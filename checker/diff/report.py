@@ -25,6 +25,7 @@ __all__ = [
     "decide_command",
     "example_json",
     "long_form",
+    "region_label",
     "report_json",
     "request_text",
     "summary",
@@ -97,7 +98,9 @@ def change_text(r: RegionResult) -> str:
     return f"{change.before.value} -> rollback above start"
 
 
-def _label(r: RegionResult) -> str:
+def region_label(r: RegionResult) -> str:
+    """The region as the text names it: its two clauses and how the answer changed
+    (``change_text``), and the clause it went through."""
     region = r.region
     text = f"{region.case_a} -> {region.case_b} ({change_text(r)})"
     return f"{text} via {region.via}" if region.via else text
@@ -155,7 +158,7 @@ def text(report: DiffReport, rules_args: tuple[str, str] | None = None) -> list[
 def long_form(
     n: int, r: RegionResult, report: DiffReport, rules_args: tuple[str, str] | None = None
 ) -> list[str]:
-    lines = [f"region {n}: {_label(r)}: {r.shown}"]
+    lines = [f"region {n}: {region_label(r)}: {r.shown}"]
     body: list[str] = []
     if r.region.via:
         body.append(

@@ -23,7 +23,7 @@ from typing import Any
 from checker.confirm import PRODUCER_TARGET
 from checker.corpus.scenario import counterexample_id, decisions_json, scenario_record
 from checker.diff.classify import Classification
-from checker.diff.report import PLURAL, answer_text, request_text
+from checker.diff.report import PLURAL, answer_text, region_label, request_text
 from checker.diff.report import long_form as region_long_form
 from checker.diff.report import table as region_table
 from checker.result import Replayed, Result, Stats, Verdict
@@ -108,7 +108,7 @@ def results(
         kind = "safety" if region.classification in SAFETY else "cost"
         witness = region.witness
         prop = witness.prop if witness is not None and witness.prop else "-"
-        label = f"{region.region.label} ({inputs:,} inputs)"
+        label = f"{region_label(region)} ({inputs:,} inputs)"
         if region.classification is None:
             out.append(result(label, prop, kind, Verdict.UNKNOWN, reason=region.note))
             continue
@@ -176,7 +176,7 @@ def _record(
         PRODUCER_TARGET: review.target,
         "review": {
             "command": review_command,
-            "region": region.region.label,
+            "region": region_label(region),
             "classification": region.shown,
             "inputs": inputs,
             "space": review.space.to_json(),
@@ -230,8 +230,10 @@ def text(review: Review, replays: Mapping[int, Reproduction] = {}) -> list[str]:
         return [*lines, summary(review)]
     diff = review.diff
     assert diff is not None
+    regions = len(learnt.counts)
     lines.append(
-        f"{len(learnt.counts)} regions, {learnt.differing:,} inputs where the target answers "
+        f"{regions} region{'' if regions == 1 else 's'}, {learnt.differing:,} inputs where "
+        "the target answers "
         f"differently from {review.base.name}; judged with "
         f"{', '.join(diff.context)} in scenarios within {review.bounds.describe()}"
     )
@@ -291,7 +293,7 @@ def summary_json(review: Review) -> dict[str, Any]:
         ex = region.example
         regions.append(
             {
-                "label": region.region.label,
+                "label": region_label(region),
                 "clause": region.region.case_a,
                 "change": region.region.change.name,
                 "inputs": review.counts[n][0],
