@@ -28,6 +28,8 @@ class Options:
     examples: int = 10_000  # random: scenarios drawn
     strategy: str = "bfs"  # explore: breadth- or depth-first
     max_states: int | None = None  # explore, Spark BFS: stop (unknown) after this many states
+    symmetry: bool = True  # explore, Spark BFS: one state per orbit of the model's symmetry
+    exact: bool = False  # explore: keep states, not 64-bit fingerprints, in the visited set
 
     def but(self, **changes: Any) -> Options:
         return replace(self, **changes)

@@ -199,6 +199,8 @@ class Explore:
             max_states=options.max_states,
             timeout_s=options.timeout_s,
             progress=progress,
+            symmetry=options.symmetry,
+            exact=options.exact,
         )
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
