@@ -220,6 +220,8 @@ class SparkBreadthFirst:
             return "--engine spark searches breadth-first; --strategy dfs needs --engine explore"
         if options.workers > 1:
             return "--workers is for --engine explore; on Spark, --master local[N] gives N cores"
+        if options.exact:
+            return "--exact is for --engine explore; the Spark search keys states by fingerprint"
         return None
 
 
