@@ -240,6 +240,8 @@ def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, e
                 continue
             transitions += 1
             if represent is not None:
+                if after in parents:  # a representative already (most are): known
+                    continue
                 after = represent(after)
             seen = len(parents)
             parents.setdefault(after, (state, action))  # one lookup: add it unless known
@@ -270,14 +272,14 @@ def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, e
 def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
     """The visited set keeps a 64-bit fingerprint of each state's bytes; the frontier
     holds the bytes; the trace, each state's parent and action (by number)."""
-    from checker.engines.fingerprints import FingerprintSet, Trace
+    from checker.engines.fingerprints import FingerprintSet, Queue, Trace
     from spec.cluster.encode import fingerprint
 
     started = time.perf_counter()
     seen = FingerprintSet()
     trace = Trace()
     bfs = strategy == "bfs"
-    frontier: deque[Any] = deque()
+    frontier: Any = Queue() if bfs else deque()
     encode, decode = model.encode, model.decode
     done = False
     for state in model.init_states():
@@ -319,10 +321,16 @@ def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, pro
             if after is None:
                 continue
             transitions += 1
-            if represent is not None:
-                after = represent(after)
             blob = encode(after)
             fp = fingerprint(blob)
+            if represent is not None:
+                if fp in seen:  # a representative already (most are): known
+                    continue
+                kept = represent(after)
+                if kept is not after:
+                    after = kept
+                    blob = encode(after)
+                    fp = fingerprint(blob)
             if not add(fp):
                 continue
             found = record(fp, number, index)

@@ -8,6 +8,11 @@ aside). When it fills, the table doubles and is rebuilt from its own
 fingerprints with NumPy (a round per probe distance, each over the keys not
 placed yet).
 
+``Queue``: a breadth-first frontier of encoded states, first in first out,
+kept as zlib-compressed chunks of 4,096 states (neighbouring states share most
+of their bytes): a few bytes a state where a list of ``bytes`` takes 40 more
+than the state's own bytes.
+
 ``Trace``: per state in the order the search found it, its fingerprint, its
 parent's number (-1: an initial state) and the index of the action that led
 to it among its parent's actions: 8 + 4 + 2 bytes (``array`` columns). A run
@@ -21,11 +26,15 @@ with probability 2^-64).
 
 from __future__ import annotations
 
+import zlib
 from array import array
+from collections import deque
 
 import numpy as np
 
-__all__ = ["FingerprintSet", "Trace", "collision_probability"]
+__all__ = ["FingerprintSet", "Queue", "Trace", "collision_probability"]
+
+_CHUNK = 4096  # states a sealed chunk of a queue holds
 
 _FIRST = 1 << 16  # slots of a new table
 
@@ -148,3 +157,42 @@ def _place(table: np.ndarray, keys: np.ndarray) -> None:  # type: ignore[type-ar
         left[won] = False
         pending = pending[left]
         where = (where[left] + 1) & mask
+
+
+class Queue:
+    """Byte strings, first in first out, compressed in chunks."""
+
+    __slots__ = ("_chunks", "_length", "_out", "_tail")
+
+    def __init__(self) -> None:
+        self._chunks: deque[tuple[array, bytes]] = deque()  # type: ignore[type-arg]
+        self._tail: list[bytes] = []  # the newest, not sealed yet
+        self._out: deque[bytes] = deque()  # the oldest, unpacked
+        self._length = 0
+
+    def __len__(self) -> int:
+        return self._length
+
+    def append(self, data: bytes) -> None:
+        self._tail.append(data)
+        self._length += 1
+        if len(self._tail) >= _CHUNK:
+            tail = self._tail
+            self._chunks.append((array("I", map(len, tail)), zlib.compress(b"".join(tail), 1)))
+            self._tail = []
+
+    def popleft(self) -> bytes:
+        out = self._out
+        if not out:
+            if self._chunks:
+                sizes, packed = self._chunks.popleft()
+                data = zlib.decompress(packed)
+                at = 0
+                for size in sizes:
+                    out.append(data[at : at + size])
+                    at += size
+            else:
+                out.extend(self._tail)
+                self._tail = []
+        self._length -= 1
+        return out.popleft()

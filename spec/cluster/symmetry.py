@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import permutations, product
+from operator import attrgetter
 
 from spec.cluster.encode import encode
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
@@ -48,6 +49,20 @@ _MEMORY = 200_000  # node keys remembered before the memory is cleared
 
 _PER_NODE = ClusterState.PER_NODE
 _NODE_INDEX = ClusterState.NODE_INDEX
+_NODES = _PER_NODE.index("nodes")  # the per-node field that holds the nodes
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ...]]:
+    """The values of the fields ``names`` as a tuple (one name: a tuple of one)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    one = attrgetter(*names)
+    return lambda state: (one(state),)
+
+
+_per_node: Callable[[ClusterState], tuple[Sequence[object], ...]] = _getter(_PER_NODE)  # type: ignore[assignment]
+_indices = _getter(_NODE_INDEX)
+_SLOTS = [list(range(n)) for n in range(257)]
 _state: Callable[..., ClusterState] = ClusterState  # type: ignore[assignment]
 
 # a node's id -> (the node, kept alive; its bytes, or b"" if its table holds a reset uuid)
@@ -105,15 +120,13 @@ def _moved(
     for old, new in enumerate(where):
         order[new] = old
     changes: dict[str, object] = {}
-    for name in _PER_NODE:
-        values = getattr(state, name)
+    for name, values in zip(_PER_NODE, _per_node(state), strict=True):
         moved = [values[old] for old in order]
         if renamed:
             moved = [_renamed(v, renamed, shared) if type(v) is NodeState else v for v in moved]
         changes[name] = tuple(moved)
-    for name in _NODE_INDEX:
-        index = getattr(state, name)
-        changes[name] = None if index is None else where[index]
+    for name, index in zip(_NODE_INDEX, _indices(state), strict=True):
+        changes[name] = None if index is None else where[index]  # type: ignore[index]
     return state.but(**changes)  # type: ignore[attr-defined,no-any-return]
 
 
@@ -136,23 +149,26 @@ def representative(
 ) -> ClusterState:
     """The one state of ``state``'s orbit that the reduced search keeps (canonical:
     the same for every renaming of ``state``)."""
-    count = len(state.nodes)
-    slots = range(count)
+    columns = _per_node(state)
+    nodes = columns[_NODES]
+    count = len(nodes)
+    get = _keys.get
     masked = False
-    columns: list[Sequence[object]] = []
-    for name in _PER_NODE:
-        values = getattr(state, name)
-        if count and type(values[0]) is NodeState:
-            values = [_key(node, i) for i, node in enumerate(values)]
-            masked = masked or any(k[:1] == _MASKED for k in values)
-        columns.append(values)
-    for name in _NODE_INDEX:
-        index = getattr(state, name)
-        columns.append([index == i for i in slots])
-    keys = list(zip(*columns, strict=True))
+    node_keys = []
+    for i, node in enumerate(nodes):
+        known = get(id(node))
+        key = _key(node, i) if known is None or not known[1] else known[1]
+        if key[0] == 0xFF:
+            masked = True
+        node_keys.append(key)
+    slots = _SLOTS[count]
+    flags = [[index == i for i in slots] for index in _indices(state)]
+    keys = list(
+        zip(node_keys, *[c for j, c in enumerate(columns) if j != _NODES], *flags, strict=True)
+    )
     order = sorted(slots, key=keys.__getitem__)
     if not masked:  # no reset uuid: slots with equal keys are equal, no uuid to rename
-        if order == list(slots):
+        if order == slots:
             return state
         return _moved(state, _where(order), {}, shared)
     # equal keys: try each arrangement of the tied slots, keep the least encoding
