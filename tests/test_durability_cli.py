@@ -26,8 +26,11 @@ def _no_nulls(value: Any) -> bool:
 
 
 def test_mb34150_under_the_60_rules_exits_1_with_the_seeds_run(tmp_path: Path) -> None:
+    """The full search finds the seed's run first (the reduced one finds a renaming of a
+    run as short: test_the_reduced_search_finds_a_run_as_short)."""
+    full = ["--symmetry", "off"]
     result = run_subprocess(
-        ["durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path]
+        ["durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path, *full]
     )
     assert result.code == 1, result.err
     out = result.out
@@ -39,12 +42,20 @@ def test_mb34150_under_the_60_rules_exits_1_with_the_seeds_run(tmp_path: Path) -
     assert "discarding 1:SET(B), 2:SET(C), 3:PREPARE(A)" in out
     assert "14. PromoteReplica(N2)" in out
     assert "reproduce: dcpcheck durability --ack-rule ack-on-prepare" in out
+    assert "fingerprint collision hid a state" in result.err
     (stored,) = [p for p in tmp_path.glob("*.json") if not p.name.endswith(".itf.json")]
     assert stored.name.startswith("no-lost-syncwrite--ack-on-prepare--persisted-snapshot--")
     itf = json.loads(stored.with_name(stored.name[: -len(".json")] + ".itf.json").read_text())
     assert itf["vars"][0] == "action" and "nodes" in itf["vars"]
     assert len(itf["states"]) == 15 and itf["states"][0]["action"] == {"name": "Init"}
     assert itf["states"][-1]["active"] == "N2" and _no_nulls(itf)
+
+
+def test_the_reduced_search_finds_a_run_as_short(tmp_path: Path, cli) -> None:
+    result = cli("durability", *SIX_O, "--property", "no-lost-syncwrite", "--out", tmp_path)
+    assert result.code == 1, result.err
+    assert "no-lost-syncwrite: violated (confirmed) in 14 steps (2,599 states" in result.out
+    assert "11. PromoteReplica(N1)" in result.out and "14. PromoteReplica(N" in result.out
 
 
 def test_the_stored_counterexample_replays_to_the_same_violation(tmp_path: Path, cli) -> None:
