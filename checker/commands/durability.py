@@ -3,6 +3,7 @@
     dcpcheck durability [--ack-rule ID ...] [--branch-rule ID ...] [--property ID ...]
                         [--rules NAME|FILE] [--preset NAME] [bounds]
                         [--engine explore|spark] [--strategy bfs|dfs] [--workers N]
+                        [--symmetry on|off] [--exact]
                         [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
                         [--max-states N] [--timeout S] [--json] [--out DIR]
 
@@ -20,7 +21,10 @@ depth-first (``--strategy``), or with ``--workers N`` runs the checks on N
 processes side by side (each the same search as alone, reported in the same
 order); ``--engine spark`` searches breadth-first on Spark, level by level,
 every check of the command in one distributed search (docs/spark.md), with
-the same verdicts, state counts and runs.
+the same verdicts, state counts and runs. Both visit one state per renaming
+of the nodes (``--symmetry off``: every state); in this process the visited
+set keeps a 64-bit fingerprint per state (``--exact``: the states) and the
+collision estimate is printed.
 Exit: 0 all hold, 1 a violation, 3 an unknown.
 """
 
