@@ -184,6 +184,7 @@ def test_a_user_property_file_is_searched_on_the_executors(
     "args, message",
     [
         (["--strategy", "dfs"], "breadth-first"),
+        (["--exact"], "keys states by fingerprint"),
         (["--conf", "nokey"], "KEY=VALUE"),
         (["--master", "nowhere"], "not a Spark master URL"),
         (["--master", "spark://127.0.0.1:1"], "no Spark master answers"),

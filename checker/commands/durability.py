@@ -3,6 +3,7 @@
     dcpcheck durability [--ack-rule ID ...] [--branch-rule ID ...] [--property ID ...]
                         [--rules NAME|FILE] [--preset NAME] [bounds]
                         [--engine explore|bfs-spark] [--strategy bfs|dfs] [--workers N]
+                        [--symmetry on|off] [--exact]
                         [--master URL] [--conf KEY=VALUE ...] [--checkpoint DIR]
                         [--max-states N] [--timeout S] [--json] [--out DIR]
 
@@ -20,7 +21,10 @@ depth-first (``--strategy``), or with ``--workers N`` runs the checks on N
 processes side by side (each the same search as alone, reported in the same
 order); ``--engine bfs-spark`` (once ``spark``) searches breadth-first on Spark, level by level,
 every check of the command in one distributed search (docs/spark.md), with
-the same verdicts, state counts and runs.
+the same verdicts, state counts and runs. Both visit one state per renaming
+of the nodes (``--symmetry off``: every state); in this process the visited
+set keeps a 64-bit fingerprint per state (``--exact``: the states) and the
+collision estimate is printed.
 Exit (as verify and clients): 0 every verdict as expected (spec/cluster/expected.py), 1
 one is not (or a violation has no expectation), 3 an unknown.
 """
@@ -48,6 +52,7 @@ from checker.commands.common import (
     spark_conf_from,
 )
 from checker.engines import STRATEGIES
+from checker.engines.fingerprints import collision_probability
 from checker.engines.options import Options
 from checker.engines.registry import CLUSTER_ENGINES, cluster_engine_name, refuse
 from checker.loading import resolve
@@ -115,6 +120,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--engine explore: run the checks on N processes side by side, each check a "
         "search of its own (default 1: one after another in this process)",
     )
+    parser.add_argument(
+        "--symmetry",
+        choices=("on", "off"),
+        default="on",
+        help="on (default): search one state per renaming of the nodes (they are "
+        "interchangeable, spec/cluster/symmetry.py); off: every state",
+    )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="--engine explore: keep every state in the visited set (default: a 64-bit "
+        "fingerprint per state; the probability that a collision hid one is printed)",
+    )
     add_count(
         parser,
         "--max-states",
@@ -144,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         strategy=args.strategy,
         max_states=args.max_states,
+        symmetry=args.symmetry == "on",
+        exact=args.exact,
     )
     refuse(engine, options, args.checkpoint)
     bounds, preset_name = cluster_bounds_from(args)
@@ -197,7 +217,22 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     progress = Progress(len(jobs), quiet=args.quiet)
-    return report.finish(run_jobs(jobs, progress, place=place, each=report.one))
+    results = run_jobs(jobs, progress, place=place, each=report.one)
+    code = report.finish(results)
+    if not (options.exact and not engine.together) and not args.quiet:
+        print(collision_note(results), file=sys.stderr, flush=True)
+    return code
+
+
+def collision_note(results: list[Result]) -> str:
+    """TLC's line on fingerprints: the largest search, and the chance that a collision of
+    two states' 64-bit fingerprints hid a state from it (optimistic: n^2 / 2^65)."""
+    most = max((r.stats.states or 0 for r in results), default=0)
+    return (
+        f"fingerprints: {most:,} states in the largest search; the probability that a "
+        f"fingerprint collision hid a state is {collision_probability(most):.1E} "
+        "(optimistic estimate n^2/2^65; --exact keeps states)"
+    )
 
 
 def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Result:

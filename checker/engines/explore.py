@@ -21,11 +21,12 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from checker.engines import STRATEGIES
 from checker.result import Verdict
 from spec.cluster.protocol import Expectation, ExplicitModel
+from spec.errors import HarnessBug
 
 __all__ = [
     "STRATEGIES",
@@ -33,6 +34,7 @@ __all__ = [
     "Path",
     "PropertyVerdict",
     "Step",
+    "concrete",
     "explore",
     "replay",
 ]
@@ -89,6 +91,8 @@ class Exploration(Generic[S, A]):
     complete: bool  # every reachable state was explored
     stopped: str  # why the search ended early ("" when it ran to the end)
     strategy: str
+    symmetry: bool = False  # the search visited one representative per orbit
+    fingerprints: bool = False  # the visited set kept fingerprints (may hide a state)
     engine: str = ""  # where it ran, if not in this process ("spark")
     cpu_elsewhere: float = 0.0  # CPU seconds of the search's tasks on Spark executors
 
@@ -105,11 +109,18 @@ def explore(
     timeout_s: float | None = None,
     progress: Progress | None = None,
     progress_every: int = 100_000,
+    symmetry: bool = False,
+    exact: bool = True,
 ) -> Exploration[S, A]:
     """Search ``model``'s reachable states for the ``properties`` named (default all).
 
     The search ends early once every ``always`` property has a counterexample
     (or, when only ``sometimes`` properties are asked, once each has an example).
+    ``symmetry``: visit one state per orbit, the model's ``representative`` (if it
+    declares one). ``exact``: keep every state in the visited set; otherwise keep
+    a 64-bit fingerprint of its bytes (the model's ``encode``/``decode``; a model
+    without them is searched exactly), the frontier as bytes and a trace from
+    which a run is rebuilt by re-running the model (``checker.engines.fingerprints``).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}")
@@ -119,72 +130,21 @@ def explore(
         missing = set(properties) - {p.name for p in props}
         if missing:
             raise ValueError(f"the model has no property {', '.join(sorted(missing))}")
-    decided: dict[str, S] = {}
-    stop_when = [p.name for p in props if p.expectation == Expectation.ALWAYS] or [
-        p.name for p in props
-    ]
-    waiting = set(stop_when)  # properties the search may not stop before deciding
-
-    # (property, its holds, its expectation is "always"): the properties still undecided
-    watched = [(p, p.holds, p.expectation == Expectation.ALWAYS) for p in props]
-
-    def check(state: S) -> bool:
-        """Evaluate the undecided properties on a new state; True when the search may stop."""
-        for entry in tuple(watched):
-            prop, holds, always = entry
-            if holds(state) != always:
-                decided[prop.name] = state
-                watched.remove(entry)
-                waiting.discard(prop.name)
-        return not waiting
-
-    parents: dict[S, tuple[S, A] | None] = {}
-    frontier: deque[tuple[S, int]] = deque()
-    done = False
-    for state in model.init_states():
-        if state not in parents:
-            parents[state] = None
-            frontier.append((state, 0))
-            done = check(state) or done
-    pop = frontier.popleft if strategy == "bfs" else frontier.pop
-    actions, next_state = model.actions, model.next_state
-    transitions = max_depth = 0
-    stopped = "all properties decided" if done else ""
-    next_report = progress_every
+    represent: Callable[[S], S] | None = getattr(model, "representative", None)
+    if not symmetry:
+        represent = None
+    fingerprinted = not exact and hasattr(model, "encode") and hasattr(model, "decode")
+    watch = _Watch(props)
+    search = _fingerprinted if fingerprinted else _exact
     with without_cycle_collection():
-        while frontier and not stopped:
-            if max_states is not None and len(parents) >= max_states:
-                stopped = f"state limit ({max_states:,}) reached"
-                break
-            if timeout_s is not None and time.perf_counter() - started > timeout_s:
-                stopped = f"time limit ({timeout_s:g}s) reached"
-                break
-            state, depth = pop()
-            max_depth = max(max_depth, depth)
-            for action in actions(state):
-                after = next_state(state, action)
-                if after is None:
-                    continue
-                transitions += 1
-                seen = len(parents)
-                parents.setdefault(after, (state, action))  # one lookup: add it unless known
-                if len(parents) == seen:
-                    continue
-                frontier.append((after, depth + 1))
-                if check(after):
-                    stopped = "all properties decided"
-                    break
-                if max_states is not None and len(parents) >= max_states:
-                    stopped = f"state limit ({max_states:,}) reached"
-                    break
-            if progress is not None and len(parents) >= next_report:
-                progress(len(parents), max_depth, time.perf_counter() - started)
-                next_report += progress_every
-    complete = not frontier and not stopped
+        found = search(
+            model, watch, represent, strategy, max_states, timeout_s, progress, progress_every
+        )
+    complete = found.complete
     outcomes: dict[str, PropertyVerdict[S, A]] = {}
     for prop in props:
-        if prop.name in decided:
-            path = _path(parents, decided[prop.name])
+        if prop.name in watch.decided:
+            path = found.path_to(watch.decided[prop.name])
             verdict = Verdict.VIOLATED if prop.expectation == Expectation.ALWAYS else Verdict.HOLDS
             outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict, path)
         elif complete:
@@ -194,14 +154,232 @@ def explore(
             outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, Verdict.UNKNOWN)
     return Exploration(
         outcomes=outcomes,
-        states=len(parents),
-        transitions=transitions,
-        max_depth=max_depth,
+        states=found.states,
+        transitions=found.transitions,
+        max_depth=found.max_depth,
         seconds=time.perf_counter() - started,
         complete=complete,
-        stopped="" if complete else stopped or "frontier not exhausted",
+        stopped="" if complete else found.stopped or "frontier not exhausted",
         strategy=strategy,
+        symmetry=represent is not None,
+        fingerprints=fingerprinted,
     )
+
+
+class _Watch:
+    """The properties still undecided, and the state (or its number) that decided each."""
+
+    def __init__(self, props: Sequence[Any]) -> None:
+        self.decided: dict[str, Any] = {}
+        stop_when = [p.name for p in props if p.expectation == Expectation.ALWAYS] or [
+            p.name for p in props
+        ]
+        self.waiting = set(stop_when)  # properties the search may not stop before deciding
+        # (property, its holds, its expectation is "always"): the properties still undecided
+        self.watched = [(p, p.holds, p.expectation == Expectation.ALWAYS) for p in props]
+
+    def check(self, state: Any, token: Any) -> bool:
+        """Evaluate the undecided properties on a new state; True when the search may stop."""
+        for entry in tuple(self.watched):
+            prop, holds, always = entry
+            if holds(state) != always:
+                self.decided[prop.name] = token
+                self.watched.remove(entry)
+                self.waiting.discard(prop.name)
+        return not self.waiting
+
+
+@dataclass
+class _Found(Generic[S, A]):
+    states: int
+    transitions: int
+    max_depth: int
+    complete: bool
+    stopped: str
+    path_to: Callable[[Any], Path[S, A]]
+
+
+def _limit_reached(count: int, max_states: int | None) -> str:
+    if max_states is not None and count >= max_states:
+        return f"state limit ({max_states:,}) reached"
+    return ""
+
+
+def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
+    """The visited set keeps every state (a representative, under symmetry) with its
+    parent and the action from it."""
+    started = time.perf_counter()
+    parents: dict[Any, tuple[Any, Any] | None] = {}
+    frontier: deque[tuple[Any, int]] = deque()
+    done = False
+    for state in model.init_states():
+        if represent is not None:
+            state = represent(state)
+        if state not in parents:
+            parents[state] = None
+            frontier.append((state, 0))
+            done = watch.check(state, state) or done
+    pop = frontier.popleft if strategy == "bfs" else frontier.pop
+    actions, next_state = model.actions, model.next_state
+    transitions = max_depth = 0
+    stopped = "all properties decided" if done else ""
+    next_report = every
+    check = watch.check
+    while frontier and not stopped:
+        stopped = _limit_reached(len(parents), max_states)
+        if stopped:
+            break
+        if timeout_s is not None and time.perf_counter() - started > timeout_s:
+            stopped = f"time limit ({timeout_s:g}s) reached"
+            break
+        state, depth = pop()
+        max_depth = max(max_depth, depth)
+        for action in actions(state):
+            after = next_state(state, action)
+            if after is None:
+                continue
+            transitions += 1
+            if represent is not None:
+                if after in parents:  # a representative already (most are): known
+                    continue
+                after = represent(after)
+            seen = len(parents)
+            parents.setdefault(after, (state, action))  # one lookup: add it unless known
+            if len(parents) == seen:
+                continue
+            frontier.append((after, depth + 1))
+            if check(after, after):
+                stopped = "all properties decided"
+                break
+            stopped = _limit_reached(len(parents), max_states)
+            if stopped:
+                break
+        if progress is not None and len(parents) >= next_report:
+            progress(len(parents), max_depth, time.perf_counter() - started)
+            next_report += every
+
+    def path_to(state: Any) -> Path[Any, Any]:
+        path = _path(parents, state)
+        if represent is None:
+            return path
+        return concrete(model, path.states(), represent)
+
+    return _Found(
+        len(parents), transitions, max_depth, not frontier and not stopped, stopped, path_to
+    )
+
+
+def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
+    """The visited set keeps a 64-bit fingerprint of each state's bytes; the frontier
+    holds the bytes; the trace, each state's parent and action (by number)."""
+    from checker.engines.fingerprints import FingerprintSet, Queue, Trace
+    from spec.cluster.encode import fingerprint
+
+    started = time.perf_counter()
+    seen = FingerprintSet()
+    trace = Trace()
+    bfs = strategy == "bfs"
+    frontier: Any = Queue() if bfs else deque()
+    encode, decode = model.encode, model.decode
+    done = False
+    for state in model.init_states():
+        if represent is not None:
+            state = represent(state)
+        data = encode(state)
+        fp = fingerprint(data)
+        if seen.add(fp):
+            number = trace.add(fp, -1, 0)
+            frontier.append(data if bfs else (data, number, 0))
+            done = watch.check(state, number) or done
+    actions, next_state = model.actions, model.next_state
+    transitions = max_depth = depth = 0
+    level_end = len(trace)  # bfs: the number of the first state of the next level
+    popped = 0
+    stopped = "all properties decided" if done else ""
+    next_report = every
+    check, add, record = watch.check, seen.add, trace.add
+    while frontier and not stopped:
+        stopped = _limit_reached(len(trace), max_states)
+        if stopped:
+            break
+        if timeout_s is not None and time.perf_counter() - started > timeout_s:
+            stopped = f"time limit ({timeout_s:g}s) reached"
+            break
+        if bfs:
+            data = frontier.popleft()
+            number = popped  # first in, first out: the n-th popped is the n-th found
+            popped += 1
+            if number >= level_end:
+                depth += 1
+                level_end = len(trace)
+        else:
+            data, number, depth = frontier.pop()
+        max_depth = max(max_depth, depth)
+        state = decode(data)
+        for index, action in enumerate(actions(state)):
+            after = next_state(state, action)
+            if after is None:
+                continue
+            transitions += 1
+            blob = encode(after)
+            fp = fingerprint(blob)
+            if represent is not None:
+                if fp in seen:  # a representative already (most are): known
+                    continue
+                kept = represent(after)
+                if kept is not after:
+                    after = kept
+                    blob = encode(after)
+                    fp = fingerprint(blob)
+            if not add(fp):
+                continue
+            found = record(fp, number, index)
+            frontier.append(blob if bfs else (blob, found, depth + 1))
+            if check(after, found):
+                stopped = "all properties decided"
+                break
+            stopped = _limit_reached(len(trace), max_states)
+            if stopped:
+                break
+        if progress is not None and len(trace) >= next_report:
+            progress(len(trace), max_depth, time.perf_counter() - started)
+            next_report += every
+
+    def key(state: Any) -> int:
+        return fingerprint(encode(state if represent is None else represent(state)))
+
+    def path_to(number: int) -> Path[Any, Any]:
+        return concrete(model, trace.lineage(number), key)
+
+    return _Found(
+        len(trace), transitions, max_depth, not frontier and not stopped, stopped, path_to
+    )
+
+
+def concrete(
+    model: ExplicitModel[S, A], keys: Sequence[Any], key: Callable[[S], Any]
+) -> Path[S, A]:
+    """The run of the model whose states have ``keys`` (as ``key`` gives them): from the
+    initial state with the first key, at each step the first action whose successor has
+    the next key. A search that kept representatives, or fingerprints, found a run of
+    keys; this is a run of named steps from the model's own initial state that has them
+    (under symmetry: the run of renamings of the states the search visited)."""
+    starts = [s for s in model.init_states() if key(s) == keys[0]]
+    if not starts:
+        raise HarnessBug("no initial state has the first key of the run a search found")
+    state = starts[0]
+    init = state
+    steps: list[Step[S, A]] = []
+    for n, want in enumerate(keys[1:], start=1):
+        for action in model.actions(state):
+            after = model.next_state(state, action)
+            if after is not None and key(after) == want:
+                steps.append(Step(action, after))
+                state = after
+                break
+        else:
+            raise HarnessBug(f"no action leads to step {n} of the run a search found")
+    return Path(init, tuple(steps))
 
 
 @contextmanager

@@ -34,6 +34,8 @@ class Options:
     every_session: bool = False
     show_invariant: bool = False
     certificate: tuple[str, ...] | None = None
+    symmetry: bool = True  # explore, Spark BFS: one state per orbit of the model's symmetry
+    exact: bool = False  # explore: keep states, not 64-bit fingerprints, in the visited set
 
     def but(self, **changes: Any) -> Options:
         return replace(self, **changes)

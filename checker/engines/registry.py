@@ -248,6 +248,8 @@ class Explore:
             max_states=options.max_states,
             timeout_s=options.timeout_s,
             progress=progress,
+            symmetry=options.symmetry,
+            exact=options.exact,
         )
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
@@ -269,6 +271,8 @@ class SparkBreadthFirst:
             )
         if options.workers > 1:
             return "--workers is for --engine explore; on Spark, --master local[N] gives N cores"
+        if options.exact:
+            return "--exact is for --engine explore; the Spark search keys states by fingerprint"
         return None
 
 

@@ -57,7 +57,13 @@ from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 
-from checker.engines.explore import Exploration, PropertyVerdict, Step, without_cycle_collection
+from checker.engines.explore import (
+    Exploration,
+    PropertyVerdict,
+    Step,
+    concrete,
+    without_cycle_collection,
+)
 from checker.engines.explore import Path as Run
 from checker.result import Verdict
 from checker.spark.expand import ClusterSearch, Watched, build, models_of
@@ -132,6 +138,7 @@ def cluster_search(
     bounds: ClusterBounds,
     checked: Sequence[str],
     watched: Sequence[str] = (),
+    symmetry: bool = True,
 ) -> ClusterSearch:
     """The search of ``checked`` (and ``watched`` alongside) in every model, named by a
     digest of its definition, user files' contents included."""
@@ -145,10 +152,11 @@ def cluster_search(
         "bounds": bounds.to_json(),
         "properties": list(properties),
         "checked": len(checked),
+        "symmetry": symmetry,
         "files": {n: _file_digest(n) for n in names if _file_digest(n)},
     }
     ident = hashlib.sha1(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
-    return ClusterSearch(ident, tuple(models), rules, bounds, properties, len(checked))
+    return ClusterSearch(ident, tuple(models), rules, bounds, properties, len(checked), symmetry)
 
 
 def _file_digest(name: str) -> str:
@@ -315,7 +323,7 @@ def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
     owned: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
     for m, w in enumerate(run.watched):
         for i, state in enumerate(w.model.init_states()):
-            blob = encode(state)
+            blob = encode(w.kept(state))
             fp = fingerprint(blob)
             # order: the one byte i (no parent's order; settle writes no parent, no action)
             owned[fp % where.partitions].append((m, b"", i, fp, 0, blob))
@@ -651,6 +659,8 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
         complete=complete and first is None,
         stopped=stopped,
         strategy="bfs",
+        symmetry=run.search.symmetry,
+        fingerprints=True,
         engine="bfs-spark",
         cpu_elsewhere=run.cpu_elsewhere,
     )
@@ -695,8 +705,13 @@ def _path(where: Where, w: Watched, m: int, level: int, order: bytes) -> Run:
             raise HarnessBug(f"level {n}: a state's parent is not the state before it")
         action = w.model.actions(state)[row["action"]]
         after = w.model.next_state(state, action)
+        if after is not None:
+            after = w.kept(after)
         if after is None or encode(after) != bytes(row["state"]):
             raise HarnessBug(f"level {n}: {action} does not lead to the state the search stored")
         steps.append(Step(action, after))
         state = after
-    return Run(init, tuple(steps))
+    if not w.symmetry:
+        return Run(init, tuple(steps))
+    # a run of representatives: the run of named steps through their renamings
+    return concrete(w.model, [init, *(s.state for s in steps)], w.kept)

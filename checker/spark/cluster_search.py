@@ -51,7 +51,7 @@ def check_durability_on_spark(
     """A result per (model, property), models outermost; names as the command line gave them.
     ``options.max_states`` and ``options.timeout_s`` limit the whole search."""
     clock = Stopwatch()
-    search = cluster_search(models, rules, bounds, properties, [SANITY])
+    search = cluster_search(models, rules, bounds, properties, [SANITY], options.symmetry)
     found = search_on_spark(
         spark,
         search,

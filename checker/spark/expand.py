@@ -59,14 +59,17 @@ class ClusterSearch:
     bounds: cluster.ClusterBounds
     properties: tuple[str, ...]
     checked: int
+    symmetry: bool = True  # states are the model's representatives (one per orbit)
 
 
 @dataclass(frozen=True)
 class Watched:
-    """A model and its watched properties, each with its bit and the value that decides it."""
+    """A model and its watched properties, each with its bit and the value that decides it;
+    ``symmetry``: the search keeps the model's representatives."""
 
     model: cluster.ClusterModel
     properties: tuple[BoundProperty, ...]
+    symmetry: bool = True
     _tests: tuple[tuple[int, Any, bool], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -75,6 +78,10 @@ class Watched:
             for j, p in enumerate(self.properties)
         )
         object.__setattr__(self, "_tests", tests)
+
+    def kept(self, state: Any) -> Any:
+        """The state the search keeps for ``state``: its representative, under symmetry."""
+        return self.model.representative(state) if self.symmetry else state
 
     def decides(self, state: Any) -> int:
         """Bit ``j`` set where ``properties[j]`` is decided in ``state`` (an ``always``
@@ -104,7 +111,7 @@ def build(search: ClusterSearch) -> list[Watched]:
             tuple(props),
         )
         bound = {p.name: p for p in model.properties()}
-        out.append(Watched(model, tuple(bound[p.id] for p in props)))
+        out.append(Watched(model, tuple(bound[p.id] for p in props), search.symmetry))
     return out
 
 

@@ -148,6 +148,7 @@ def successors(
             w = watched[m]
             model = w.model
             next_state = model.next_state
+            represent = model.representative if w.symmetry else None
             state = model.decode(data)
             bits = w.decides(state)
             if bits:
@@ -163,6 +164,8 @@ def successors(
                 if after is None:
                     continue
                 made += 1
+                if represent is not None:
+                    after = represent(after)
                 if after in seen:
                     continue
                 seen.add(after)

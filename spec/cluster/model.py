@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from spec.cluster import actions as act
-from spec.cluster import active, failover, replica
+from spec.cluster import active, failover, replica, symmetry
 from spec.cluster.actions import Action
-from spec.cluster.encode import decode
+from spec.cluster.encode import decode, encode
 from spec.cluster.properties import CLUSTER_PROPERTIES, BoundProperty, ClusterProperty
 from spec.cluster.setup import Setup
 from spec.cluster.state import SET, ClusterState, Item, NodeState, epoch_uuid
@@ -87,6 +87,15 @@ class ClusterModel:
         this model's states share (so that the model's memories find them by identity,
         as they find the nodes of the states it made itself)."""
         return decode(data, self.setup.canonical)
+
+    def encode(self, state: ClusterState) -> bytes:
+        """The state's bytes (``spec.cluster.encode``): what a search keeps instead of it."""
+        return encode(state)
+
+    def representative(self, state: ClusterState) -> ClusterState:
+        """The state of ``state``'s orbit under renaming the nodes that a reduced search
+        keeps (``spec.cluster.symmetry``: nodes are interchangeable)."""
+        return symmetry.representative(state, self.setup.canonical)
 
     def actions(self, state: ClusterState) -> list[Action]:
         out: list[Action] = []

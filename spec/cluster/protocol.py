@@ -6,7 +6,20 @@ drops the transition) and ``properties()``: named values whose
 ``expectation`` is ``Expectation.ALWAYS`` (an invariant: a state where
 ``holds`` is false is a counterexample) or ``Expectation.SOMETIMES`` (a
 state where it is true is an example). States are hashable and immutable;
-an engine never looks inside one. ``spec.cluster.ClusterModel`` is the model;
+an engine never looks inside one.
+
+Two members are optional (an engine asks with ``getattr``):
+
+* ``representative(state)``: one state of ``state``'s orbit under the model's
+  symmetry (a state in the orbit, the same for every state of it). The model
+  declares that its successors commute with the symmetry and that every
+  property is invariant under it, so a search may visit representatives only
+  (TLC's ``SYMMETRY``, stateright's ``Representative``);
+* ``encode(state)`` and ``decode(data)``: the state as bytes that equal states
+  share in every process, and back, so a search may keep a fingerprint of the
+  bytes instead of the state.
+
+``spec.cluster.ClusterModel`` is the model;
 ``checker.engines.explore`` and ``checker.spark.bfs`` search it.
 """
 
@@ -16,7 +29,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
-__all__ = ["Expectation", "ExplicitModel", "ExplicitProperty"]
+__all__ = ["Expectation", "ExplicitModel", "ExplicitProperty", "Symmetric"]
 
 S = TypeVar("S", bound=Hashable)
 A = TypeVar("A")
@@ -47,3 +60,9 @@ class ExplicitModel(Protocol[S, A]):  # type: ignore[misc]
     def next_state(self, state: S, action: A) -> S | None: ...
 
     def properties(self) -> Sequence[ExplicitProperty[S]]: ...
+
+
+class Symmetric(Protocol[S]):  # type: ignore[misc]
+    """A model that declares a symmetry (the optional member of ``ExplicitModel``)."""
+
+    def representative(self, state: S) -> S: ...

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import NamedTuple, TypeVar
+from typing import ClassVar, NamedTuple, TypeVar
 
 from spec.failover_table import FailoverTable
 from spec.scenario import key_name
@@ -308,6 +308,11 @@ DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due
 @_state_value
 @dataclass(frozen=True, slots=True)
 class ClusterState:
+    # What a permutation of the nodes moves (``spec.cluster.symmetry``): the fields
+    # holding one value per node, in node order, and those holding a node's index.
+    PER_NODE: ClassVar[tuple[str, ...]] = ("nodes", "acks")
+    NODE_INDEX: ClassVar[tuple[str, ...]] = ("active",)
+
     nodes: tuple[NodeState, ...]
     active: int | None  # None between CrashActive and PromoteReplica
     epoch: int  # failovers so far; the active of epoch e writes items of epoch e

@@ -1,0 +1,196 @@
+"""The cluster model's symmetry: nodes are interchangeable by what they hold, not by name.
+
+Nothing in the model depends on a node's number but its identity: every guard
+and effect treats the nodes alike (``PromoteReplica`` offers every most
+up-to-date survivor, ``Commit`` counts acks, a rollback to 0 gives node ``i``
+the uuid ``reset_uuid(i)``). So renaming the nodes by a permutation ``p``
+(node ``i`` becomes node ``p[i]``) maps reachable states to reachable states
+and runs to runs, and every property judges a state and its renaming alike.
+``permute`` is that renaming: it moves what ``ClusterState.PER_NODE`` declares
+(one value per node), maps what ``ClusterState.NODE_INDEX`` declares (a node's
+index) and renames the node ids inside the data (the ``reset_uuid`` uuids in
+every node's failover table).
+
+``representative`` picks one state of a state's orbit (all its renamings): it
+sorts the node slots by a key (the slot's node encoded by
+``spec.cluster.encode`` with reset uuids masked as "its own" or "another's",
+then its other per-node values, then whether it is the active); slots with
+equal keys are ordered by trying their arrangements and keeping the least
+encoding, when some table holds a reset uuid (otherwise equal keys are equal
+slots). The key is the same for a slot and its renamed copy, so the
+representative is the same for every state of an orbit (canonical): two
+states are one state of the reduced search exactly when one is a renaming of
+the other, the full reduction the symmetric group allows.
+
+The proof obligation (tests/test_cluster_symmetry.py): on reachable states of
+several presets and random permutations, ``permute`` commutes with the
+model's successors (the successors of ``permute(s, p)`` are the renamings of
+those of ``s``), every property's ``holds`` is unchanged, and
+``representative(permute(s, p)) == representative(s)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import permutations, product
+from operator import attrgetter
+
+from spec.cluster.encode import encode
+from spec.cluster.state import ClusterState, NodeState, reset_uuid
+from spec.failover_table import FailoverEntry, FailoverTable
+
+__all__ = ["permute", "representative"]
+
+_RESET = reset_uuid(0)  # reset uuids: reset_uuid(0) .. reset_uuid(255); epoch uuids are above
+_RESETS = 0x100
+_OWN, _OTHERS = 1, 2  # what a masked key writes for the node's own / another node's reset uuid
+_MASKED = b"\xff"  # the first byte of a masked key (an encoded state's first byte is below)
+_MEMORY = 200_000  # node keys remembered before the memory is cleared
+
+_PER_NODE = ClusterState.PER_NODE
+_NODE_INDEX = ClusterState.NODE_INDEX
+_NODES = _PER_NODE.index("nodes")  # the per-node field that holds the nodes
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ...]]:
+    """The values of the fields ``names`` as a tuple (one name: a tuple of one)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    one = attrgetter(*names)
+    return lambda state: (one(state),)
+
+
+_per_node: Callable[[ClusterState], tuple[Sequence[object], ...]] = _getter(_PER_NODE)  # type: ignore[assignment]
+_indices = _getter(_NODE_INDEX)
+_SLOTS = [list(range(n)) for n in range(257)]
+_state: Callable[..., ClusterState] = ClusterState  # type: ignore[assignment]
+
+# a node's id -> (the node, kept alive; its bytes, or b"" if its table holds a reset uuid)
+_keys: dict[int, tuple[NodeState, bytes]] = {}
+
+
+def _is_reset(uuid: int) -> bool:
+    return _RESET <= uuid < _RESET + _RESETS
+
+
+def _bytes(node: NodeState) -> bytes:
+    return encode(_state((node,), None, 0, (0,)))
+
+
+def _key(node: NodeState, index: int) -> bytes:
+    """The node's bytes, its reset uuids masked (the same for the node renamed); a masked
+    key starts with ``_MASKED``."""
+    known = _keys.get(id(node))
+    if known is None:
+        resets = any(_is_reset(e.uuid) for e in node.table.entries)
+        known = (node, b"" if resets else _bytes(node))
+        if len(_keys) >= _MEMORY:
+            _keys.clear()
+        _keys[id(node)] = known
+    if known[1]:
+        return known[1]
+    mine = reset_uuid(index)
+    masked = tuple(
+        FailoverEntry(
+            (_OWN if e.uuid == mine else _OTHERS) if _is_reset(e.uuid) else e.uuid, e.seqno
+        )
+        for e in node.table.entries
+    )
+    return _MASKED + _bytes(node.but(table=FailoverTable(masked, node.table.max_entries)))
+
+
+def permute(
+    state: ClusterState,
+    where: Sequence[int],
+    shared: Callable[[NodeState], NodeState] | None = None,
+) -> ClusterState:
+    """``state`` with node ``i`` renamed ``where[i]`` (``where``: a permutation of the
+    node indices); ``shared`` maps a renamed node to the object to keep for it."""
+    renamed = {reset_uuid(old): reset_uuid(new) for old, new in enumerate(where) if old != new}
+    return _moved(state, where, renamed, shared)
+
+
+def _moved(
+    state: ClusterState,
+    where: Sequence[int],
+    renamed: dict[int, int],
+    shared: Callable[[NodeState], NodeState] | None,
+) -> ClusterState:
+    order = [0] * len(where)  # order[new] = old
+    for old, new in enumerate(where):
+        order[new] = old
+    changes: dict[str, object] = {}
+    for name, values in zip(_PER_NODE, _per_node(state), strict=True):
+        moved = [values[old] for old in order]
+        if renamed:
+            moved = [_renamed(v, renamed, shared) if type(v) is NodeState else v for v in moved]
+        changes[name] = tuple(moved)
+    for name, index in zip(_NODE_INDEX, _indices(state), strict=True):
+        changes[name] = None if index is None else where[index]  # type: ignore[index]
+    return state.but(**changes)  # type: ignore[attr-defined,no-any-return]
+
+
+def _renamed(
+    node: NodeState, renamed: dict[int, int], shared: Callable[[NodeState], NodeState] | None
+) -> NodeState:
+    entries = node.table.entries
+    if not any(e.uuid in renamed for e in entries):
+        return node
+    table = FailoverTable(
+        tuple(FailoverEntry(renamed.get(e.uuid, e.uuid), e.seqno) for e in entries),
+        node.table.max_entries,
+    )
+    node = node.but(table=table)
+    return node if shared is None else shared(node)
+
+
+def representative(
+    state: ClusterState, shared: Callable[[NodeState], NodeState] | None = None
+) -> ClusterState:
+    """The one state of ``state``'s orbit that the reduced search keeps (canonical:
+    the same for every renaming of ``state``)."""
+    columns = _per_node(state)
+    nodes = columns[_NODES]
+    count = len(nodes)
+    get = _keys.get
+    masked = False
+    node_keys = []
+    for i, node in enumerate(nodes):
+        known = get(id(node))
+        key = _key(node, i) if known is None or not known[1] else known[1]
+        if key[0] == 0xFF:
+            masked = True
+        node_keys.append(key)
+    slots = _SLOTS[count]
+    flags = [[index == i for i in slots] for index in _indices(state)]
+    keys = list(
+        zip(node_keys, *[c for j, c in enumerate(columns) if j != _NODES], *flags, strict=True)
+    )
+    order = sorted(slots, key=keys.__getitem__)
+    if not masked:  # no reset uuid: slots with equal keys are equal, no uuid to rename
+        if order == slots:
+            return state
+        return _moved(state, _where(order), {}, shared)
+    # equal keys: try each arrangement of the tied slots, keep the least encoding
+    groups: list[list[int]] = []
+    for k, old in enumerate(order):
+        if k and keys[old] == keys[order[k - 1]]:
+            groups[-1].append(old)
+        else:
+            groups.append([old])
+    best: tuple[bytes, ClusterState] | None = None
+    for arrangement in product(*(permutations(g) for g in groups)):
+        candidate = permute(state, _where([i for g in arrangement for i in g]), shared)
+        data = encode(candidate)
+        if best is None or data < best[0]:
+            best = (data, candidate)
+    assert best is not None
+    return best[1]
+
+
+def _where(order: Sequence[int]) -> list[int]:
+    """The renaming that puts old slot ``order[k]`` at ``k``."""
+    where = [0] * len(order)
+    for new, old in enumerate(order):
+        where[old] = new
+    return where
