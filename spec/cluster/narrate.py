@@ -98,11 +98,21 @@ def describe_step(setup: Setup, before: ClusterState, action: Action, after: Clu
         return _commit(setup, before, after)
     if isinstance(action, act.ReplicateItem):
         return _replicate(before, after, action.node)
-    if isinstance(action, act.PersistReplica):
-        node = after.nodes[action.node]
-        return (
+    if isinstance(action, act.PersistReplica | act.PersistNextItem):
+        old, node = before.nodes[action.node], after.nodes[action.node]
+        text = (
             f"{node_name(action.node)} persists up to seqno {node.persisted_seqno} "
             f"(HPS {node.persisted_hps})"
+        )
+        if node.high_prepared_seqno != old.high_prepared_seqno:
+            text += f"; HPS {old.high_prepared_seqno} -> {node.high_prepared_seqno}"
+        return text + _fence(node)
+    if isinstance(action, act.PersistActive):
+        assert after.active is not None
+        node = after.nodes[after.active]
+        return (
+            f"{node_name(after.active)} (active) persists up to seqno {node.persisted_seqno}, "
+            "moving its durability fence"
         )
     if isinstance(action, act.AckPrepare):
         assert after.active is not None
@@ -160,7 +170,15 @@ def _replicate(before: ClusterState, after: ClusterState, index: int) -> str:
         text += f", the end of snapshot [{start},{end}]"
     if new.high_prepared_seqno != old.high_prepared_seqno:
         text += f"; HPS {old.high_prepared_seqno} -> {new.high_prepared_seqno}"
-    return text
+    return text + _fence(new)
+
+
+def _fence(node: NodeState) -> str:
+    """Where a replica's durability fence holds its HPS, if it does."""
+    if not node.snapshot_ends:
+        return ""
+    ends = ", ".join(str(end) for end in node.snapshot_ends)
+    return f"; durability fence: HPS held below a persistToMajority PREPARE (snapshot ends {ends})"
 
 
 def _promote(setup: Setup, before: ClusterState, after: ClusterState, index: int) -> str:

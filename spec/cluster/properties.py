@@ -3,12 +3,24 @@
 * ``no-lost-syncwrite`` (safety, *always*): every SyncWrite acknowledged to a
   client is in the history of the active, at its seqno, in every state that
   has an active (so in every active from the acknowledgement on), as long as
-  fewer than ``majority`` failures (failovers and restarts, each of which may
-  wipe one node's memory) happened since its PREPARE was written. That is level
-  Majority's promise: the write is in the memory of a majority, so it
-  survives any fewer failures; more failures may lose it by design (level
-  PersistToMajority exists for that). The negated bad state: an active
-  without an acknowledged PREPARE within that failure budget.
+  fewer than ``majority`` of the failures *its level promises to survive*
+  happened since its PREPARE was written (``promised_failures``). The negated
+  bad state: an active without an acknowledged PREPARE within that budget.
+  Each level's promise, as Couchbase documents it ("Durability", Couchbase
+  Server docs, docs.couchbase.com/server/current/learn/data/durability.html;
+  kv_engine's include/memcached/durability_spec.h names the levels):
+
+  - Majority: "the mutation must be replicated to (that is, held in the memory
+    allocated to the bucket on) a majority of the Data Service nodes": it
+    survives fewer than ``majority`` failures of any kind, a failover (the
+    active lost) or a restart (a node's memory lost) alike;
+  - MajorityAndPersistOnMaster: as Majority, and "persisted ... on the active
+    node": that adds the active's own restart, which this model does not have
+    (a crashed active is failed over for good), so here it promises what
+    Majority does;
+  - PersistToMajority: "persisted to disk on a majority of the Data Service
+    nodes": a restart loses no copy, so it survives any number of restarts and
+    fewer than ``majority`` failovers.
 * ``prepare-ack-progress`` (progress, *always*, over quiescent replicas): a
   replica connected to the active that has received everything the stream
   can send it (every closed snapshot, so every snapshot it holds is
@@ -32,7 +44,13 @@ from typing import Literal
 from spec.cluster.protocol import Expectation
 from spec.cluster.replica import next_message
 from spec.cluster.setup import Setup
-from spec.cluster.state import PREPARE, ClusterState, SyncWrite, node_name
+from spec.cluster.state import (
+    PERSIST_TO_MAJORITY,
+    PREPARE,
+    ClusterState,
+    SyncWrite,
+    node_name,
+)
 from spec.registry import Registry
 
 __all__ = [
@@ -40,6 +58,7 @@ __all__ = [
     "BoundProperty",
     "ClusterProperty",
     "lost_syncwrites",
+    "promised_failures",
     "unacked_prepares",
 ]
 
@@ -90,15 +109,24 @@ class BoundProperty:
         return self.property.explain(self.setup, state)
 
 
+def promised_failures(state: ClusterState, level: int) -> int:
+    """The failures so far that a SyncWrite of ``level`` promises to survive (fewer than
+    a majority of them): failovers and restarts, or failovers only for
+    PersistToMajority (a restart keeps what a node persisted). ``SyncWrite.faults_before``
+    is this count when the PREPARE was written."""
+    return state.epoch if level == PERSIST_TO_MAJORITY else state.faults
+
+
 def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
     """Acknowledged SyncWrites the active does not hold although fewer than a majority
-    of failures happened since they were written (empty without an active)."""
+    of the failures their level promises to survive happened since they were written
+    (empty without an active)."""
     active = state.active_node
     if active is None:
         return []
     lost = []
     for write in state.acknowledged:
-        if state.faults - write.faults_before >= setup.bounds.majority:
+        if promised_failures(state, write.level) - write.faults_before >= setup.bounds.majority:
             continue
         held = active.items[write.seqno - 1] if write.seqno <= active.high_seqno else None
         if held != write.prepare:
@@ -137,10 +165,11 @@ def _explain_lost(setup: Setup, state: ClusterState) -> str:
     assert state.active is not None
     parts = []
     for write in lost_syncwrites(setup, state):
-        faults = state.faults - write.faults_before
+        faults = promised_failures(state, write.level) - write.faults_before
+        kind = "failover" if write.level == PERSIST_TO_MAJORITY else "failure"
         parts.append(
             f"the client was acknowledged {write.label()}; the active "
-            f"{node_name(state.active)} does not hold it, {faults} failure"
+            f"{node_name(state.active)} does not hold it, {faults} {kind}"
             f"{'s' if faults != 1 else ''} after it was written (majority "
             f"{setup.bounds.majority})"
         )
