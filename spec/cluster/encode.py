@@ -255,13 +255,9 @@ def _decode(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> Clu
         if max(data[:start]) >= 0x80:
             return _decode_varints(data, shared)
         writes = data[at + 1 : end]
-        acked = tuple(
-            [SyncWrite(*writes[i : i + _WRITE]) for i in range(0, len(writes), _WRITE)]
-        )
+        acked = tuple([SyncWrite(*writes[i : i + _WRITE]) for i in range(0, len(writes), _WRITE)])
         writes = data[end + 1 : start]
-        flying = tuple(
-            [SyncWrite(*writes[i : i + _WRITE]) for i in range(0, len(writes), _WRITE)]
-        )
+        flying = tuple([SyncWrite(*writes[i : i + _WRITE]) for i in range(0, len(writes), _WRITE)])
         active = data[0]
         head = (
             None if active == 0 else active - 1,

@@ -211,9 +211,7 @@ class Cluster:
         level = self.levels[min(self.prepares, len(self.levels) - 1)]
         active.items.append(Item("PREPARE", key, self.epoch, 0, level))
         self.prepares += 1
-        self.in_flight.append(
-            (active.high_seqno, self.epoch, key, self.failures_for(level), level)
-        )
+        self.in_flight.append((active.high_seqno, self.epoch, key, self.failures_for(level), level))
 
     def ClientSet(self, key: str) -> None:
         active = self._the_active("ClientSet")
