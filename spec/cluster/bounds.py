@@ -25,8 +25,6 @@ LIMITS = {
     "restarts": 8,
     "prefix": 32,
     "prefix_replicas": 7,
-    "levels": 3333333333333333,
-    "partial_flush": 1,
 }
 
 
@@ -111,10 +109,15 @@ class ClusterBounds:
                     f"{name} must be at most {most} (got {getattr(self, name)}); the "
                     "presets' state spaces already reach millions of states"
                 )
-        if self.levels < 0 or any(d not in "123" for d in str(self.levels or 1)):
+        if (
+            self.levels < 0
+            or len(str(self.levels)) > LIMITS["prepares"]
+            or any(d not in "123" for d in str(self.levels or 1))
+        ):
             raise ValueError(
                 "levels must be digits 1 (majority), 2 (majority_and_persist_on_master) "
-                f"or 3 (persist_to_majority), first SyncWrite first (got {self.levels})"
+                f"or 3 (persist_to_majority), first SyncWrite first, at most "
+                f"{LIMITS['prepares']} (got {self.levels})"
             )
         if self.partial_flush not in (0, 1):
             raise ValueError("partial_flush must be 0 (a flush persists all) or 1")
@@ -171,7 +174,8 @@ class ClusterBounds:
 class Preset:
     """Named bounds. ``recorded``: whether ``spec.cluster.expected`` records a verdict for
     every check of the preset (False for a preset kept to measure a search's scale, whose
-    checks do not finish on one machine)."""
+    checks do not finish on one machine, and for the level presets, of which it records
+    the checks run so far)."""
 
     name: str
     summary: str
@@ -182,6 +186,10 @@ class Preset:
 _MB_34150 = ClusterBounds(
     nodes=4, majority=3, keys=1, prepares=1, items=4, failovers=2, prefix=2, prefix_replicas=2
 )
+
+# two SyncWrites of different levels (``levels``), each with its COMMIT: 4 items
+_LEVELS_4 = ClusterBounds(nodes=4, majority=3, keys=2, prepares=2, items=4, failovers=2)
+_LEVELS_3 = ClusterBounds(nodes=3, keys=2, prepares=2, items=4, failovers=2, restarts=1)
 
 PRESETS: dict[str, Preset] = {
     p.name: p
@@ -218,6 +226,40 @@ PRESETS: dict[str, Preset] = {
             "from an empty vbucket: 3 nodes, 2 replicas, majority 2; one SyncWrite "
             "and one SET (keys A, B), two failovers, one restart",
             ClusterBounds(nodes=3, keys=2, prepares=1, sets=1, items=4, failovers=2, restarts=1),
+        ),
+        Preset(
+            "levels-mp",
+            "two SyncWrites in one vbucket, Majority then PersistToMajority (keys A, B): "
+            "4 nodes, 3 replicas, majority 3, from an empty vbucket; two failovers",
+            _LEVELS_4.but(levels=13),
+            recorded=False,
+        ),
+        Preset(
+            "levels-pm",
+            "as levels-mp, PersistToMajority then Majority",
+            _LEVELS_4.but(levels=31),
+            recorded=False,
+        ),
+        Preset(
+            "levels-mp-small",
+            "two SyncWrites, Majority then PersistToMajority (keys A, B): 3 nodes, "
+            "2 replicas, majority 2 (sync_writes_max_allowed_replicas = 2); two "
+            "failovers, one restart",
+            _LEVELS_3.but(levels=13),
+            recorded=False,
+        ),
+        Preset(
+            "levels-pm-small",
+            "as levels-mp-small, PersistToMajority then Majority",
+            _LEVELS_3.but(levels=31),
+            recorded=False,
+        ),
+        Preset(
+            "mb-34150-wide-persist",
+            "mb-34150-wide with a PersistToMajority SyncWrite: does MB-34453's loss with "
+            "3 replicas reach a write persisted on a majority?",
+            _MB_34150.but(keys=2, sets=1, items=5, levels=3),
+            recorded=False,
         ),
     )
 }

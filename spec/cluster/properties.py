@@ -24,10 +24,11 @@
 * ``prepare-ack-progress`` (progress, *always*, over quiescent replicas): a
   replica connected to the active that has received everything the stream
   can send it (every closed snapshot, so every snapshot it holds is
-  complete) and has nothing left to ack (its HPS is what the active
-  recorded) has acked every PREPARE it holds that is still pending on the
-  active. In such a state only a new PREPARE (a new snapshot) or a failure
-  can move the replica, so a violation is exactly a replica that "does not
+  complete), has nothing left to ack (its HPS is what the active
+  recorded) and no flush to come that would move its durability fence has
+  acked every PREPARE it holds that is still pending on the active. In such
+  a state only a new PREPARE (a new snapshot) or a failure can move the
+  replica, so a violation is exactly a replica that "does not
   ack a satisfied prepare until another prepare arrives" (MB-51805). This is
   the bounded form of "eventually acks": no fairness assumption is needed.
 * ``syncwrite-acknowledged`` (reachability, *sometimes*): some state has an
@@ -42,12 +43,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from spec.cluster.protocol import Expectation
-from spec.cluster.replica import next_message
+from spec.cluster.replica import next_message, persisted
 from spec.cluster.setup import Setup
 from spec.cluster.state import (
     PERSIST_TO_MAJORITY,
     PREPARE,
     ClusterState,
+    NodeState,
     SyncWrite,
     node_name,
 )
@@ -134,7 +136,16 @@ def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
     return lost
 
 
-def unacked_prepares(state: ClusterState) -> list[tuple[int, int]]:
+def _flush_moves_hps(setup: Setup, node: NodeState) -> bool:
+    """Whether persisting what ``node`` received would move its HPS (a PersistToMajority
+    PREPARE behind its durability fence): then it is not quiescent. Never so with
+    Majority SyncWrites alone."""
+    if node.persisted_seqno >= node.high_seqno:
+        return False
+    return persisted(setup, node).high_prepared_seqno > node.high_prepared_seqno
+
+
+def unacked_prepares(setup: Setup, state: ClusterState) -> list[tuple[int, int]]:
     """(replica, seqno): pending PREPAREs a quiescent replica holds but did not ack."""
     active = state.active_node
     if active is None:
@@ -149,6 +160,8 @@ def unacked_prepares(state: ClusterState) -> list[tuple[int, int]]:
             continue
         if node.high_prepared_seqno > state.acks[r]:
             continue  # an AckPrepare is still to come
+        if _flush_moves_hps(setup, node):
+            continue  # a flush is still to come that moves its durability fence
         for x, item in enumerate(node.items, start=1):
             if (
                 item.op == PREPARE
@@ -180,7 +193,7 @@ def _explain_unacked(setup: Setup, state: ClusterState) -> str:
     active = state.active_node
     assert active is not None
     parts = []
-    for r, x in unacked_prepares(state):
+    for r, x in unacked_prepares(setup, state):
         node = state.nodes[r]
         parts.append(
             f"{node_name(r)} holds {active.items[x - 1].label(x)} in a complete snapshot, "
@@ -207,7 +220,7 @@ def _builtins() -> None:
             "always",
             "a replica holding a complete snapshot with a pending PREPARE acks it without "
             "needing another PREPARE (MB-51805); checked in quiescent states",
-            lambda setup, state: not unacked_prepares(state),
+            lambda setup, state: not unacked_prepares(setup, state),
             _explain_unacked,
         ),
         ClusterProperty(

@@ -529,6 +529,8 @@ class Cluster:
             acked = active.adm.acked(replica.index)
             if replica.hps > acked:
                 continue  # it still has an ack to send
+            if self._a_flush_would_move(replica):
+                continue  # a PersistToMajority PREPARE waits for a flush still to come
             for seqno, item in enumerate(replica.items, start=1):
                 if (
                     seqno > acked
@@ -538,6 +540,15 @@ class Cluster:
                 ):
                     out.append((replica.name, seqno))
         return out
+
+    def _a_flush_would_move(self, replica: Node) -> bool:
+        if replica.disk.seqno >= replica.high_seqno:
+            return False
+        import copy
+
+        trial = copy.deepcopy(replica)
+        self._flush(trial, trial.high_seqno)
+        return trial.hps > replica.hps
 
     @staticmethod
     def _self_acked(active: Node) -> list[int]:
