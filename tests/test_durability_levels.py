@@ -4,8 +4,10 @@ in-flight rule per key, and what a level looks like in a run."""
 from __future__ import annotations
 
 from checker.cluster_check import model_for
+from checker.report.html import timeline_svg
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterBounds, ClusterModel
 from spec.cluster import actions as act
+from spec.cluster.narrate import picture_of
 from spec.cluster.properties import lost_syncwrites, promised_failures
 from spec.cluster.state import (
     MAJORITY,
@@ -110,3 +112,12 @@ def test_a_level_is_named_in_a_prepares_label_and_json() -> None:
     assert run(two_nodes(levels=1), act.ClientPrepare(0)).nodes[0].items[0].label(1) == (
         "1:PREPARE(A)"
     )
+
+
+def test_the_picture_marks_where_a_replicas_fence_holds_its_hps() -> None:
+    model = two_nodes(levels=3)
+    fenced = run(model, *WRITTEN)
+    (mark,) = picture_of(fenced).marks
+    assert (mark.seqno, mark.label, mark.kind) == (0, "N1 fence: HPS 0", "fence")
+    assert "N1 fence: HPS 0" in timeline_svg(picture_of(fenced))
+    assert picture_of(run(model, *WRITTEN, act.PersistReplica(N1))).marks == ()

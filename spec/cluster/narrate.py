@@ -20,7 +20,7 @@ from spec.cluster.replica import reconnect_decision, rollback_landing, stream_re
 from spec.cluster.setup import Setup
 from spec.cluster.state import ClusterState, NodeState, node_name, uuid_name
 from spec.failover_table import FailoverTable
-from spec.run import Cell, Lane, Picture, Run, Span, Step
+from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
 from spec.types import Outcome
 
 __all__ = ["describe_state", "describe_step", "history", "run_of", "table_text"]
@@ -266,8 +266,10 @@ LEGEND = (
 
 
 def picture_of(state: ClusterState) -> Picture:
-    """Each node's history at the end of a run, with its snapshot markers."""
+    """Each node's history at the end of a run, with its snapshot markers (a PREPARE's
+    label names its level), and where a replica's durability fence holds its HPS."""
     lanes = []
+    marks = []
     for i, node in enumerate(state.nodes):
         role = "failed over" if not node.alive else "active" if i == state.active else "replica"
         cells = tuple(
@@ -275,7 +277,9 @@ def picture_of(state: ClusterState) -> Picture:
             for x, item in enumerate(node.items, start=1)
         )
         spans = tuple(Span(max(a, 1), b, f"[{a},{b}]") for a, b in node.snapshots)
-        lanes.append(
-            Lane(f"{node_name(i)} {role}", cells if node.alive else (), spans if node.alive else ())
-        )
-    return Picture(tuple(lanes), (), LEGEND)
+        name = f"{node_name(i)} {role}"
+        lanes.append(Lane(name, cells if node.alive else (), spans if node.alive else ()))
+        if node.alive and node.snapshot_ends:
+            hps = node.high_prepared_seqno
+            marks.append(Mark(hps, f"{node_name(i)} fence: HPS {hps}", "fence", lane=name))
+    return Picture(tuple(lanes), tuple(marks), LEGEND)
