@@ -142,6 +142,9 @@ def _flush_moves_hps(setup: Setup, node: NodeState) -> bool:
     Majority SyncWrites alone."""
     if node.persisted_seqno >= node.high_seqno:
         return False
+    above = node.items[node.high_prepared_seqno :]
+    if not any(item.level == PERSIST_TO_MAJORITY for item in above):
+        return False  # only a PersistToMajority PREPARE waits for a flush
     return persisted(setup, node).high_prepared_seqno > node.high_prepared_seqno
 
 
