@@ -8,12 +8,16 @@ from checker.report.html import timeline_svg
 from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterBounds, ClusterModel
 from spec.cluster import actions as act
 from spec.cluster.narrate import picture_of
+from spec.cluster.passive_dm import hps_at_snapshot_ends, hps_on_receipt
 from spec.cluster.properties import lost_syncwrites, promised_failures
 from spec.cluster.state import (
+    COMMIT,
     MAJORITY,
     MAJORITY_AND_PERSIST_ON_MASTER,
     PERSIST_TO_MAJORITY,
+    PREPARE,
     ClusterState,
+    Item,
     SyncWrite,
 )
 from spec.rules import RULE_SETS
@@ -121,3 +125,17 @@ def test_the_picture_marks_where_a_replicas_fence_holds_its_hps() -> None:
     assert (mark.seqno, mark.label, mark.kind) == (0, "N1 fence: HPS 0", "fence")
     assert "N1 fence: HPS 0" in timeline_svg(picture_of(fenced))
     assert picture_of(run(model, *WRITTEN, act.PersistReplica(N1))).marks == ()
+
+
+def test_a_committed_persist_to_majority_prepare_fences_after_mb_34197_not_before() -> None:
+    """8a0f8da1b^ (6.0) removes a PREPARE from trackedWrites on its COMMIT, so it no
+    longer fences; eba4298 keeps completed PREPAREs until the HPS passes them."""
+    items = (
+        Item(PREPARE, 0, 0, 0, PERSIST_TO_MAJORITY),
+        Item(PREPARE, 1, 0, 0, MAJORITY),
+        Item(COMMIT, 0, 0, 1),
+    )
+    assert hps_on_receipt(items[:2], 0, 0) == 0  # the fence at 1
+    assert hps_on_receipt(items, 0, 0) == 2  # committed: no fence
+    assert hps_at_snapshot_ends(items, 0, 0, (3,)) == (0, (3,))  # still the fence
+    assert hps_at_snapshot_ends(items, 0, 3, (3,)) == (2, ())  # the snapshot persisted whole
