@@ -179,24 +179,16 @@ for _preset, _first in (("levels-mp", "1:PREPARE(A)"), ("levels-pm", "1:PREPARE(
         f"MB-34453 with both fixes: {_first} acked in snapshot [1,1], N1 and N2 mid-snapshot "
         "[2,3] at the crash, N1 rolls N2 back to 1 and couchstore's midpoint rule resets it",
     )
-_expect(
-    "levels-mp-small",
-    "ack-at-snapshot-end+restart-fix",
-    "highest-snapshot",
-    "no-lost-syncwrite",
-    "holds",
-    "two replicas: each level's promise holds (Majority: two failures are a majority; "
-    "PersistToMajority: a restart keeps the acked, persisted PREPARE)",
-)
-for _ack in ACK_RULES:
-    for _branch in BRANCH_RULES:
-        _expect(
-            "levels-pm-small",
-            _ack,
-            _branch,
-            "no-lost-syncwrite",
-            "holds",
-            "two replicas, PersistToMajority then Majority: every ack rule and branch point "
-            "keeps both writes within their promises (MB-34150 needs two failovers, a "
-            "majority of 2)",
-        )
+for _preset in ("levels-mp-small", "levels-pm-small"):
+    for _ack in ACK_RULES:
+        for _branch in BRANCH_RULES:
+            _expect(
+                _preset,
+                _ack,
+                _branch,
+                "no-lost-syncwrite",
+                "holds",
+                "two replicas, two SyncWrites of different levels: every ack rule and branch "
+                "point keeps both within their promises (MB-34150 needs two failovers, a "
+                "majority of 2; a restart keeps a PersistToMajority write's persisted copy)",
+            )
