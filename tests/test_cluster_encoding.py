@@ -42,7 +42,19 @@ def _reachable(model: ClusterModel, limit: int = 50_000) -> list[ClusterState]:
 
 @pytest.fixture(scope="module")
 def states() -> list[ClusterState]:
-    return _reachable(_model("mb-51805")) + _reachable(_model("mb-34150"), limit=20_000)
+    return (
+        _reachable(_model("mb-51805"))
+        + _reachable(_model("mb-34150"), limit=20_000)
+        + _reachable(_model("levels-pm"), limit=10_000)
+    )
+
+
+def test_the_states_encoded_have_levels_and_fences(states) -> None:
+    """The fixture reaches what format 3 added: PREPAREs of other levels than Majority,
+    SyncWrites of those levels and replicas with snapshot ends behind a fence."""
+    assert any(i.level for s in states for n in s.nodes for i in n.items)
+    assert any(w.level for s in states for w in s.in_flight)
+    assert any(n.snapshot_ends for s in states for n in s.nodes)
 
 
 def test_every_reachable_state_round_trips_through_its_bytes(states) -> None:

@@ -84,6 +84,19 @@ def test_a_check_that_holds_exits_0_with_its_json_record_and_writes_nothing(
     assert not list(tmp_path.iterdir())
 
 
+def test_a_level_flag_sets_each_syncwrites_level_and_names_it_in_the_run(
+    tmp_path: Path, cli
+) -> None:
+    """mb-51805 with a PersistToMajority SyncWrite: MB-51805's stall is still there
+    without the fix, and the run names the level of the PREPARE."""
+    args = [*MB51805_STALL, "--level", "persist_to_majority", "--json", "--out", tmp_path]
+    result = cli(*args)
+    assert result.code == 1, result.err
+    (record,) = json.loads(result.out)["results"]
+    assert record["bounds"]["levels"] == 3
+    assert "1:PREPARE(A,persistToMajority)" in json.dumps(record)
+
+
 def test_mb51805_without_the_fix_reads_like_the_seed(tmp_path: Path, cli) -> None:
     result = cli(*MB51805_STALL, "--out", tmp_path)
     assert result.code == 0  # violated, as spec/cluster/expected.py records
@@ -165,6 +178,8 @@ BAD_ARGUMENTS = {
         ["--workers", "2", "--engine", "bfs-spark"],
         "--workers is for --engine explore",
     ),
+    "level": (["--level", "majority,quorum"], "--level: unknown durability level 'quorum'"),
+    "partial-flush": (["--partial-flush", "2"], "partial_flush must be 0"),
 }
 
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from checker.cluster_check import model_for
 from checker.confirm import replay_stored
-from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterModel, preset
+from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterBounds, ClusterModel, preset
 from spec.cluster.actions import Action, action_from_json
 from spec.failover_table import FailoverTable
 from spec.reference.cluster import ActionNotEnabled, Cluster
@@ -115,7 +115,7 @@ def test_the_stored_mb34150_run_is_the_seeds_scenario_on_the_reference() -> None
     for step in record["steps"]:
         cluster.apply(step["action"])
     assert cluster.active is not None and cluster.active.name == "N2"
-    assert cluster.lost_syncwrites() == [(3, 0, "A", 0)]
+    assert cluster.lost_syncwrites() == [(3, 0, "A", 0, "majority")]
     assert cluster.failures == 2 and cluster.majority == 3
     # one failure more (a restart) and a majority has failed since the ack: no longer owed
     cluster.restarts += 1
@@ -159,6 +159,54 @@ def test_model_and_reference_agree_along_random_walks(
     taken: list[str] = []
     for choice in choices:
         where = f"{ack}/{branch}/{preset_name}/{rules}/midpoint {midpoint} after {taken}"
+        enabled = model.actions(state)
+        assert as_set([a.to_json() for a in enabled]) == as_set(cluster.enabled()), where
+        if not enabled:
+            break
+        action = enabled[choice % len(enabled)]
+        taken.append(str(action))
+        state = model.next_state(state, action)
+        cluster.apply(action.to_json())
+        diff = differences(cluster.observe(), observe_model_state(state.to_json()))
+        assert not diff, f"{where}: {diff}"
+        for name in PROPERTIES:
+            assert bound[name].holds(state) == cluster.holds(name), f"{name}: {where}"
+
+
+@st.composite
+def level_walks(draw: st.DrawFn) -> tuple[str, str, ClusterBounds, list[int]]:
+    """Walks with SyncWrites of mixed levels (and flushes that stop after one item)."""
+    ack = draw(st.sampled_from(ACK_RULES.names()))
+    branch = draw(st.sampled_from(BRANCH_RULES.names()))
+    base = draw(st.sampled_from(["small", "mb-34150"]))
+    levels = draw(st.sampled_from([13, 31, 3, 2, 23, 32]))
+    bounds = preset(base).bounds.but(
+        levels=levels,
+        partial_flush=draw(st.sampled_from([0, 1])),
+        keys=2,
+        prepares=2,
+        sets=0,
+        items=draw(st.sampled_from([4, 5])),
+    )
+    choices = draw(st.lists(st.integers(0, 2**16), min_size=8, max_size=30))
+    return ack, branch, bounds, choices
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(level_walks())
+def test_model_and_reference_agree_along_random_walks_of_mixed_levels(
+    walk: tuple[str, str, ClusterBounds, list[int]],
+) -> None:
+    ack, branch, bounds, choices = walk
+    model = model_for(
+        ACK_RULES.get(ack), BRANCH_RULES.get(branch), RULE_SETS.get("kv-current"), bounds
+    )
+    bound = {p.name: p for p in model.properties()}
+    (state,) = model.init_states()
+    cluster = Cluster(bounds.to_json(), ack, branch)
+    taken: list[str] = []
+    for choice in choices:
+        where = f"{ack}/{branch}/{bounds.describe()} after {taken}"
         enabled = model.actions(state)
         assert as_set([a.to_json() for a in enabled]) == as_set(cluster.enabled()), where
         if not enabled:

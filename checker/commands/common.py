@@ -21,6 +21,7 @@ from checker.runner import HERE, OnSpark, Place
 from checker.symbolic.budget import CHECK_BUDGET, MILLION
 from spec.bounds import LIMITS, Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
+from spec.cluster.state import LEVEL_NAMES
 from spec.errors import UsageError
 from spec.registry import Registry
 
@@ -189,6 +190,8 @@ CLUSTER_BOUNDS_HELP = {
     "prefix_replicas": "replicas (N1, N2, ...) that start with the prefix received and persisted",
     "midpoint_rollback": "1 (default, as kv_engine) or 0: couchstore resets a replica to 0 when "
     "its rollback would discard at least half of its disk's seqnos",
+    "partial_flush": "1: a replica's flusher may also persist only its next item "
+    "(PersistNextItem); 0 (default): a flush persists everything received",
 }
 
 
@@ -206,6 +209,12 @@ def add_cluster_bounds(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("bounds (override the preset's; a verdict holds within them)")
     for name, text in CLUSTER_BOUNDS_HELP.items():
         group.add_argument(f"--{name.replace('_', '-')}", type=int, metavar="N", help=text)
+    group.add_argument(
+        "--level",
+        metavar="LEVEL[,LEVEL...]",
+        help="durability level of the client's 1st, 2nd, ... SyncWrite, the last repeating: "
+        f"{', '.join(LEVEL_NAMES)} (default the preset's; most: majority)",
+    )
 
 
 def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | None]:
@@ -220,11 +229,26 @@ def cluster_bounds_from(args: argparse.Namespace) -> tuple[ClusterBounds, str | 
         changes["replicas"] = 0
     if "nodes" in changes and "majority" not in changes:
         changes["majority"] = 0
+    if getattr(args, "level", None) is not None:
+        changes["levels"] = levels_from(args.level)
     try:
         bounds = base.but(**changes)
     except ValueError as exc:
         raise UsageError(f"bad bounds: {exc}") from None
     return bounds, args.preset if bounds == base else None
+
+
+def levels_from(text: str) -> int:
+    """``--level majority,persist_to_majority`` as the bounds' ``levels`` digits (13)."""
+    digits = []
+    for name in text.split(","):
+        if name.strip() not in LEVEL_NAMES:
+            raise UsageError(
+                f"--level: unknown durability level {name.strip()!r} "
+                f"(known: {', '.join(LEVEL_NAMES)}; several: comma-separated, in order)"
+            )
+        digits.append(str(LEVEL_NAMES.index(name.strip()) + 1))
+    return int("".join(digits))
 
 
 # -- Spark ------------------------------------------------------------------------------------

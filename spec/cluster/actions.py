@@ -27,6 +27,8 @@ __all__ = [
     "CrashActive",
     "KeyAction",
     "NodeAction",
+    "PersistActive",
+    "PersistNextItem",
     "PersistReplica",
     "PromoteReplica",
     "ReconnectReplica",
@@ -96,7 +98,8 @@ def _made(kind: type[Action], argument: int) -> Action:
 
 
 class ClientPrepare(KeyAction):
-    """The client's SyncWrite (level Majority) on ``key``: the active appends PREPARE."""
+    """The client's SyncWrite on ``key`` (of the level its place gives it in the bounds'
+    ``levels``): the active appends PREPARE."""
 
 
 class ClientSet(KeyAction):
@@ -117,6 +120,14 @@ class ReplicateItem(NodeAction):
 
 class PersistReplica(NodeAction):
     """``node``'s flusher persists every item it received."""
+
+
+class PersistNextItem(NodeAction):
+    """``node``'s flusher persists its next unpersisted item only (``partial_flush``)."""
+
+
+class PersistActive(Action):
+    """The active's flusher persists what it holds (moving its durability fence)."""
 
 
 class AckPrepare(NodeAction):
@@ -153,6 +164,8 @@ ACTION_TYPES: dict[str, type[Action]] = {
         PromoteReplica,
         ReconnectReplica,
         RestartReplica,
+        PersistActive,
+        PersistNextItem,
     )
 }
 

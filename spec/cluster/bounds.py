@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
+from spec.cluster.state import LEVEL_NAMES
 from spec.errors import InvalidInput
 
 __all__ = ["LIMITS", "PRESETS", "ClusterBounds", "Preset", "preset"]
@@ -25,6 +26,9 @@ LIMITS = {
     "prefix": 32,
     "prefix_replicas": 7,
 }
+
+
+_LATER = ("levels", "partial_flush")  # fields added after runs were stored
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,17 @@ class ClusterBounds:
       ``[1, prefix]``; ``prefix_replicas``: how many replicas (N1, N2, ...)
       start with that snapshot received and persisted.
 
+    * ``levels``: the durability level of the client's SyncWrites, one decimal digit
+      each, the first SyncWrite's first: 1 majority, 2 majority_and_persist_on_master,
+      3 persist_to_majority; past the last digit the last one repeats; 0 (the
+      default) means every SyncWrite is Majority. ``13``: a Majority SyncWrite,
+      then PersistToMajority ones. A SyncWrite's level is fixed by its place, not
+      chosen by the search, so a preset's state space does not multiply by levels.
+    * ``partial_flush``: 1 lets a replica's flusher also persist only its next
+      unpersisted item (``PersistNextItem``: a flush that stops mid-way, as the
+      seed's "[1]" with seqno 2 already received); 0 (the default): every flush
+      persists everything received.
+
     And one storage setting, which decides verdicts (so it is named with the run):
 
     * ``midpoint_rollback``: 1 (kv_engine's default) or 0, couchstore's
@@ -66,6 +81,8 @@ class ClusterBounds:
     prefix: int = 0
     prefix_replicas: int = 0
     midpoint_rollback: int = 1
+    levels: int = 0
+    partial_flush: int = 0
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -92,6 +109,18 @@ class ClusterBounds:
                     f"{name} must be at most {most} (got {getattr(self, name)}); the "
                     "presets' state spaces already reach millions of states"
                 )
+        if (
+            self.levels < 0
+            or len(str(self.levels)) > LIMITS["prepares"]
+            or any(d not in "123" for d in str(self.levels or 1))
+        ):
+            raise ValueError(
+                "levels must be digits 1 (majority), 2 (majority_and_persist_on_master) "
+                f"or 3 (persist_to_majority), first SyncWrite first, at most "
+                f"{LIMITS['prepares']} (got {self.levels})"
+            )
+        if self.partial_flush not in (0, 1):
+            raise ValueError("partial_flush must be 0 (a flush persists all) or 1")
         if self.midpoint_rollback not in (0, 1):
             raise ValueError("midpoint_rollback must be 1 (on, kv_engine's default) or 0 (off)")
         if self.items < self.prefix:
@@ -112,10 +141,30 @@ class ClusterBounds:
             text += f", prefix {self.prefix} SETs on N0..N{self.prefix_replicas}"
         if not self.midpoint_rollback:
             text += ", couchstore midpoint rollback off"
+        if self.levels:
+            text += f", levels {'/'.join(LEVEL_NAMES[d] for d in self.level_sequence())}"
+        if self.partial_flush:
+            text += ", partial flushes"
         return text
 
+    def level_sequence(self) -> tuple[int, ...]:
+        """The levels (``spec.cluster.state.MAJORITY`` ...) of the 1st, 2nd, ... SyncWrite;
+        past the end the last one repeats."""
+        return tuple(int(d) - 1 for d in str(self.levels)) if self.levels else (0,)
+
+    def level_of(self, prepare: int) -> int:
+        """The level of the client's SyncWrite number ``prepare`` (0: the first)."""
+        sequence = self.level_sequence()
+        return sequence[min(prepare, len(sequence) - 1)]
+
     def to_json(self) -> dict[str, int]:
-        return asdict(self)
+        """The fields; ``levels`` and ``partial_flush`` only when set (so the bounds of a
+        run written before they existed, and its id, are what they were)."""
+        out = asdict(self)
+        for name in _LATER:
+            if not out[name]:
+                del out[name]
+        return out
 
     def but(self, **changes: int) -> ClusterBounds:
         return replace(self, **changes)
@@ -125,7 +174,8 @@ class ClusterBounds:
 class Preset:
     """Named bounds. ``recorded``: whether ``spec.cluster.expected`` records a verdict for
     every check of the preset (False for a preset kept to measure a search's scale, whose
-    checks do not finish on one machine)."""
+    checks do not finish on one machine, and for the level presets, of which it records
+    the checks run so far)."""
 
     name: str
     summary: str
@@ -136,6 +186,10 @@ class Preset:
 _MB_34150 = ClusterBounds(
     nodes=4, majority=3, keys=1, prepares=1, items=4, failovers=2, prefix=2, prefix_replicas=2
 )
+
+# two SyncWrites of different levels (``levels``), each with its COMMIT: 4 items
+_LEVELS_4 = ClusterBounds(nodes=4, majority=3, keys=2, prepares=2, items=4, failovers=2)
+_LEVELS_3 = ClusterBounds(nodes=3, keys=2, prepares=2, items=4, failovers=2, restarts=1)
 
 PRESETS: dict[str, Preset] = {
     p.name: p
@@ -180,6 +234,40 @@ PRESETS: dict[str, Preset] = {
             "one SyncWrite, two failovers (a model for the symmetry reduction: three "
             "interchangeable replicas at the start, beyond one machine without it)",
             _MB_34150.but(nodes=5, replicas=4),
+            recorded=False,
+        ),
+        Preset(
+            "levels-mp",
+            "two SyncWrites in one vbucket, Majority then PersistToMajority (keys A, B): "
+            "4 nodes, 3 replicas, majority 3, from an empty vbucket; two failovers",
+            _LEVELS_4.but(levels=13),
+            recorded=False,
+        ),
+        Preset(
+            "levels-pm",
+            "as levels-mp, PersistToMajority then Majority",
+            _LEVELS_4.but(levels=31),
+            recorded=False,
+        ),
+        Preset(
+            "levels-mp-small",
+            "two SyncWrites, Majority then PersistToMajority (keys A, B): 3 nodes, "
+            "2 replicas, majority 2 (sync_writes_max_allowed_replicas = 2); two "
+            "failovers, one restart",
+            _LEVELS_3.but(levels=13),
+            recorded=False,
+        ),
+        Preset(
+            "levels-pm-small",
+            "as levels-mp-small, PersistToMajority then Majority",
+            _LEVELS_3.but(levels=31),
+            recorded=False,
+        ),
+        Preset(
+            "mb-34150-wide-persist",
+            "mb-34150-wide with a PersistToMajority SyncWrite: does MB-34453's loss with "
+            "3 replicas reach a write persisted on a majority?",
+            _MB_34150.but(keys=2, sets=1, items=5, levels=3),
             recorded=False,
         ),
     )

@@ -8,17 +8,20 @@ gives the same bytes for equal states in every process (no salted
 distributed search (``checker.spark.bfs``) keys its visited set by fingerprint
 and ships states as these bytes.
 
-Layout (format 2), every number an unsigned LEB128 varint (one byte below 128):
+Layout (format 3), every number an unsigned LEB128 varint (one byte below 128):
 
     state := active+1 epoch prepares sets restarts nodes acks[nodes]
              count write[count] count write[count]          (acknowledged, in flight)
              (length node)[nodes]
-    write := seqno epoch key faults_before
+    write := seqno epoch key faults_before level
     node  := flags persisted_seqno persisted_hps high_prepared_seqno
              count item[count] count snapshot[count] max_entries count entry[count]
-             count header[count]                            (header: a seqno)
+             count header[count] count snapshot_end[count]  (header, snapshot_end: a seqno)
     flags := alive | snapshot_has_prepare << 1 | connected << 2 | marker_due << 3
-    item  := op key epoch prepare_seqno                     (op: PREPARE 0, COMMIT 1, SET 2)
+    item  := op key epoch prepare_seqno level               (op: PREPARE 0, COMMIT 1, SET 2;
+                                                             level: majority 0,
+                                                             majority_and_persist_on_master 1,
+                                                             persist_to_majority 2)
     snapshot := snap_start snap_end;  entry := uuid seqno
 
 A node is encoded once per process and remembered (states share most of
@@ -39,8 +42,9 @@ from spec.failover_table import FailoverEntry, FailoverTable
 
 __all__ = ["FORMAT", "decode", "encode", "fingerprint"]
 
-FORMAT = 2
+FORMAT = 3
 _OPS = (PREPARE, COMMIT, SET)
+_WRITE = len(SyncWrite._fields)  # the numbers of a SyncWrite
 _OP_CODE = {op: code for code, op in enumerate(_OPS)}
 _HALF = 1 << 63  # XXH3's unsigned 64 bits, moved into the signed range
 _MEMORY = 200_000  # nodes remembered each way before the memory is cleared
@@ -73,7 +77,7 @@ def _encode_node(node: NodeState) -> bytes:
     ]
     values = [node.persisted_seqno, node.persisted_hps, node.high_prepared_seqno, len(node.items)]
     for item in node.items:
-        values += (_OP_CODE[item.op], item.key, item.epoch, item.prepare_seqno)
+        values += (_OP_CODE[item.op], item.key, item.epoch, item.prepare_seqno, item.level)
     values.append(len(node.snapshots))
     for start, end in node.snapshots:
         values += (start, end)
@@ -83,6 +87,8 @@ def _encode_node(node: NodeState) -> bytes:
         values += (entry.uuid, entry.seqno)
     values.append(len(node.headers))
     values += node.headers
+    values.append(len(node.snapshot_ends))
+    values += node.snapshot_ends
     for value in values:
         if 0 <= value < 0x80:
             out.append(value)
@@ -137,7 +143,7 @@ def _encode_head(state: ClusterState) -> bytes:
     for writes in (state.acknowledged, state.in_flight):
         head.append(len(writes))
         for write in writes:
-            head += write  # a SyncWrite is a tuple of its four numbers
+            head += write  # a SyncWrite is a tuple of its five numbers
     if min(head) >= 0 and max(head) < 0x80:
         return bytes(head)  # the common case: one byte each, no loop in Python
     out: list[int] = []
@@ -191,12 +197,13 @@ def _decode_node(data: bytes, shared: Callable[[NodeState], NodeState] | None) -
     flags, persisted_seqno, persisted_hps, hps = r.take(4)
     items = []
     for _ in range(r.next()):
-        op, key, epoch, prepare_seqno = r.take(4)
-        items.append(Item(_OPS[op], key, epoch, prepare_seqno))
+        op, key, epoch, prepare_seqno, level = r.take(5)
+        items.append(Item(_OPS[op], key, epoch, prepare_seqno, level))
     snapshots = tuple((r.next(), r.next()) for _ in range(r.next()))
     max_entries = r.next()
     entries = tuple(FailoverEntry(r.next(), r.next()) for _ in range(r.next()))
     headers = tuple(r.take(r.next()))
+    snapshot_ends = tuple(r.take(r.next()))
     if r.at != len(data):
         raise ValueError("trailing bytes after a node")
     node = NodeState(
@@ -211,6 +218,7 @@ def _decode_node(data: bytes, shared: Callable[[NodeState], NodeState] | None) -
         snapshot_has_prepare=bool(flags & 2),
         connected=bool(flags & 4),
         marker_due=bool(flags & 8),
+        snapshot_ends=snapshot_ends,
     )
     return node if shared is None else shared(node)
 
@@ -237,19 +245,19 @@ def _decode(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> Clu
         count = data[5]
         at = 6 + count
         acknowledged = data[at]
-        end = at + 1 + 4 * acknowledged
+        end = at + 1 + _WRITE * acknowledged
         in_flight = data[end]
     except IndexError:
         return _decode_varints(data, shared)
-    start = end + 1 + 4 * in_flight
+    start = end + 1 + _WRITE * in_flight
     head = _head_values.get(data[:start])
     if head is None:
         if max(data[:start]) >= 0x80:
             return _decode_varints(data, shared)
         writes = data[at + 1 : end]
-        acked = tuple([SyncWrite(*writes[i : i + 4]) for i in range(0, len(writes), 4)])
+        acked = tuple([SyncWrite(*writes[i : i + _WRITE]) for i in range(0, len(writes), _WRITE)])
         writes = data[end + 1 : start]
-        flying = tuple([SyncWrite(*writes[i : i + 4]) for i in range(0, len(writes), 4)])
+        flying = tuple([SyncWrite(*writes[i : i + _WRITE]) for i in range(0, len(writes), _WRITE)])
         active = data[0]
         head = (
             None if active == 0 else active - 1,
@@ -293,7 +301,7 @@ def _decode_varints(data: bytes, shared: Callable[[NodeState], NodeState] | None
     acks = tuple(r.take(count))
     writes = []
     for _ in range(2):
-        writes.append(tuple(SyncWrite(*r.take(4)) for _ in range(r.next())))
+        writes.append(tuple(SyncWrite(*r.take(_WRITE)) for _ in range(r.next())))
     nodes = []
     for _ in range(count):
         size = r.next()

@@ -146,3 +146,49 @@ for _ack in ("ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"):
         "lands on N2's newest header at or below 3, seqno 2 (and, midpoint rule on, resets its "
         "2-entry disk), dropping the unpersisted acked PREPARE",
     )
+
+# Durability levels (presets levels-*, mb-34150-wide-persist): the checks run so far,
+# not every combination (these presets are not ``recorded``: docs/durability.md).
+_expect(
+    "mb-34150-wide-persist",
+    "ack-at-snapshot-end+restart-fix",
+    "highest-snapshot",
+    "no-lost-syncwrite",
+    "violated",
+    "MB-34453 reaches PersistToMajority: N1 and N2 persist and ack 3:PREPARE(A) "
+    "(persistToMajority), both mid-snapshot [4,5] when N0 crashes; N1, promoted, branches at 3 "
+    "and rolls N2 back to 3; couchstore's midpoint rule resets N2's 3-entry file (its header "
+    "at 3 is kept whole, but 1 of 3 entries counts as half); N1 crashes; two failovers",
+)
+for _preset, _first in (("levels-mp", "1:PREPARE(A)"), ("levels-pm", "1:PREPARE(A) (P2M)")):
+    _expect(
+        _preset,
+        "ack-on-prepare",
+        "persisted-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        f"MB-34150 with two SyncWrites: {_first} acked and committed, N1 promoted with its "
+        "branch below it, N2 reset by its rollback, N1 crashes; two failovers",
+    )
+    _expect(
+        _preset,
+        "ack-at-snapshot-end+restart-fix",
+        "highest-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        f"MB-34453 with both fixes: {_first} acked in snapshot [1,1], N1 and N2 mid-snapshot "
+        "[2,3] at the crash, N1 rolls N2 back to 1 and couchstore's midpoint rule resets it",
+    )
+for _preset in ("levels-mp-small", "levels-pm-small"):
+    for _ack in ACK_RULES:
+        for _branch in BRANCH_RULES:
+            _expect(
+                _preset,
+                _ack,
+                _branch,
+                "no-lost-syncwrite",
+                "holds",
+                "two replicas, two SyncWrites of different levels: every ack rule and branch "
+                "point keeps both within their promises (MB-34150 needs two failovers, a "
+                "majority of 2; a restart keeps a PersistToMajority write's persisted copy)",
+            )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from spec.cluster.actions import CrashActive, PromoteReplica
 from spec.cluster.setup import Setup
-from spec.cluster.state import DEAD, ClusterState, NodeState, epoch_uuid
+from spec.cluster.state import DEAD, MAJORITY, ClusterState, NodeState, epoch_uuid
 
 __all__ = [
     "apply_crash_active",
@@ -60,8 +60,10 @@ def disconnected(setup: Setup, node: NodeState) -> NodeState:
 # point, keeps every item it holds, also above the branch point (kv_engine does
 # not roll itself back), and closes the snapshot it was receiving at its high
 # seqno. Its PREPAREs without a COMMIT are pending in its ADM, to be acked anew.
-# (Its replica-side fields - HPS, persisted seqno - are cleared: an active never
-# restarts or acks in this model, and equal states should be one state.)
+# (Its replica-side fields - HPS, the PassiveDurabilityMonitor's snapshot ends - are
+# cleared: an active never restarts or acks in this model, and equal states should
+# be one state. Its persisted seqno is kept while it holds a pending PREPARE above
+# level Majority, the only thing it decides for an active: its durability fence.)
 # Not modelled: ns_server choosing a less up-to-date replica, a new replica added
 # to the chain (the chain keeps its size; the failed node's slot is empty).
 
@@ -93,11 +95,17 @@ def promoted(setup: Setup, node: NodeState, epoch: int) -> NodeState:
         marker_due=False,
         snapshot_has_prepare=False,
         high_prepared_seqno=0,
-        persisted_seqno=0,
+        persisted_seqno=node.persisted_seqno if _fenced(node) else 0,
         persisted_hps=0,
         headers=(),
+        snapshot_ends=(),
     )
     return node
+
+
+def _fenced(node: NodeState) -> bool:
+    """Whether ``node`` holds a pending PREPARE of a level above Majority."""
+    return any(node.items[x - 1].level != MAJORITY for x in node.pending_prepares())
 
 
 def apply_promote_replica(

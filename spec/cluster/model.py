@@ -32,6 +32,8 @@ _GUARDS = (
     failover.promote_replica_enabled,
     replica.reconnect_replica_enabled,
     replica.restart_replica_enabled,
+    active.persist_active_enabled,
+    replica.persist_next_item_enabled,
 )
 
 _EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterState]] = {
@@ -46,6 +48,8 @@ _EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterStat
     act.PromoteReplica: failover.apply_promote_replica,  # type: ignore[dict-item]
     act.ReconnectReplica: replica.apply_reconnect_replica,  # type: ignore[dict-item]
     act.RestartReplica: replica.apply_restart_replica,  # type: ignore[dict-item]
+    act.PersistActive: active.apply_persist_active,  # type: ignore[dict-item]
+    act.PersistNextItem: replica.apply_persist_next_item,  # type: ignore[dict-item]
 }
 
 

@@ -20,7 +20,7 @@ from spec.cluster.replica import reconnect_decision, rollback_landing, stream_re
 from spec.cluster.setup import Setup
 from spec.cluster.state import ClusterState, NodeState, node_name, uuid_name
 from spec.failover_table import FailoverTable
-from spec.run import Cell, Lane, Picture, Run, Span, Step
+from spec.run import Cell, Lane, Mark, Picture, Run, Span, Step
 from spec.types import Outcome
 
 __all__ = ["describe_state", "describe_step", "history", "run_of", "table_text"]
@@ -98,11 +98,21 @@ def describe_step(setup: Setup, before: ClusterState, action: Action, after: Clu
         return _commit(setup, before, after)
     if isinstance(action, act.ReplicateItem):
         return _replicate(before, after, action.node)
-    if isinstance(action, act.PersistReplica):
-        node = after.nodes[action.node]
-        return (
+    if isinstance(action, act.PersistReplica | act.PersistNextItem):
+        old, node = before.nodes[action.node], after.nodes[action.node]
+        text = (
             f"{node_name(action.node)} persists up to seqno {node.persisted_seqno} "
             f"(HPS {node.persisted_hps})"
+        )
+        if node.high_prepared_seqno != old.high_prepared_seqno:
+            text += f"; HPS {old.high_prepared_seqno} -> {node.high_prepared_seqno}"
+        return text + _fence(node)
+    if isinstance(action, act.PersistActive):
+        assert after.active is not None
+        node = after.nodes[after.active]
+        return (
+            f"{node_name(after.active)} (active) persists up to seqno {node.persisted_seqno}, "
+            "moving its durability fence"
         )
     if isinstance(action, act.AckPrepare):
         assert after.active is not None
@@ -160,7 +170,15 @@ def _replicate(before: ClusterState, after: ClusterState, index: int) -> str:
         text += f", the end of snapshot [{start},{end}]"
     if new.high_prepared_seqno != old.high_prepared_seqno:
         text += f"; HPS {old.high_prepared_seqno} -> {new.high_prepared_seqno}"
-    return text
+    return text + _fence(new)
+
+
+def _fence(node: NodeState) -> str:
+    """Where a replica's durability fence holds its HPS, if it does."""
+    if not node.snapshot_ends:
+        return ""
+    ends = ", ".join(str(end) for end in node.snapshot_ends)
+    return f"; durability fence: HPS held below a persistToMajority PREPARE (snapshot ends {ends})"
 
 
 def _promote(setup: Setup, before: ClusterState, after: ClusterState, index: int) -> str:
@@ -248,8 +266,10 @@ LEGEND = (
 
 
 def picture_of(state: ClusterState) -> Picture:
-    """Each node's history at the end of a run, with its snapshot markers."""
+    """Each node's history at the end of a run, with its snapshot markers (a PREPARE's
+    label names its level), and where a replica's durability fence holds its HPS."""
     lanes = []
+    marks = []
     for i, node in enumerate(state.nodes):
         role = "failed over" if not node.alive else "active" if i == state.active else "replica"
         cells = tuple(
@@ -257,7 +277,9 @@ def picture_of(state: ClusterState) -> Picture:
             for x, item in enumerate(node.items, start=1)
         )
         spans = tuple(Span(max(a, 1), b, f"[{a},{b}]") for a, b in node.snapshots)
-        lanes.append(
-            Lane(f"{node_name(i)} {role}", cells if node.alive else (), spans if node.alive else ())
-        )
-    return Picture(tuple(lanes), (), LEGEND)
+        name = f"{node_name(i)} {role}"
+        lanes.append(Lane(name, cells if node.alive else (), spans if node.alive else ()))
+        if node.alive and node.snapshot_ends:
+            hps = node.high_prepared_seqno
+            marks.append(Mark(hps, f"{node_name(i)} fence: HPS {hps}", "fence", lane=name))
+    return Picture(tuple(lanes), tuple(marks), LEGEND)

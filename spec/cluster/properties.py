@@ -3,19 +3,32 @@
 * ``no-lost-syncwrite`` (safety, *always*): every SyncWrite acknowledged to a
   client is in the history of the active, at its seqno, in every state that
   has an active (so in every active from the acknowledgement on), as long as
-  fewer than ``majority`` failures (failovers and restarts, each of which may
-  wipe one node's memory) happened since its PREPARE was written. That is level
-  Majority's promise: the write is in the memory of a majority, so it
-  survives any fewer failures; more failures may lose it by design (level
-  PersistToMajority exists for that). The negated bad state: an active
-  without an acknowledged PREPARE within that failure budget.
+  fewer than ``majority`` of the failures *its level promises to survive*
+  happened since its PREPARE was written (``promised_failures``). The negated
+  bad state: an active without an acknowledged PREPARE within that budget.
+  Each level's promise, as Couchbase documents it ("Durability", Couchbase
+  Server docs, docs.couchbase.com/server/current/learn/data/durability.html;
+  kv_engine's include/memcached/durability_spec.h names the levels):
+
+  - Majority: "the mutation must be replicated to (that is, held in the memory
+    allocated to the bucket on) a majority of the Data Service nodes": it
+    survives fewer than ``majority`` failures of any kind, a failover (the
+    active lost) or a restart (a node's memory lost) alike;
+  - MajorityAndPersistOnMaster: as Majority, and "persisted ... on the active
+    node": that adds the active's own restart, which this model does not have
+    (a crashed active is failed over for good), so here it promises what
+    Majority does;
+  - PersistToMajority: "persisted to disk on a majority of the Data Service
+    nodes": a restart loses no copy, so it survives any number of restarts and
+    fewer than ``majority`` failovers.
 * ``prepare-ack-progress`` (progress, *always*, over quiescent replicas): a
   replica connected to the active that has received everything the stream
   can send it (every closed snapshot, so every snapshot it holds is
-  complete) and has nothing left to ack (its HPS is what the active
-  recorded) has acked every PREPARE it holds that is still pending on the
-  active. In such a state only a new PREPARE (a new snapshot) or a failure
-  can move the replica, so a violation is exactly a replica that "does not
+  complete), has nothing left to ack (its HPS is what the active
+  recorded) and no flush to come that would move its durability fence has
+  acked every PREPARE it holds that is still pending on the active. In such
+  a state only a new PREPARE (a new snapshot) or a failure can move the
+  replica, so a violation is exactly a replica that "does not
   ack a satisfied prepare until another prepare arrives" (MB-51805). This is
   the bounded form of "eventually acks": no fairness assumption is needed.
 * ``syncwrite-acknowledged`` (reachability, *sometimes*): some state has an
@@ -30,9 +43,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from spec.cluster.protocol import Expectation
-from spec.cluster.replica import next_message
+from spec.cluster.replica import next_message, persisted
 from spec.cluster.setup import Setup
-from spec.cluster.state import PREPARE, ClusterState, SyncWrite, node_name
+from spec.cluster.state import (
+    PERSIST_TO_MAJORITY,
+    PREPARE,
+    ClusterState,
+    NodeState,
+    SyncWrite,
+    node_name,
+)
 from spec.registry import Registry
 
 __all__ = [
@@ -40,6 +60,7 @@ __all__ = [
     "BoundProperty",
     "ClusterProperty",
     "lost_syncwrites",
+    "promised_failures",
     "unacked_prepares",
 ]
 
@@ -90,15 +111,24 @@ class BoundProperty:
         return self.property.explain(self.setup, state)
 
 
+def promised_failures(state: ClusterState, level: int) -> int:
+    """The failures so far that a SyncWrite of ``level`` promises to survive (fewer than
+    a majority of them): failovers and restarts, or failovers only for
+    PersistToMajority (a restart keeps what a node persisted). ``SyncWrite.faults_before``
+    is this count when the PREPARE was written."""
+    return state.epoch if level == PERSIST_TO_MAJORITY else state.faults
+
+
 def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
     """Acknowledged SyncWrites the active does not hold although fewer than a majority
-    of failures happened since they were written (empty without an active)."""
+    of the failures their level promises to survive happened since they were written
+    (empty without an active)."""
     active = state.active_node
     if active is None:
         return []
     lost = []
     for write in state.acknowledged:
-        if state.faults - write.faults_before >= setup.bounds.majority:
+        if promised_failures(state, write.level) - write.faults_before >= setup.bounds.majority:
             continue
         held = active.items[write.seqno - 1] if write.seqno <= active.high_seqno else None
         if held != write.prepare:
@@ -106,7 +136,19 @@ def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
     return lost
 
 
-def unacked_prepares(state: ClusterState) -> list[tuple[int, int]]:
+def _flush_moves_hps(setup: Setup, node: NodeState) -> bool:
+    """Whether persisting what ``node`` received would move its HPS (a PersistToMajority
+    PREPARE behind its durability fence): then it is not quiescent. Never so with
+    Majority SyncWrites alone."""
+    if node.persisted_seqno >= node.high_seqno:
+        return False
+    above = node.items[node.high_prepared_seqno :]
+    if not any(item.level == PERSIST_TO_MAJORITY for item in above):
+        return False  # only a PersistToMajority PREPARE waits for a flush
+    return persisted(setup, node).high_prepared_seqno > node.high_prepared_seqno
+
+
+def unacked_prepares(setup: Setup, state: ClusterState) -> list[tuple[int, int]]:
     """(replica, seqno): pending PREPAREs a quiescent replica holds but did not ack."""
     active = state.active_node
     if active is None:
@@ -121,6 +163,8 @@ def unacked_prepares(state: ClusterState) -> list[tuple[int, int]]:
             continue
         if node.high_prepared_seqno > state.acks[r]:
             continue  # an AckPrepare is still to come
+        if _flush_moves_hps(setup, node):
+            continue  # a flush is still to come that moves its durability fence
         for x, item in enumerate(node.items, start=1):
             if (
                 item.op == PREPARE
@@ -137,10 +181,11 @@ def _explain_lost(setup: Setup, state: ClusterState) -> str:
     assert state.active is not None
     parts = []
     for write in lost_syncwrites(setup, state):
-        faults = state.faults - write.faults_before
+        faults = promised_failures(state, write.level) - write.faults_before
+        kind = "failover" if write.level == PERSIST_TO_MAJORITY else "failure"
         parts.append(
             f"the client was acknowledged {write.label()}; the active "
-            f"{node_name(state.active)} does not hold it, {faults} failure"
+            f"{node_name(state.active)} does not hold it, {faults} {kind}"
             f"{'s' if faults != 1 else ''} after it was written (majority "
             f"{setup.bounds.majority})"
         )
@@ -151,7 +196,7 @@ def _explain_unacked(setup: Setup, state: ClusterState) -> str:
     active = state.active_node
     assert active is not None
     parts = []
-    for r, x in unacked_prepares(state):
+    for r, x in unacked_prepares(setup, state):
         node = state.nodes[r]
         parts.append(
             f"{node_name(r)} holds {active.items[x - 1].label(x)} in a complete snapshot, "
@@ -178,7 +223,7 @@ def _builtins() -> None:
             "always",
             "a replica holding a complete snapshot with a pending PREPARE acks it without "
             "needing another PREPARE (MB-51805); checked in quiescent states",
-            lambda setup, state: not unacked_prepares(state),
+            lambda setup, state: not unacked_prepares(setup, state),
             _explain_unacked,
         ),
         ClusterProperty(

@@ -1,21 +1,24 @@
-"""Actions of a replica: ReplicateItem, PersistReplica, AckPrepare, RestartReplica,
-ReconnectReplica.
+"""Actions of a replica: ReplicateItem, PersistReplica, PersistNextItem, AckPrepare,
+RestartReplica, ReconnectReplica.
 
 Each action is a guard (``*_enabled``) and an effect (``apply_*``). The ack rule
-(``spec.cluster.rules.AckRule``) decides when the high prepared seqno moves; the
-rule set (``spec.rules``) answers stream requests.
+(``spec.cluster.rules.AckRule``) decides when the high prepared seqno moves, by
+the PassiveDurabilityMonitor's rules (``spec.cluster.passive_dm``); the rule set
+(``spec.rules``) answers stream requests.
 """
 
 from __future__ import annotations
 
 from spec.cluster.actions import (
     AckPrepare,
+    PersistNextItem,
     PersistReplica,
     ReconnectReplica,
     ReplicateItem,
     RestartReplica,
 )
 from spec.cluster.disk import rollback_landing as landing_on_disk
+from spec.cluster.passive_dm import hps_at_snapshot_ends, hps_on_receipt
 from spec.cluster.setup import Setup
 from spec.cluster.state import (
     PREPARE,
@@ -32,11 +35,13 @@ __all__ = [
     "Message",
     "ack_prepare_enabled",
     "apply_ack_prepare",
+    "apply_persist_next_item",
     "apply_persist_replica",
     "apply_reconnect_replica",
     "apply_replicate_item",
     "apply_restart_replica",
     "next_message",
+    "persist_next_item_enabled",
     "persist_replica_enabled",
     "persisted",
     "received",
@@ -75,9 +80,11 @@ def next_message(active: NodeState, replica: NodeState) -> Message | None:
 # -- ReplicateItem(node) ----------------------------------------------------------------
 # Who: a replica connected to the active. What: receives the next message of the
 # stream, a snapshot marker or one item. On a PREPARE the PassiveStream sets
-# cur_snapshot_prepare (and with ack-on-prepare the HPS moves to it); on the last
-# item of a snapshot it notifies the PassiveDurabilityMonitor if that flag is set,
-# which moves the HPS to the last PREPARE of the snapshot (ack-at-snapshot-end*).
+# cur_snapshot_prepare (and with ack-on-prepare the HPS moves over it, up to the
+# durability fence: passive_dm.hps_on_receipt); on the last item of a snapshot it
+# notifies the PassiveDurabilityMonitor if that flag is set, which queues the
+# snapshot end and moves the HPS over the snapshot's PREPAREs up to the fence
+# (ack-at-snapshot-end*: passive_dm.hps_at_snapshot_ends).
 # Not modelled: messages lost or reordered (a TCP stream), flow control, disk
 # snapshots, deduplication, aborts.
 
@@ -114,15 +121,16 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
     item = active.items[first - 1]
     items = (*node.items, item)
     hps = node.high_prepared_seqno
+    ends = node.snapshot_ends
     flag = node.snapshot_has_prepare
     if item.op == PREPARE:
         flag = rule.hps_at_snapshot_end
         if rule.hps_on_prepare:
-            hps = first
+            hps = hps_on_receipt(items, hps, node.persisted_seqno)
     marker_due = False
     if node.current_marker is not None and first == node.current_marker[1]:
         if flag:
-            hps = max(hps, highest_prepare_at_or_below(items, first))
+            hps, ends = hps_at_snapshot_ends(items, hps, node.persisted_seqno, (*ends, first))
         flag = False
         marker_due = True
     return node.but(
@@ -130,18 +138,22 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
         high_prepared_seqno=hps,
         snapshot_has_prepare=flag,
         marker_due=marker_due,
+        snapshot_ends=ends,
     )
 
 
-# -- PersistReplica(node) ----------------------------------------------------------------
-# Who: a replica's flusher. What: persists every item received so far, with the
-# snapshot range it lies in and the HPS (under ack-at-snapshot-end the HPS only
-# moves at snapshot ends, so mid-snapshot the persisted HPS is the one of the last
-# complete snapshot, as in seed 004), and writes a couchstore header at its high
-# seqno: one flush may cover several snapshots, or stop mid-snapshot, so headers
-# sit at flush points, not at snapshot ends (spec.cluster.disk). Not modelled:
-# flushing a prefix of what was received, the active's own persistence (it never
-# restarts), failover-table writes (the table is taken as persisted when it changes).
+# -- PersistReplica(node), PersistNextItem(node) -------------------------------------------
+# Who: a replica's flusher. What: persists every item received so far (or, with
+# bounds.partial_flush, only the next one: PersistNextItem), with the snapshot range
+# it lies in and the HPS (under ack-at-snapshot-end the HPS only moves at snapshot
+# ends, so mid-snapshot the persisted HPS is the one of the last complete snapshot,
+# as in seed 004), and writes a couchstore header at the new persisted seqno: one
+# flush may cover several snapshots, or stop mid-snapshot, so headers sit at flush
+# points, not at snapshot ends (spec.cluster.disk). Then the PassiveDurabilityMonitor
+# is told (notifyLocalPersistence), which may move the durability fence and the HPS.
+# The HPS written is the one after that move, cut to the last PREPARE persisted.
+# Not modelled: failover-table writes (the table is taken as persisted when it
+# changes), the HPS a disk snapshot's marker carries.
 
 
 def persist_replica_enabled(setup: Setup, state: ClusterState) -> list[PersistReplica]:
@@ -159,12 +171,39 @@ def apply_persist_replica(
     return state.with_node(action.node, setup.remembered(persisted, state.nodes[action.node]))
 
 
-def persisted(setup: Setup, node: NodeState) -> NodeState:
-    """``node`` once its flusher persisted everything it received."""
+def persist_next_item_enabled(setup: Setup, state: ClusterState) -> list[PersistNextItem]:
+    if not setup.bounds.partial_flush:
+        return []
+    nodes = state.nodes
+    return [
+        PersistNextItem.of(r)
+        for r in state.replicas()
+        if nodes[r].persisted_seqno + 1 < nodes[r].high_seqno  # else: PersistReplica
+    ]
+
+
+def apply_persist_next_item(
+    setup: Setup, state: ClusterState, action: PersistNextItem
+) -> ClusterState:
+    node = state.nodes[action.node]
+    upto = node.persisted_seqno + 1
+    return state.with_node(action.node, setup.remembered(persisted, node, upto))
+
+
+def persisted(setup: Setup, node: NodeState, upto: int | None = None) -> NodeState:
+    """``node`` once its flusher persisted what it received up to ``upto`` (all of it)."""
+    upto = node.high_seqno if upto is None else upto
+    hps, ends = node.high_prepared_seqno, node.snapshot_ends
+    if setup.ack_rule.hps_on_prepare:
+        hps = hps_on_receipt(node.items, hps, upto)
+    else:
+        hps, ends = hps_at_snapshot_ends(node.items, hps, upto, ends)
     return node.but(
-        persisted_seqno=node.high_seqno,
-        persisted_hps=node.high_prepared_seqno,
-        headers=(*node.headers, node.high_seqno),
+        persisted_seqno=upto,
+        persisted_hps=highest_prepare_at_or_below(node.items, min(hps, upto)),
+        headers=(*node.headers, upto),
+        high_prepared_seqno=hps,
+        snapshot_ends=ends,
     )
 
 
@@ -225,6 +264,7 @@ def restarted(setup: Setup, node: NodeState) -> NodeState:
         snapshot_has_prepare=False,
         connected=False,
         marker_due=True,
+        snapshot_ends=(),
     )
 
 
@@ -320,4 +360,5 @@ def rolled_back(node: NodeState, index: int, landing: int) -> NodeState:
         snapshot_has_prepare=False,
         connected=False,
         marker_due=True,
+        snapshot_ends=(),
     )

@@ -31,6 +31,10 @@ from spec.scenario import key_name
 __all__ = [
     "COMMIT",
     "DEAD",
+    "LEVEL_NAMES",
+    "MAJORITY",
+    "MAJORITY_AND_PERSIST_ON_MASTER",
+    "PERSIST_TO_MAJORITY",
     "PREPARE",
     "SET",
     "ClusterState",
@@ -49,6 +53,15 @@ COMMIT = "COMMIT"
 SET = "SET"
 
 Snapshot = tuple[int, int]  # (snap_start, snap_end)
+
+# Durability levels, ordered as kv_engine's cb::durability::Level (a SyncWrite's level
+# compares with ``<=`` as in PassiveDurabilityMonitor::State::updateHighPreparedSeqno);
+# named as utilities/durability_spec.cc to_string(Level) names them (kv_engine eba4298).
+MAJORITY = 0
+MAJORITY_AND_PERSIST_ON_MASTER = 1
+PERSIST_TO_MAJORITY = 2
+LEVEL_NAMES = ("majority", "majority_and_persist_on_master", "persist_to_majority")
+_LEVEL_MARKS = ("", ",majorityAndPersistOnMaster", ",persistToMajority")
 
 
 def node_name(index: int) -> str:
@@ -74,8 +87,8 @@ def _epoch_mark(epoch: int) -> str:
 
 
 class Item(NamedTuple):
-    """One mutation: ``PREPARE(key)``, ``COMMIT(key)`` (of the prepare at ``prepare_seqno``)
-    or ``SET(key)``, written by the active of ``epoch``.
+    """One mutation: ``PREPARE(key)`` (of durability ``level``), ``COMMIT(key)`` (of the
+    prepare at ``prepare_seqno``) or ``SET(key)``, written by the active of ``epoch``.
 
     A named tuple (as ``SyncWrite``): built, hashed and compared without a Python call.
     """
@@ -84,34 +97,44 @@ class Item(NamedTuple):
     key: int
     epoch: int
     prepare_seqno: int = 0
+    level: int = MAJORITY
 
     def label(self, seqno: int) -> str:
-        """``3:PREPARE(A)``; items of later epochs get primes: ``5':SET(B)``."""
-        return f"{seqno}{_epoch_mark(self.epoch)}:{self.op}({key_name(self.key)})"
+        """``3:PREPARE(A)``; items of later epochs get primes: ``5':SET(B)``; a PREPARE of
+        another level than Majority names it: ``4:PREPARE(B,persistToMajority)``."""
+        mark = _LEVEL_MARKS[self.level]
+        return f"{seqno}{_epoch_mark(self.epoch)}:{self.op}({key_name(self.key)}{mark})"
 
     def to_json(self, seqno: int) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "seqno": seqno,
             "op": self.op,
             "key": key_name(self.key),
             "epoch": self.epoch,
             "prepare_seqno": self.prepare_seqno,
         }
+        if self.op == PREPARE:
+            out["level"] = LEVEL_NAMES[self.level]
+        return out
 
 
 class SyncWrite(NamedTuple):
     """A client's SyncWrite, named by its prepare (seqno, the epoch of the active that
-    wrote it, key), with the failures (failovers + restarts) that had happened when
-    the PREPARE was written. Ordered by those fields, in that order."""
+    wrote it, key), with the failures that had happened when the PREPARE was written
+    (those its level's promise counts: failovers + restarts for Majority and
+    MajorityAndPersistOnMaster, failovers for PersistToMajority;
+    ``spec.cluster.properties``), and its durability level. Ordered by those fields,
+    in that order."""
 
     seqno: int
     epoch: int
     key: int
     faults_before: int = 0
+    level: int = MAJORITY
 
     @property
     def prepare(self) -> Item:
-        return Item(PREPARE, self.key, self.epoch)
+        return Item(PREPARE, self.key, self.epoch, 0, self.level)
 
     def label(self) -> str:
         return self.prepare.label(self.seqno)
@@ -122,6 +145,7 @@ class SyncWrite(NamedTuple):
             "epoch": self.epoch,
             "key": key_name(self.key),
             "faults_before": self.faults_before,
+            "level": LEVEL_NAMES[self.level],
         }
 
 
@@ -212,7 +236,11 @@ class NodeState:
     ``marker_due``: that stream's next message is a snapshot marker.
     ``headers``: for a replica, the high seqno of every disk header its flusher
     wrote (one per flush, oldest first; the newest is ``persisted_seqno``), the
-    points ``CouchKVStore::rollback`` can rewind to; empty for the active.
+    points ``CouchKVStore::rollback`` can rewind to; empty for the active (whose
+    ``persisted_seqno`` only its durability fence reads: ``PersistActive``).
+    ``snapshot_ends``: the PassiveDurabilityMonitor's ``receivedSnapshotEnds``, the
+    ends of snapshots notified to it that its HPS has not passed yet: empty but
+    behind a durability fence (a PersistToMajority PREPARE not yet persisted).
     """
 
     alive: bool
@@ -226,6 +254,7 @@ class NodeState:
     snapshot_has_prepare: bool = False
     connected: bool = False
     marker_due: bool = True
+    snapshot_ends: tuple[int, ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -298,6 +327,7 @@ class NodeState:
             "snapshot_has_prepare": self.snapshot_has_prepare,
             "connected": self.connected,
             "marker_due": self.marker_due,
+            "snapshot_ends": list(self.snapshot_ends),
         }
 
 

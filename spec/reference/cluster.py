@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec.failover_table import FailoverTable
+from spec.reference.cluster_hps import active_acks, move_hps_6_0, move_hps_at_snapshot_ends
 from spec.reference.cluster_node import (
     ActiveDurabilityMonitor,
     Item,
@@ -61,7 +62,10 @@ ACTION_NAMES = (
     "PromoteReplica",
     "ReconnectReplica",
     "RestartReplica",
+    "PersistActive",
+    "PersistNextItem",
 )
+LEVELS = ("majority", "majority_and_persist_on_master", "persist_to_majority")
 
 
 class ActionNotEnabled(Exception):
@@ -97,6 +101,11 @@ class Cluster:
         self.max_restarts = int(bounds.get("restarts", 0))
         # couchstore_midpoint_rollback_optimisation (kv_engine's default: on)
         self.midpoint_rollback = bool(int(bounds.get("midpoint_rollback", 1)))
+        # the level of the 1st, 2nd, ... SyncWrite: one digit each (1 majority, 2
+        # majority_and_persist_on_master, 3 persist_to_majority), the last repeating
+        digits = str(int(bounds.get("levels", 0)) or 1)
+        self.levels = [LEVELS[int(d) - 1] for d in digits]
+        self.partial_flush = bool(int(bounds.get("partial_flush", 0)))
         prefix = int(bounds.get("prefix", 0))
         prefix_replicas = int(bounds.get("prefix_replicas", 0))
 
@@ -104,8 +113,9 @@ class Cluster:
         self.restarts = 0
         self.prepares = 0
         self.sets = 0
-        self.acknowledged: list[tuple[int, int, str, int]] = []  # (seqno, epoch, key, failures)
-        self.in_flight: list[tuple[int, int, str, int]] = []
+        # (seqno, epoch, key, failures its level counts, level)
+        self.acknowledged: list[tuple[int, int, str, int, str]] = []
+        self.in_flight: list[tuple[int, int, str, int, str]] = []
 
         start = [Item("SET", key_label(len(self.keys) + i), 0) for i in range(prefix)]
         self.nodes = [Node(i, FailoverTable.of((first_uuid(), 0))) for i in range(self.size)]
@@ -129,6 +139,11 @@ class Cluster:
     @property
     def failures(self) -> int:
         return self.epoch + self.restarts
+
+    def failures_for(self, level: str) -> int:
+        """Failures a SyncWrite of ``level`` promises to survive fewer than a majority of:
+        restarts keep what was persisted, so persist_to_majority counts failovers only."""
+        return self.epoch if level == "persist_to_majority" else self.failures
 
     @property
     def acks_at_snapshot_end(self) -> bool:
@@ -172,8 +187,11 @@ class Cluster:
         return None
 
     def acked_by(self, seqno: int) -> int:
-        """The active plus every replica whose recorded ack covers ``seqno``."""
+        """The active plus every replica whose recorded ack covers ``seqno``; nobody while
+        the active itself has not acked it (its fence: ``active_acks``)."""
         assert self.active is not None and self.active.adm is not None
+        if not active_acks(self.active, seqno):
+            return 0
         adm = self.active.adm
         return 1 + sum(1 for r in self.replicas() if adm.acked(r.index) >= seqno)
 
@@ -190,9 +208,10 @@ class Cluster:
             raise ActionNotEnabled(f"ClientPrepare({key}): fewer than a majority of nodes left")
         if key in active.pending_keys():
             raise ActionNotEnabled(f"ClientPrepare({key}): a SyncWrite on {key} is in progress")
-        active.items.append(Item("PREPARE", key, self.epoch))
+        level = self.levels[min(self.prepares, len(self.levels) - 1)]
+        active.items.append(Item("PREPARE", key, self.epoch, 0, level))
         self.prepares += 1
-        self.in_flight.append((active.high_seqno, self.epoch, key, self.failures))
+        self.in_flight.append((active.high_seqno, self.epoch, key, self.failures_for(level), level))
 
     def ClientSet(self, key: str) -> None:
         active = self._the_active("ClientSet")
@@ -261,10 +280,11 @@ class Cluster:
             if self.acks_at_snapshot_end:
                 stream.cur_snapshot_prepare = True
             else:
-                replica.hps = first
+                move_hps_6_0(replica)
         if first == last:  # the snapshot's last item: PassiveStream::handleSnapshotEnd
             if stream.cur_snapshot_prepare:
-                replica.hps = max(replica.hps, replica.last_prepare_up_to(first))
+                replica.snapshot_ends.append(first)
+                move_hps_at_snapshot_ends(replica)
             stream.cur_snapshot_prepare = False
             stream.awaiting_marker = True
 
@@ -272,10 +292,39 @@ class Cluster:
         replica = self._replica("PersistReplica", node)
         if replica.disk.seqno >= replica.high_seqno:
             raise ActionNotEnabled(f"PersistReplica({node}): nothing new to persist")
-        replica.disk.seqno = replica.high_seqno
-        replica.disk.markers = replica.markers_up_to(replica.high_seqno)
-        replica.disk.hps = replica.hps
-        replica.disk.headers.append(replica.high_seqno)  # the flush commits a header
+        self._flush(replica, replica.high_seqno)
+
+    def PersistNextItem(self, node: str) -> None:
+        replica = self._replica("PersistNextItem", node)
+        if not self.partial_flush:
+            raise ActionNotEnabled(f"PersistNextItem({node}): flushes persist all (no partial)")
+        if replica.disk.seqno + 1 >= replica.high_seqno:
+            raise ActionNotEnabled(
+                f"PersistNextItem({node}): not two items to persist (PersistReplica does it)"
+            )
+        self._flush(replica, replica.disk.seqno + 1)
+
+    def _flush(self, replica: Node, upto: int) -> None:
+        """The flusher writes the items up to ``upto`` and a header, then tells the PDM."""
+        replica.disk.seqno = upto
+        replica.disk.markers = replica.markers_up_to(upto)
+        replica.disk.headers.append(upto)  # the flush commits a header
+        if self.acks_at_snapshot_end:
+            move_hps_at_snapshot_ends(replica)
+        else:
+            move_hps_6_0(replica)
+        replica.disk.hps = replica.last_prepare_up_to(min(replica.hps, upto))
+
+    def PersistActive(self) -> None:
+        active = self._the_active("PersistActive")
+        fenced = [
+            x
+            for x in active.pending_prepares()
+            if x > active.disk.seqno and active.items[x - 1].level != "majority"
+        ]
+        if not fenced:
+            raise ActionNotEnabled("PersistActive: no PREPARE waits for the active's disk")
+        active.disk.seqno = active.high_seqno
 
     def AckPrepare(self, node: str) -> None:
         replica = self._replica("AckPrepare", node)
@@ -295,6 +344,7 @@ class Cluster:
         replica.items = replica.items[: disk.seqno]
         replica.markers = [list(m) for m in disk.markers]
         replica.hps = disk.hps
+        replica.snapshot_ends = []
         replica.stream = None
         self.restarts += 1
 
@@ -356,6 +406,7 @@ class Cluster:
             replica.disk.seqno, replica.disk.markers, replica.disk.hps = 0, [], 0
             replica.disk.headers = []
             replica.hps = 0
+            replica.snapshot_ends = []
             return
         replica.markers = replica.markers_up_to(landing)
         replica.items = replica.items[:landing]
@@ -367,6 +418,7 @@ class Cluster:
         replica.disk.headers = [h for h in replica.disk.headers if h <= landing]
         replica.disk.markers = [list(m) for m in replica.markers]
         replica.table = replica.table.prune(landing, uuid_of_reset(replica.index))
+        replica.snapshot_ends = []
 
     # -- failover ------------------------------------------------------------------------
 
@@ -407,6 +459,7 @@ class Cluster:
         chosen.markers = closed
         chosen.table = chosen.table.create_entry(branch, uuid_of_epoch(self.epoch))
         chosen.role = "active"
+        chosen.snapshot_ends = []
         chosen.stream = None
         chosen.adm = ActiveDurabilityMonitor()
         self.active = chosen
@@ -418,7 +471,7 @@ class Cluster:
         for name in ACTION_NAMES:
             if name in ("ClientPrepare", "ClientSet"):
                 out.extend({"name": name, "key": k} for k in self.keys)
-            elif name in ("CloseSnapshot", "Commit", "CrashActive"):
+            elif name in ("CloseSnapshot", "Commit", "CrashActive", "PersistActive"):
                 out.append({"name": name})
             else:
                 out.extend({"name": name, "node": n.name} for n in self.nodes)
@@ -448,17 +501,18 @@ class Cluster:
 
     # -- properties ---------------------------------------------------------------------
 
-    def lost_syncwrites(self) -> list[tuple[int, int, str, int]]:
-        """Acknowledged SyncWrites the active lacks with fewer than majority failures since."""
+    def lost_syncwrites(self) -> list[tuple[int, int, str, int, str]]:
+        """Acknowledged SyncWrites the active lacks with fewer than majority failures since
+        (of those their level promises to survive: ``failures_for``)."""
         active = self.active
         if active is None:
             return []
         lost = []
-        for seqno, epoch, key, failures in self.acknowledged:
-            if self.failures - failures >= self.majority:
+        for seqno, epoch, key, failures, level in self.acknowledged:
+            if self.failures_for(level) - failures >= self.majority:
                 continue
-            if active.item_at(seqno) != Item("PREPARE", key, epoch):
-                lost.append((seqno, epoch, key, failures))
+            if active.item_at(seqno) != Item("PREPARE", key, epoch, 0, level):
+                lost.append((seqno, epoch, key, failures, level))
         return lost
 
     def stalled_prepares(self) -> list[tuple[str, int]]:
@@ -475,6 +529,8 @@ class Cluster:
             acked = active.adm.acked(replica.index)
             if replica.hps > acked:
                 continue  # it still has an ack to send
+            if self._a_flush_would_move(replica):
+                continue  # a PersistToMajority PREPARE waits for a flush still to come
             for seqno, item in enumerate(replica.items, start=1):
                 if (
                     seqno > acked
@@ -484,6 +540,20 @@ class Cluster:
                 ):
                     out.append((replica.name, seqno))
         return out
+
+    def _a_flush_would_move(self, replica: Node) -> bool:
+        if replica.disk.seqno >= replica.high_seqno:
+            return False
+        import copy
+
+        trial = copy.deepcopy(replica)
+        self._flush(trial, trial.high_seqno)
+        return trial.hps > replica.hps
+
+    @staticmethod
+    def _self_acked(active: Node) -> list[int]:
+        """The pending PREPAREs the active acks itself (those its fence lets through)."""
+        return [x for x in active.pending_prepares() if active_acks(active, x)]
 
     def holds(self, prop: str) -> bool:
         if prop not in PROPERTIES:
@@ -500,12 +570,17 @@ class Cluster:
             nodes[node.name] = node_summary(
                 node.alive,
                 node.role,
-                [(x, i.op, i.key, i.epoch) for x, i in enumerate(node.items, start=1)],
+                [
+                    (x, i.op, i.key, i.epoch, i.level if i.op == "PREPARE" else "")
+                    for x, i in enumerate(node.items, start=1)
+                ],
                 node.disk.seqno if replica else None,
                 list(node.disk.headers) if replica else None,
                 node.hps if replica else None,
                 [(e.uuid, e.seqno) for e in node.table],
                 node.stream is not None if replica else None,
+                list(node.snapshot_ends) if replica else None,
+                self._self_acked(node) if node.role == "active" else None,
             )
         acks = None
         if self.active is not None and self.active.adm is not None:

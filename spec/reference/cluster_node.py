@@ -48,6 +48,8 @@ class Item:
     key: str
     epoch: int
     prepare_seqno: int = 0
+    # a PREPARE's durability level: majority, majority_and_persist_on_master, persist_to_majority
+    level: str = "majority"
 
 
 @dataclass
@@ -91,6 +93,8 @@ class Node:
         self.table = table
         self.disk = Disk()
         self.hps = 0
+        # the PassiveDurabilityMonitor's receivedSnapshotEnds: notified ends not yet passed
+        self.snapshot_ends: list[int] = []
         self.stream: PassiveStream | None = None
         self.adm: ActiveDurabilityMonitor | None = None
 

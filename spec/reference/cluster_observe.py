@@ -20,12 +20,14 @@ __all__ = ["differences", "node_summary", "observe_model_state"]
 def node_summary(
     alive: bool,
     role: str,
-    items: list[tuple[int, str, str, int]],
+    items: list[tuple[int, str, str, int, str]],
     persisted: int | None,
     headers: list[int] | None,
     hps: int | None,
     table: list[tuple[int, int]],
     streaming: bool | None,
+    snapshot_ends: list[int] | None = None,
+    self_acked: list[int] | None = None,
 ) -> dict[str, Any]:
     if not alive:
         return {"alive": False, "role": "dead"}
@@ -39,6 +41,8 @@ def node_summary(
         "hps": hps,
         "table": table,
         "streaming": streaming,
+        "snapshot_ends": snapshot_ends,
+        "self_acked": self_acked,
     }
 
 
@@ -52,13 +56,24 @@ def observe_model_state(state: Mapping[str, Any]) -> dict[str, Any]:
         nodes[name] = node_summary(
             bool(node["alive"]),
             role,
-            [(i["seqno"], i["op"], i["key"], i["epoch"]) for i in node["items"]],
+            [
+                (
+                    i["seqno"],
+                    i["op"],
+                    i["key"],
+                    i["epoch"],
+                    i.get("level", "majority") if i["op"] == "PREPARE" else "",
+                )
+                for i in node["items"]
+            ],
             node["persisted_seqno"] if replica else None,
             # (a file written before headers were recorded has none: it then differs)
             list(node.get("headers", ["not recorded"])) if replica else None,
             node["high_prepared_seqno"] if replica else None,
             [(e["id"], e["seq"]) for e in node["table"]],
             node["connected"] if replica else None,
+            list(node.get("snapshot_ends", [])) if replica else None,
+            _self_acked(node) if role == "active" else None,
         )
     acks = None
     if active is not None:
@@ -68,7 +83,8 @@ def observe_model_state(state: Mapping[str, Any]) -> dict[str, Any]:
             if node["alive"] and name != active
         }
     acknowledged = sorted(
-        (w["seqno"], w["epoch"], w["key"], w["faults_before"]) for w in state["acknowledged"]
+        (w["seqno"], w["epoch"], w["key"], w["faults_before"], w.get("level", "majority"))
+        for w in state["acknowledged"]
     )
     return {
         "active": active,
@@ -77,6 +93,21 @@ def observe_model_state(state: Mapping[str, Any]) -> dict[str, Any]:
         "acknowledged": acknowledged,
         "nodes": nodes,
     }
+
+
+def _self_acked(node: Mapping[str, Any]) -> list[int]:
+    """The active's pending PREPAREs it acks itself, read from its JSON: a pending PREPARE
+    unpersisted at or below one of a level that needs the active's disk fences it."""
+    items = node["items"]
+    committed = {i["prepare_seqno"] for i in items if i["op"] == "COMMIT"}
+    pending = [i for i in items if i["op"] == "PREPARE" and i["seqno"] not in committed]
+    out, fenced = [], False
+    for item in pending:
+        if item["seqno"] > node["persisted_seqno"] and item.get("level", "majority") != "majority":
+            fenced = True
+        if not fenced:
+            out.append(item["seqno"])
+    return out
 
 
 def differences(reference: Mapping[str, Any], model: Mapping[str, Any]) -> list[str]:
