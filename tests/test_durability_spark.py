@@ -15,6 +15,7 @@ from checker.spark.bfs import DRIVER_BELOW_CONF, LAYOUT, Level, cluster_search, 
 from checker.spark.cluster_search import check_durability_on_spark
 from checker.spark.expand import ClusterSearch
 from spec.cluster import PRESETS
+from spec.cluster.encode import FORMAT
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -139,7 +140,7 @@ def _resumed_in(
 def test_a_checkpoint_of_another_search_is_refused(
     spark, monkeypatch, capsys, tmp_path: Path
 ) -> None:
-    record = {"ident": "someone-else", "layout": LAYOUT}
+    record = {"ident": "someone-else", "layout": LAYOUT, "format": FORMAT}
     code, error = _resumed_in(tmp_path, record, monkeypatch, capsys)
     assert code == 2
     assert "another search" in error
@@ -158,8 +159,19 @@ def test_a_checkpoint_written_in_an_earlier_layout_is_refused_as_such(
         record["layout"] = layout
     code, error = _resumed_in(tmp_path, record, monkeypatch, capsys)
     assert code == 2
-    assert f"earlier layout ({layout})" in error and "remove this directory" in error
+    assert f"earlier layout {layout}," in error and "remove this directory" in error
     assert sorted(p.name for p in tmp_path.iterdir()) == ["search.json"]
+
+
+def test_a_checkpoint_of_states_in_an_earlier_format_is_refused_as_such(
+    spark, monkeypatch, capsys, tmp_path: Path
+) -> None:
+    """The levels' states are spec.cluster.encode's bytes: a directory written before the
+    durability levels entered the state (format 2) cannot be decoded by format 3."""
+    record = {"format": FORMAT - 1, "layout": LAYOUT, "ident": "f00dfeedf00dfeed"}
+    code, error = _resumed_in(tmp_path, record, monkeypatch, capsys)
+    assert code == 2
+    assert f"states in format {FORMAT - 1}" in error and "remove this directory" in error
 
 
 def test_a_user_property_file_is_searched_on_the_executors(

@@ -277,12 +277,14 @@ def _open(storage: Storage, run: _Run, partitions: int) -> Where:
     if storage.exists(SEARCH_FILE):
         there = json.loads(storage.read_text(SEARCH_FILE))
         layout = there.get("layout", 2)  # the records of layouts 1 and 2 did not say
-        if layout != LAYOUT:
+        states = there.get("format")  # spec.cluster.encode's format of the states held
+        if layout != LAYOUT or states != FORMAT:
+            held = f"layout {layout}, states in format {states}"
             raise InvalidInput(
                 storage.root,
-                f"holds levels in an earlier layout ({layout}) that this dcpcheck does "
-                "not read; remove this directory (the search starts again) or give "
-                "another --checkpoint directory",
+                f"holds levels in an earlier {held} that this dcpcheck does not read "
+                f"(it reads layout {LAYOUT}, format {FORMAT}); remove this directory (the "
+                "search starts again) or give another --checkpoint directory",
             )
         if there.get("ident") != run.search.ident:
             raise InvalidInput(
