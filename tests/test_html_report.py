@@ -39,7 +39,7 @@ def test_check_writes_a_report_with_a_timeline_for_each_violation(tmp_path: Path
     assert text.count('aria-label="resume 1 rounds"') == 1 and parser.tags.count("svg") == 2
     assert "no-missed-item--kv-current--collapse-snapshot" in parser.ids
     assert "key A: the producer has" in text
-    assert "<td class='holds'>holds</td>" in text  # valid-request holds, no picture
+    assert "<td class='holds'>holds (as expected)</td>" in text  # valid-request, no picture
     assert "SET(A)" in text and "consumer holds" in text
 
 
