@@ -11,11 +11,14 @@ import pytest
 from clihelp import run_cli
 from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
 
+from checker.cluster_check import check_durability
+from checker.engines.options import DEFAULT
 from checker.spark.bfs import DRIVER_BELOW_CONF, LAYOUT, Level, cluster_search, search_on_spark
 from checker.spark.cluster_search import check_durability_on_spark
 from checker.spark.expand import ClusterSearch
-from spec.cluster import PRESETS
+from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.cluster.encode import FORMAT
+from spec.rules import RULE_SETS
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -63,6 +66,41 @@ def test_every_check_matches_the_in_process_search(spark, preset: str, where: st
         assert result.engine == "bfs-spark"
         assert same_search(result, in_process(preset, ack, branch, prop)) == {}, (ack, branch, prop)
     assert any(r.verdict.value == "violated" for r in results)
+
+
+def test_a_level_made_in_the_driver_decides_by_the_least_order_of_every_partition(spark) -> None:
+    """mb-34150 without symmetry: the in-process search's first violation (14 steps, 4,992
+    states, N2 promoted last) and its mirror (N1 promoted last, 5,002 states) are both in
+    level 14, owned by different partitions. A level expanded in the driver, partition by
+    partition, keeps the least order of them all, as a Spark job does; not the first
+    partition's (until 2026-11-28: 5,002 states, the mirror)."""
+    ack, branch, prop = "ack-on-prepare", "persisted-snapshot", "no-lost-syncwrite"
+    options = DEFAULT.but(symmetry=False)
+    want = check_durability(
+        ACK_RULES.get(ack),
+        BRANCH_RULES.get(branch),
+        CLUSTER_PROPERTIES.get(prop),
+        RULE_SETS.get("kv-current"),
+        PRESETS["mb-34150"].bounds,
+        preset="mb-34150",
+        options=options,
+    )
+    assert want.verdict.value == "violated"
+    spark.conf.set(DRIVER_BELOW_CONF, str(10**9))
+    try:
+        (got,) = check_durability_on_spark(
+            spark,
+            [(ack, branch)],
+            [prop],
+            "kv-current",
+            PRESETS["mb-34150"].bounds,
+            preset="mb-34150",
+            options=options,
+            quiet=True,
+        )
+    finally:
+        spark.conf.unset(DRIVER_BELOW_CONF)
+    assert same_search(got, want) == {}
 
 
 def test_a_checkpointed_search_resumes_from_its_last_level(spark, tmp_path: Path) -> None:

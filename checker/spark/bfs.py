@@ -450,9 +450,13 @@ def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int
     parts = []
     with without_cycle_collection():
         for q in range(where.partitions):
-            made = successors(run.watched, where, frontier, q, models, transitions, decided)
+            # each partition's own first orders (its rows come in order), then the least
+            # of all partitions, as a Spark job's accumulator keeps them (``_Least``)
+            found = nothing_decided(run.watched)
+            made = successors(run.watched, where, frontier, q, models, transitions, found)
             for owner, record in packed(made):
                 buckets[owner].append(record)
+            decided = least(decided, found)
         for q in range(where.partitions):
             parts.append(settle(where, frontier, target, q, buckets[q], len(run.watched)))
             buckets[q] = []
