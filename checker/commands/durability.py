@@ -214,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(len(jobs), quiet=args.quiet)
     results = run_jobs(jobs, progress, place=place, each=report.one)
     code = report.finish(results)
-    if engine.fingerprints(options) and not args.quiet:
+    stopped = any(r.interrupted for r in results)  # after Ctrl-C its one line is all
+    if engine.fingerprints(options) and not args.quiet and not stopped:
         print(collision_note(results), file=sys.stderr, flush=True)
     return code
 
