@@ -2,8 +2,10 @@
 
 A scenario engine is one object with ``search(model, prop, options) ->
 Finding`` (``model``: any ``spec.model.protocol.ScenarioModelInterface``); an
-explicit-state engine has ``search(model, properties, options, progress) ->
-Exploration`` (``model``: any ``spec.cluster.protocol.ExplicitModel``).
+explicit-state engine has ``search(models, properties, options, progress,
+watched) -> [Exploration]`` (each model any ``spec.cluster.protocol.ExplicitModel``)
+and ``runs``, ``workers``, ``fingerprints``, ``on_spark``: what ``dcpcheck
+durability`` asks it (``ClusterEngine``).
 ``SCENARIO_ENGINES`` and ``CLUSTER_ENGINES`` map the names a command line
 gives (``--engine``) to them. An engine that runs on Spark says so
 (``needs_spark``) and is bound to a session with ``on_spark`` (given the
