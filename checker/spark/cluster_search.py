@@ -29,13 +29,17 @@ if TYPE_CHECKING:
 
 __all__ = ["check_durability_on_spark", "explorations_on_spark", "print_level"]
 
+CLEAR_LINE = "\r\033[K"  # back to the line's start, the rest of it erased
+
 
 def print_level(level: Level, states: int) -> None:
-    """One progress line on stderr per level."""
+    """One progress line on stderr per level (on a terminal, over the runner's live line:
+    the search runs in the first check's job)."""
     new = sum(level.states.values())
     retried = f", {level.retried} failed tasks retried" if level.retried else ""
+    start = CLEAR_LINE if sys.stderr.isatty() else ""
     print(
-        f"    level {level.index}: {new:,} new states, {states:,} in all, "
+        f"{start}    level {level.index}: {new:,} new states, {states:,} in all, "
         f"{'in the driver' if level.on_driver else f'{level.partitions} partitions'}, "
         f"{level.seconds:.1f}s{retried}",
         file=sys.stderr,
