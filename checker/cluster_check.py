@@ -47,6 +47,7 @@ from spec.rules import RuleSet
 
 __all__ = [
     "SANITY",
+    "Check",
     "check_durability",
     "durability_checks",
     "model_for",
