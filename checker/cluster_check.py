@@ -1,7 +1,9 @@
 """Check one (ack rule, branch rule, property) of the cluster model, and replay stored runs.
 
-``check_durability`` builds the model (``spec.cluster``) and hands it to the
-explicit-state engine (``checker.engines.explore``); the property is
+``check_durability`` builds the model (``spec.cluster``) and hands it to an
+explicit-state engine (``checker.engines.registry``, default ``explore``;
+``durability_checks``: every check of a command as that engine runs them, one
+job each); the property is
 searched together with ``syncwrite-acknowledged``, so that a ``holds`` says
 whether any SyncWrite was acknowledged at all within the bounds (if not, the
 ``holds`` is vacuous and says so). A violation is replayed
@@ -16,12 +18,13 @@ reach the same summary after every step and see the same violation. The
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from checker.corpus.cluster import cluster_record, counterexample_id
-from checker.engines.explore import Exploration, replay
+from checker.engines.explore import Exploration, Progress, replay
 from checker.engines.options import DEFAULT, Options
-from checker.engines.registry import EXPLORE
+from checker.engines.registry import EXPLORE, ClusterEngine
 from checker.loading import source_of
 from checker.result import Replayed, Result, Stats, Verdict, not_run
 from checker.timing import Stopwatch
@@ -44,7 +47,9 @@ from spec.rules import RuleSet
 
 __all__ = [
     "SANITY",
+    "Check",
     "check_durability",
+    "durability_checks",
     "model_for",
     "planned",
     "replay_counterexample",
@@ -114,15 +119,55 @@ def check_durability(
     *,
     preset: str | None = None,
     options: Options = DEFAULT,
-    progress: Callable[[int, int, float], None] | None = None,
+    progress: Progress | None = None,
+    engine: ClusterEngine = EXPLORE,
 ) -> Result:
-    """The check of ``prop`` searched by the explicit-state engine under ``options``
-    (``strategy``, ``max_states``, ``timeout_s``)."""
+    """The check of ``prop`` searched by ``engine`` under ``options`` (``strategy``,
+    ``max_states``, ``timeout_s``)."""
+    (check,) = durability_checks(
+        engine, [ack_rule], [branch_rule], [prop], rules, bounds, options, preset
+    )
+    return check(progress)
+
+
+Check = Callable[[Progress | None], Result]  # one check: given where its progress goes
+
+
+def durability_checks(
+    engine: ClusterEngine,
+    ack_rules: Sequence[AckRule],
+    branch_rules: Sequence[BranchRule],
+    properties: Sequence[ClusterProperty],
+    rules: RuleSet,
+    bounds: ClusterBounds,
+    options: Options = DEFAULT,
+    preset: str | None = None,
+) -> list[Check]:
+    """Every ack rule x branch rule x property, in that order: one check each, searched by
+    ``engine`` (``engine.runs``: a search of its own, or its part of one search of all),
+    each property with ``syncwrite-acknowledged`` alongside."""
+    models = [
+        model_for(ack, branch, rules, bounds, tuple(properties))
+        for ack in ack_rules
+        for branch in branch_rules
+    ]
+    runs = engine.runs(models, [p.id for p in properties], options, [SANITY])
+    checks = [(model, prop) for model in models for prop in properties]
+    return [
+        partial(_checked, model, prop, run, preset)
+        for (model, prop), run in zip(checks, runs, strict=True)
+    ]
+
+
+def _checked(
+    model: ClusterModel,
+    prop: ClusterProperty,
+    run: Callable[[Progress | None], Exploration[ClusterState, Action]],
+    preset: str | None,
+    progress: Progress | None,
+) -> Result:
     clock = Stopwatch()
-    model = model_for(ack_rule, branch_rule, rules, bounds, (prop,))
-    watched = [prop.id] if prop.id == SANITY else [prop.id, SANITY]
-    exploration = EXPLORE.search(model, watched, options, progress)
-    return result_of(model, prop, exploration, preset, clock)
+    return result_of(model, prop, run(progress), preset, clock)
 
 
 def planned(

@@ -28,7 +28,7 @@ def together(preset: str, ack: str, branch: str) -> tuple[dict[str, Result], int
         PRESETS[preset].bounds,
         tuple(CLUSTER_PROPERTIES.get(p) for p in PROPERTIES),
     )
-    exploration = EXPLORE.search(model, [*PROPERTIES, SANITY], DEFAULT, None)
+    exploration = EXPLORE.one(model, [*PROPERTIES, SANITY], DEFAULT, None)
     results = {
         p: result_of(model, CLUSTER_PROPERTIES.get(p), exploration, preset) for p in PROPERTIES
     }

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
-from checker.cluster_check import check_durability, planned
+from checker.cluster_check import Check, durability_checks, planned
 from checker.commands.common import (
     DEFAULT_PROPERTIES,
     add_cluster_bounds,
@@ -54,7 +54,12 @@ from checker.commands.common import (
 from checker.engines import STRATEGIES
 from checker.engines.fingerprints import collision_probability
 from checker.engines.options import Options
-from checker.engines.registry import CLUSTER_ENGINES, cluster_engine_name, refuse
+from checker.engines.registry import (
+    CLUSTER_ENGINES,
+    ClusterSession,
+    cluster_engine_name,
+    refuse,
+)
 from checker.loading import resolve
 from checker.progress import Progress
 from checker.report.emit import Emit, Outputs
@@ -173,38 +178,28 @@ def run(args: argparse.Namespace) -> int:
     acks = chosen(ACK_RULES, AckRule, args.ack_rule)
     branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
     props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
+    session = ClusterSession(args.master, conf, args.executor_wait, args.checkpoint, args.quiet)
+    engine = engine.on_spark(session)
 
-    def one(
-        ack: AckRule, branch: BranchRule, prop: ClusterProperty, update: Callable[[str], None]
-    ) -> Result:
+    def one(check: Check, update: Callable[[str], None]) -> Result:
         def progress(states: int, depth: int, seconds: float) -> None:
             update(f"{states:,} states, depth {depth}")
 
-        result = check_durability(
-            ack,
-            branch,
-            prop,
-            rules,
-            bounds,
-            preset=preset_name,
-            options=options,
-            progress=progress,
-        )
+        result = check(progress)
         return result.but(expected=ClusterTask.expected(result))
 
+    items = ([a.item for a in acks], [b.item for b in branches], [p.item for p in props])
+    checks = durability_checks(engine, *items, rules, bounds, options, preset_name)
     combos = [(a, b, p) for a in acks for b in branches for p in props]
     labels = [f"{a.item.id}/{b.item.id}: {p.item.id}" for a, b, p in combos]
     plans = [
         partial(planned, a.item, b.item, p.item, rules, bounds, preset_name, args.strategy)
         for a, b, p in combos
     ]
-    if engine.together:
-        found = _on_spark(args, options, conf, acks, branches, props, bounds, preset_name)
-        runs = [partial(_found, found, n) for n in range(len(labels))]
-    else:
-        runs = [partial(one, a.item, b.item, p.item) for a, b, p in combos]
+    runs = [partial(one, check) for check in checks]
     jobs = [Job.one(*job) for job in zip(labels, runs, plans, strict=True)]
-    place = Forked(options.workers) if options.workers > 1 and not engine.together else HERE
+    workers = engine.workers(options)
+    place = Forked(workers) if workers > 1 else HERE
     report = Emit(
         Outputs(
             "dcpcheck durability",
@@ -219,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(len(jobs), quiet=args.quiet)
     results = run_jobs(jobs, progress, place=place, each=report.one)
     code = report.finish(results)
-    if not (options.exact and not engine.together) and not args.quiet:
+    stopped = any(r.interrupted for r in results)  # after Ctrl-C its one line is all
+    if engine.fingerprints(options) and not args.quiet and not stopped:
         print(collision_note(results), file=sys.stderr, flush=True)
     return code
 
@@ -233,38 +229,3 @@ def collision_note(results: list[Result]) -> str:
         f"fingerprint collision hid a state is {collision_probability(most):.1E} "
         "(optimistic estimate n^2/2^65; --exact keeps states)"
     )
-
-
-def _found(results: list[Result], n: int, update: Callable[[str], None]) -> Result:
-    return results[n]
-
-
-def _on_spark(args, options, conf, acks, branches, props, bounds, preset_name) -> list[Result]:  # type: ignore[no-untyped-def]
-    """Every check searched together; the results in the checks' order."""
-    from checker.spark.cluster_search import check_durability_on_spark
-    from checker.spark.session import check_master, scheduler_jvm, spark_session
-
-    check_master(args.master)  # a bad one is the only thing said
-    models = [(a.spec, b.spec) for a in acks for b in branches]
-    count = len(models) * len(props)
-    if not args.quiet:
-        print(
-            f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on "
-            f"Spark ({args.master}), within {bounds.describe()}",
-            file=sys.stderr,
-            flush=True,
-        )
-    conf = scheduler_jvm(conf)  # on local[N] the driver's JVM only schedules and moves bytes
-    with spark_session(args.master, "dcpcheck durability", conf, args.executor_wait) as spark:
-        results = check_durability_on_spark(
-            spark,
-            models,
-            [p.spec for p in props],
-            args.rules,
-            bounds,
-            preset=preset_name,
-            checkpoint=args.checkpoint,
-            options=options.but(timeout_s=options.timeout_s * count),
-            quiet=args.quiet,
-        )
-    return [r.but(expected=ClusterTask.expected(r)) for r in results]

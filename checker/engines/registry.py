@@ -2,8 +2,10 @@
 
 A scenario engine is one object with ``search(model, prop, options) ->
 Finding`` (``model``: any ``spec.model.protocol.ScenarioModelInterface``); an
-explicit-state engine has ``search(model, properties, options, progress) ->
-Exploration`` (``model``: any ``spec.cluster.protocol.ExplicitModel``).
+explicit-state engine has ``search(models, properties, options, progress,
+watched) -> [Exploration]`` (each model any ``spec.cluster.protocol.ExplicitModel``)
+and ``runs``, ``workers``, ``fingerprints``, ``on_spark``: what ``dcpcheck
+durability`` asks it (``ClusterEngine``).
 ``SCENARIO_ENGINES`` and ``CLUSTER_ENGINES`` map the names a command line
 gives (``--engine``) to them. An engine that runs on Spark says so
 (``needs_spark``) and is bound to a session with ``on_spark`` (given the
@@ -20,6 +22,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from checker.engines.finding import Finding
@@ -41,6 +44,7 @@ __all__ = [
     "SCENARIO_ENGINES",
     "Z3_ENGINE",
     "ClusterEngine",
+    "ClusterSession",
     "Explore",
     "ScenarioEngine",
     "SearchOnSpark",
@@ -213,32 +217,94 @@ _NOTED: set[tuple[str, str]] = set()  # each alias noted once per process
 
 # -- explicit-state engines (the cluster model) ---------------------------------------------
 
+# One search the runner runs: given where its progress goes, an exploration.
+Run = Callable[["Progress | None"], "Exploration[Any, Any]"]
+
+
+@dataclass(frozen=True)
+class ClusterSession:
+    """What a Spark search of the cluster model is bound to (``on_spark``): the session
+    the command asks for (``--master``, ``--conf``, ``--executor-wait``), where the
+    search keeps its levels (``--checkpoint``) and whether it prints its progress."""
+
+    master: str
+    conf: dict[str, str]
+    executor_wait: float = 60.0
+    checkpoint: str | None = None
+    quiet: bool = False
+
 
 class ClusterEngine(Protocol):
+    """An explicit-state engine: ``search`` is what it does; the rest answers what the
+    command running it asks (where the checks run, what the visited set keeps)."""
+
     name: str
-    # True: every check of a command is one search on Spark (``search_all``); False: each
-    # check is a ``search`` of its own, in this process or on ``options.workers`` processes
-    together: bool
+
+    def search(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        progress: Progress | None = None,
+        watched: Sequence[str] = (),
+    ) -> list[Exploration[Any, Any]]:
+        """One exploration per model x property (models outermost): the search of that
+        property with ``watched`` decided alongside, as one search of it alone gives."""
+        ...
+
+    def runs(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        watched: Sequence[str] = (),
+    ) -> list[Run]:
+        """``search``'s explorations one run each, in its order, for the runner (each
+        check a job of its own, ``checker.runner``)."""
+        ...
+
+    def workers(self, options: Options) -> int:
+        """How many processes the runner runs the checks on side by side (1: here)."""
+        ...
+
+    def fingerprints(self, options: Options) -> bool:
+        """Whether the visited set keeps fingerprints (a collision could hide a state)."""
+        ...
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         """Why these options do not go with this engine (a usage error), if they do not."""
         ...
 
+    def on_spark(self, session: ClusterSession) -> ClusterEngine:
+        """The engine bound to a Spark session (an engine that does not use one: itself)."""
+        ...
+
+
+def _checks(
+    models: Sequence[ExplicitModel[Any, Any]],
+    properties: Sequence[str],
+    watched: Sequence[str],
+) -> list[tuple[ExplicitModel[Any, Any], list[str]]]:
+    """Each model x property, with what it watches: the property first."""
+    return [(m, [p, *(w for w in watched if w != p)]) for m in models for p in properties]
+
 
 @dataclass(frozen=True)
 class Explore:
-    """Breadth- or depth-first search in this process (``checker.engines.explore``)."""
+    """Breadth- or depth-first search in this process (``checker.engines.explore``), a
+    search per check; with ``options.workers`` above 1 the checks run on that many
+    processes side by side, each the same search as alone."""
 
     name: str = "explore"
-    together: bool = False
 
-    def search(
+    def one(
         self,
         model: ExplicitModel[Any, Any],
         properties: Sequence[str],
         options: Options,
         progress: Progress | None = None,
     ) -> Exploration[Any, Any]:
+        """One search of ``model`` deciding every one of ``properties``."""
         from checker.engines.explore import explore
 
         return explore(
@@ -252,17 +318,86 @@ class Explore:
             exact=options.exact,
         )
 
+    def search(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        progress: Progress | None = None,
+        watched: Sequence[str] = (),
+    ) -> list[Exploration[Any, Any]]:
+        return [run(progress) for run in self.runs(models, properties, options, watched)]
+
+    def runs(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        watched: Sequence[str] = (),
+    ) -> list[Run]:
+        return [
+            partial(self.one, model, checked, options)
+            for model, checked in _checks(models, properties, watched)
+        ]
+
+    def workers(self, options: Options) -> int:
+        return options.workers
+
+    def fingerprints(self, options: Options) -> bool:
+        return not options.exact
+
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         return "--checkpoint is for --engine bfs-spark" if checkpoint else None
+
+    def on_spark(self, session: ClusterSession) -> ClusterEngine:
+        return self
 
 
 @dataclass(frozen=True)
 class SparkBreadthFirst:
     """Every check of a command in one breadth-first search on Spark, level by level
-    (``checker.spark.cluster_search``, ``checker.spark.bfs``)."""
+    (``checker.spark.cluster_search``, ``checker.spark.bfs``), made when the first
+    check's result is asked for; ``options.max_states`` limits the whole search and
+    ``options.timeout_s`` is per check."""
 
     name: str = "bfs-spark"
-    together: bool = True
+    session: ClusterSession | None = None
+
+    def search(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        progress: Progress | None = None,
+        watched: Sequence[str] = (),
+    ) -> list[Exploration[Any, Any]]:
+        if self.session is None:
+            raise ValueError("--engine bfs-spark searches on a session: bind it with on_spark")
+        from checker.spark.cluster_search import explorations_on_spark
+
+        return explorations_on_spark(self.session, models, properties, watched, options)
+
+    def runs(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        watched: Sequence[str] = (),
+    ) -> list[Run]:
+        found: list[Exploration[Any, Any]] = []
+
+        def nth(n: int, progress: Progress | None) -> Exploration[Any, Any]:
+            if not found:
+                found.extend(self.search(models, properties, options, None, watched))
+            return found[n]
+
+        return [partial(nth, n) for n in range(len(models) * len(properties))]
+
+    def workers(self, options: Options) -> int:
+        return 1
+
+    def fingerprints(self, options: Options) -> bool:
+        return True
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         if options.strategy != "bfs":
@@ -275,11 +410,17 @@ class SparkBreadthFirst:
             return "--exact is for --engine explore; the Spark search keys states by fingerprint"
         return None
 
+    def on_spark(self, session: ClusterSession) -> ClusterEngine:
+        from checker.spark.session import check_master
+
+        check_master(session.master)  # a bad one is the only thing said
+        return SparkBreadthFirst(self.name, session)
+
 
 CLUSTER_ENGINES: dict[str, ClusterEngine] = {
     engine.name: engine for engine in (Explore(), SparkBreadthFirst())
 }
-EXPLORE = Explore()  # what a check of the cluster model runs (``together`` engines aside)
+EXPLORE = Explore()  # the default: what a check of the cluster model runs unless told
 CLUSTER_ALIASES = {"spark": "bfs-spark"}
 
 

@@ -11,24 +11,35 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from checker.cluster_check import SANITY, result_of
 from checker.engines.options import DEFAULT, Options
+from checker.loading import source_of
 from checker.result import Result
 from checker.spark.bfs import Level, cluster_search, search_on_spark
 from checker.spark.shipping import ship
 from checker.timing import Stopwatch
-from spec.cluster import ClusterBounds
+from spec.cluster import ClusterBounds, ClusterModel
 
-__all__ = ["check_durability_on_spark", "print_level"]
+if TYPE_CHECKING:
+    from checker.engines.explore import Exploration
+    from checker.engines.registry import ClusterSession
+    from spec.cluster.protocol import ExplicitModel
+
+__all__ = ["check_durability_on_spark", "explorations_on_spark", "print_level"]
+
+CLEAR_LINE = "\r\033[K"  # back to the line's start, the rest of it erased
 
 
 def print_level(level: Level, states: int) -> None:
-    """One progress line on stderr per level."""
+    """One progress line on stderr per level (on a terminal, over the runner's live line:
+    the search runs in the first check's job)."""
     new = sum(level.states.values())
     retried = f", {level.retried} failed tasks retried" if level.retried else ""
+    start = CLEAR_LINE if sys.stderr.isatty() else ""
     print(
-        f"    level {level.index}: {new:,} new states, {states:,} in all, "
+        f"{start}    level {level.index}: {new:,} new states, {states:,} in all, "
         f"{'in the driver' if level.on_driver else f'{level.partitions} partitions'}, "
         f"{level.seconds:.1f}s{retried}",
         file=sys.stderr,
@@ -52,7 +63,54 @@ def check_durability_on_spark(
     ``options.max_states`` and ``options.timeout_s`` limit the whole search."""
     clock = Stopwatch()
     search = cluster_search(models, rules, bounds, properties, [SANITY], options.symmetry)
-    found = search_on_spark(
+    results = []
+    for watched, explorations in _searched(spark, search, checkpoint, options, quiet):
+        for prop in watched.properties[: search.checked]:
+            results.append(
+                result_of(watched.model, prop.property, explorations[prop.name], preset, clock)
+            )
+    return results
+
+
+def explorations_on_spark(
+    session: ClusterSession,
+    models: Sequence[ExplicitModel[Any, Any]],
+    properties: Sequence[str],
+    watched: Sequence[str],
+    options: Options,
+) -> list[Exploration[Any, Any]]:
+    """One exploration per model x property (models outermost), ``watched`` decided
+    alongside, all from one search on a session to ``session.master``;
+    ``options.timeout_s`` is per check (the search has that times the checks)."""
+    from checker.spark.session import scheduler_jvm, spark_session
+
+    named = [_names(model) for model in models]
+    pairs = [(ack, branch) for ack, branch, _ in named]
+    (rules,) = {rule for _, _, rule in named}
+    (bounds,) = {_setup(model).bounds for model in models}
+    given = [_property_name(models[0], p) for p in properties]
+    count = len(models) * len(properties)
+    if not session.quiet:
+        print(
+            f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on "
+            f"Spark ({session.master}), within {bounds.describe()}",
+            file=sys.stderr,
+            flush=True,
+        )
+    search = cluster_search(pairs, rules, bounds, given, watched, options.symmetry)
+    conf = scheduler_jvm(session.conf)  # on local[N] the driver's JVM only schedules bytes
+    every = options.but(timeout_s=options.timeout_s * count)
+    with spark_session(session.master, "dcpcheck durability", conf, session.executor_wait) as spark:
+        found = _searched(spark, search, session.checkpoint, every, session.quiet)
+    return [
+        explorations[prop.name]
+        for checked, explorations in found
+        for prop in checked.properties[: search.checked]
+    ]
+
+
+def _searched(spark, search, checkpoint, options, quiet):  # type: ignore[no-untyped-def]
+    return search_on_spark(
         spark,
         search,
         shipped=_shipped(spark, search),
@@ -61,13 +119,30 @@ def check_durability_on_spark(
         timeout_s=options.timeout_s,
         progress=None if quiet else print_level,
     )
-    results = []
-    for watched, explorations in found:
-        for prop in watched.properties[: search.checked]:
-            results.append(
-                result_of(watched.model, prop.property, explorations[prop.name], preset, clock)
-            )
-    return results
+
+
+def _setup(model: ExplicitModel[Any, Any]):  # type: ignore[no-untyped-def]
+    if not isinstance(model, ClusterModel):
+        raise TypeError("the Spark search is of the cluster model (spec.cluster.ClusterModel)")
+    return model.setup
+
+
+def _names(model: ExplicitModel[Any, Any]) -> tuple[str, str, str]:
+    """The model's ack rule, branch rule and rule set as a command line names them (a
+    user's file as given): what the executors load again."""
+    setup = _setup(model)
+    return (
+        source_of(setup.ack_rule, setup.ack_rule.id),
+        source_of(setup.branch_rule, setup.branch_rule.id),
+        source_of(setup.rules, setup.rules.name),
+    )
+
+
+def _property_name(model: ExplicitModel[Any, Any], prop: str) -> str:
+    """A property as a command line names it: a user's (one of the model's ``extra``) by
+    its file."""
+    extra = {p.id: p for p in getattr(model, "extra", ())}
+    return source_of(extra[prop], prop) if prop in extra else prop
 
 
 def _shipped(spark, search):  # type: ignore[no-untyped-def]
