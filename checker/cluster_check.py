@@ -94,7 +94,12 @@ def reproduce_command(
     rules: str,
     bounds: ClusterBounds,
     preset: str | None,
+    strategy: str = "bfs",
+    symmetry: bool = True,
 ) -> str:
+    """The command that searches this check again the same way: its names, bounds and the
+    search options a run depends on (``--strategy``, ``--symmetry``; a bfs-spark search
+    finds the run the in-process one finds, and fingerprints the states it keeps)."""
     text = (
         f"dcpcheck durability --ack-rule {ack_rule} --branch-rule {branch_rule} --property {prop}"
     )
@@ -107,6 +112,10 @@ def reproduce_command(
         value = getattr(bounds, name)
         if base is None or getattr(base, name) != value:
             text += f" --{name.replace('_', '-')} {value}"
+    if strategy != "bfs":
+        text += f" --strategy {strategy}"
+    if not symmetry:
+        text += " --symmetry off"
     return text
 
 
@@ -178,12 +187,15 @@ def planned(
     bounds: ClusterBounds,
     preset: str | None = None,
     strategy: str = "bfs",
+    symmetry: bool = True,
 ) -> Result:
     """The check's result before anything is decided: ``unknown``, named and bounded,
     with the command that reproduces it (what an interrupted run reports for it)."""
     subject = {"ack_rule": ack_rule.id, "branch_rule": branch_rule.id}
     given = source_of(rules, rules.name)
-    command = reproduce_command(ack_rule.id, branch_rule.id, prop.id, given, bounds, preset)
+    command = reproduce_command(
+        ack_rule.id, branch_rule.id, prop.id, given, bounds, preset, strategy, symmetry
+    )
     return not_run(
         "cluster",
         subject,
@@ -211,7 +223,14 @@ def result_of(
     outcome = exploration.outcomes[prop.id]
     sanity = exploration.outcomes[SANITY].verdict
     result = planned(
-        setup.ack_rule, setup.branch_rule, prop, setup.rules, setup.bounds, preset
+        setup.ack_rule,
+        setup.branch_rule,
+        prop,
+        setup.rules,
+        setup.bounds,
+        preset,
+        exploration.strategy,
+        exploration.symmetry,
     ).but(
         verdict=outcome.verdict,
         engine=exploration.engine or exploration.strategy,

@@ -145,7 +145,9 @@ class ClusterTask:
         """The result before anything is decided (``checker.cluster_check.planned``)."""
         from checker.cluster_check import planned
 
-        result = planned(*self._named(), self.bounds, self.preset, self.options.strategy)
+        result = planned(
+            *self._named(), self.bounds, self.preset, self.options.strategy, self.options.symmetry
+        )
         return result.but(expected=self.expected(result))
 
     def run(self) -> Result:

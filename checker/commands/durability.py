@@ -193,7 +193,17 @@ def run(args: argparse.Namespace) -> int:
     combos = [(a, b, p) for a in acks for b in branches for p in props]
     labels = [f"{a.item.id}/{b.item.id}: {p.item.id}" for a, b, p in combos]
     plans = [
-        partial(planned, a.item, b.item, p.item, rules, bounds, preset_name, args.strategy)
+        partial(
+            planned,
+            a.item,
+            b.item,
+            p.item,
+            rules,
+            bounds,
+            preset_name,
+            args.strategy,
+            options.symmetry,
+        )
         for a, b, p in combos
     ]
     runs = [partial(one, check) for check in checks]
