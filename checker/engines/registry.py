@@ -60,10 +60,24 @@ Names = tuple[str, str, str]  # (rules, consumer, property) as the command line 
 
 
 class ScenarioEngine(Protocol):
-    name: str
-    needs_spark: bool  # the command starts a Spark session and binds the engine to it
-    every_session: bool  # decides --sessions any (the induction over resumes is Z3's)
-    draws_examples: bool  # reads options.examples (a reproduce line then gives --examples)
+    # read-only (properties) so that the frozen dataclasses below are ScenarioEngines
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs_spark(self) -> bool:
+        """The command starts a Spark session and binds the engine to it."""
+        ...
+
+    @property
+    def every_session(self) -> bool:
+        """Decides --sessions any (the induction over resumes is Z3's)."""
+        ...
+
+    @property
+    def draws_examples(self) -> bool:
+        """Reads options.examples (a reproduce line then gives --examples)."""
+        ...
 
     def search(
         self, model: ScenarioModelInterface, prop: Property, options: Options
@@ -215,10 +229,15 @@ _NOTED: set[tuple[str, str]] = set()  # each alias noted once per process
 
 
 class ClusterEngine(Protocol):
-    name: str
-    # True: every check of a command is one search on Spark (``search_all``); False: each
-    # check is a ``search`` of its own, in this process or on ``options.workers`` processes
-    together: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def together(self) -> bool:
+        """True: every check of a command is one search on Spark (``search_all``); False:
+        each check is a ``search`` of its own, in this process or on ``options.workers``
+        processes."""
+        ...
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         """Why these options do not go with this engine (a usage error), if they do not."""

@@ -279,7 +279,7 @@ def parse_producer(file: str, path: str, data: Any) -> ProducerState:
     rows = f.array("table")
     if not rows:
         f.fail(f.at("table"), "empty; a failover table has at least one entry")
-    entries = []
+    entries: list[FailoverEntry] = []
     for index, row in enumerate(rows):
         entry = _Fields(file, f"{f.at('table')}[{index}]", row, ("id", "seq"))
         uuid, seqno = entry.uint64("id"), entry.uint64("seq")
