@@ -77,7 +77,7 @@ def _at(answer: Any, name: str) -> Any:
 
 
 def _event_text(message: dict[str, Any]) -> str:
-    text = message["type"]
+    text: str = message["type"]
     details = {k: v for k, v in message.items() if k not in ("type", "answer", "failover_log")}
     if details:
         text += " " + ",".join(f"{k}={v}" for k, v in details.items())

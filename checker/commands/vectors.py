@@ -132,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
     return int(args.action_run(args))
 
 
-def _positive(text: str, where: str, kind: type, upper: float | None = None) -> int | float:
+def _positive(
+    text: str, where: str, kind: type[int] | type[float], upper: float | None = None
+) -> int | float:
     try:
         value = kind(text)
     except ValueError:

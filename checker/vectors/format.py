@@ -35,7 +35,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from checker.inputs import load_json
 from spec.errors import InvalidInput
@@ -212,7 +212,7 @@ class _Fields:
     def at(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
-    def fail(self, path: str, message: str) -> None:
+    def fail(self, path: str, message: str) -> NoReturn:
         raise InvalidInput(self.file, f"field {path}: {message}")
 
     def get(self, key: str) -> Any:
