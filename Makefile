@@ -1,5 +1,5 @@
 # make verify : set up .venv if needed, then run every built-in variant x property (single-node matrix, then the durability model)
-# make test   : set up .venv if needed, then run the whole test suite (ruff, then pytest on
+# make test   : set up .venv if needed, then run the whole test suite (ruff, mypy, then pytest on
 #               TEST_WORKERS parallel workers: pytest-xdist, one Spark JVM per worker;
 #               the ten slowest tests listed at the end)
 # make coverage : make test's pytest run, measuring branch coverage of spec/ and checker/
@@ -84,6 +84,7 @@ $(SPARK_CLASSES): $(STAMP) tests/sparkjvm.py tests/spark-conf/spark-defaults.con
 
 test: $(STAMP) browser $(SPARK_CLASSES)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	@$(COMPILE)
 	$(TEST_ENV) $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=10
 
@@ -94,9 +95,10 @@ coverage: $(STAMP) browser $(SPARK_CLASSES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info .coverage coverage.json
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build *.egg-info .coverage coverage.json

@@ -25,6 +25,7 @@ import time
 import traceback
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from checker import interrupt
 from spec.errors import (
@@ -59,7 +60,7 @@ EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit code 2 via UsageError."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 

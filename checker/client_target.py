@@ -152,8 +152,8 @@ def _job(
     props: Sequence[Property],
     bounds: Bounds,
     gate: _Gate,
-    update,
-) -> list[Result]:  # type: ignore[no-untyped-def]
+    update: Callable[[str], None],
+) -> list[Result]:
     if args.like:
         update(f"asking the symbolic model for {args.like}'s counterexamples (Z3)")
     first = tuple(like_scenarios(args.like, rules, props, bounds)) if args.like else ()

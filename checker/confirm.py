@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from checker.result import Replayed
 from spec.bounds import Bounds
@@ -22,6 +22,7 @@ from spec.model.build import ScenarioModel
 from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
 from spec.reference.simulate import simulate
+from spec.registry import Registry
 from spec.rules.language import RuleSet
 from spec.run import Run
 from spec.scenario import Scenario
@@ -36,6 +37,8 @@ __all__ = [
     "replay_stored",
     "stored_definitions",
 ]
+
+T = TypeVar("T")
 
 # A counterexample file's field naming the build that answered the producer's decisions
 # (``dcpcheck review``): such a file replays only with that build (``replay --target``).
@@ -61,7 +64,12 @@ class Replay:
 
 def replay_scenario(scenario: Scenario, model: ScenarioModelInterface, prop: Property) -> Replay:
     try:
-        trace = simulate(scenario, model.rules, model.variant, model.bounds.rounds)
+        trace = simulate(
+            scenario,
+            model.rules,  # type: ignore[attr-defined]  # every ScenarioModel has it; the
+            model.variant,  # type: ignore[attr-defined]  # protocol does not say so yet
+            model.bounds.rounds,
+        )
     except ValueError as exc:
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
@@ -125,7 +133,7 @@ def stored_definitions(
     stored = load_counterexample(path)
     sources = stored.get("sources", {})
 
-    def named(registry, kind, key):  # type: ignore[no-untyped-def]
+    def named(registry: Registry[T], kind: type[T], key: str) -> T:
         text = sources.get(key, stored[key])
         try:
             return resolve(registry, kind, text)

@@ -163,14 +163,15 @@ def in_helper_thread(
     ``KeyboardInterrupt``. The wait is an ``Event``, not ``Thread.join``: an interrupted
     join can mark a running thread stopped (CPython's bpo-45274 handling), and the work
     would run on unwatched."""
-    box: dict[str, object] = {}
+    value: list[T] = []  # work()'s value, or
+    error: list[BaseException] = []  # what it raised
     finished = threading.Event()
 
     def target() -> None:
         try:
-            box["value"] = work()
+            value.append(work())
         except BaseException as exc:  # handed to the waiting thread
-            box["error"] = exc
+            error.append(exc)
         finally:
             finished.set()
 
@@ -187,6 +188,6 @@ def in_helper_thread(
             cancel()
             finished.wait(every)
         raise
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
+    if error:
+        raise error[0]
+    return value[0]

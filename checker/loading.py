@@ -158,7 +158,7 @@ def resolve_many(
             raise InvalidInput(
                 str(path), f"{registry.kind} '{name}' is a built-in name; give yours another name"
             )
-        problems = getattr(item, "problems", lambda: [])()
+        problems: list[str] = getattr(item, "problems", lambda: [])()
         if problems:
             label = getattr(item, "name", "") or type(item).__name__
             raise InvalidInput(str(path), f"{registry.kind} {label!r}: {problems[0]}")

@@ -30,6 +30,7 @@ the report writers (``checker.report``) read nothing else.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -61,7 +62,6 @@ class BoundsLike(Protocol):
     def to_json(self) -> dict[str, int]: ...
 
 
-@dataclass(frozen=True)
 class PropertyLike(Protocol):
     @property
     def id(self) -> str: ...
@@ -140,24 +140,24 @@ class Result:
     context: Mapping[str, str] = field(default_factory=dict)  # fixed names (the rule set)
     interrupted: bool = False  # Ctrl-C stopped the run here; what it holds was decided before
 
-    @property
+    @builtins.property  # the field named property shadows the builtin here
     def label(self) -> str:
         """``kv-current/correct``: the names that vary between checks of this model."""
         return "/".join(self.subject.values())
 
-    @property
+    @builtins.property
     def confirmed(self) -> bool | None:
         return None if self.replay is None else self.replay.confirmed
 
-    @property
+    @builtins.property
     def harness_bug(self) -> bool:
         return self.replay is not None and not self.replay.confirmed
 
-    @property
+    @builtins.property
     def seconds(self) -> float:
         return self.stats.seconds
 
-    @property
+    @builtins.property
     def decided(self) -> bool:
         return self.verdict is not Verdict.UNKNOWN
 

@@ -99,8 +99,9 @@ def run_jobs(
     try:
         if isinstance(place, OnSpark) and jobs:
             results = _on_spark(jobs, progress, place)
-            for result in results if each is not None else ():
-                each(result)
+            if each is not None:
+                for result in results:
+                    each(result)
             return results
         with ExitStack() as stack:
             if isinstance(place, Forked):
@@ -150,8 +151,8 @@ def _on_spark(jobs: Sequence[Job], progress: Progress, place: OnSpark) -> list[R
     from checker.spark.session import spark_session
     from checker.spark.tasks import run_tasks
 
-    tasks = [job.task for job in jobs]
-    if any(task is None for task in tasks):
+    tasks = [job.task for job in jobs if job.task is not None]
+    if len(tasks) < len(jobs):
         raise ValueError("only jobs made from tasks (Job.of) run on Spark")
 
     def start(n: int) -> None:
@@ -163,7 +164,7 @@ def _on_spark(jobs: Sequence[Job], progress: Progress, place: OnSpark) -> list[R
     found = None
     try:
         with spark_session(place.master, place.app, place.conf, place.executor_wait) as spark:
-            found = run_tasks(spark, tasks, on_start=start, on_done=done)  # type: ignore[arg-type]
+            found = run_tasks(spark, tasks, on_start=start, on_done=done)
     except KeyboardInterrupt:  # in the session's start-up (or its stop): nothing decided yet
         if found is None:
             found = [[interrupted(r) for r in job.planned()] for job in jobs]

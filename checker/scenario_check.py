@@ -58,7 +58,8 @@ def reproduce_command(
     the four size bounds, and every other option that can change the verdict when it is
     not its default (``--rounds``, ``--max-entries``, ``--sessions``, ``--engine``,
     ``--budget``, ``--examples``)."""
-    words = ["dcpcheck", "check", "--rules", rules, "--consumer", consumer, "--property", prop]
+    words: list[str | int] = ["dcpcheck", "check", "--rules", rules, "--consumer", consumer]
+    words += ["--property", prop]
     words += ["--seqnos", b.seqnos, "--keys", b.keys, "--entries", b.entries]
     words += ["--failovers", b.failovers]
     if b.rounds != b.entries + 3:  # Bounds: rounds 0 means entries + 3
@@ -92,8 +93,8 @@ def planned(
         "consumer": (source_of(variant, variant.name), variant.name),
         "property": (source_of(prop, prop.id), prop.id),
     }
-    given = [source for source, _ in named.values()]
-    command = reproduce_command(*given, bounds, engine, options)
+    rules_source, consumer_source, prop_source = (source for source, _ in named.values())
+    command = reproduce_command(rules_source, consumer_source, prop_source, bounds, engine, options)
     sources = {kind: source for kind, (source, name) in named.items() if source != name}
     return not_run("scenario", subject, prop, bounds, engine, command, sources=sources)
 

@@ -11,12 +11,20 @@ its ``Result`` is the one ``dcpcheck check`` gives for the same cell.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from checker.engines.options import DEFAULT, Options
 from checker.result import Result
 from spec.bounds import Bounds
 from spec.cluster import ClusterBounds
+
+if TYPE_CHECKING:
+    from spec.cluster import AckRule, BranchRule, ClusterProperty
+    from spec.consumers import ConsumerVariant
+    from spec.properties import Property
+    from spec.rules import RuleSet
 
 __all__ = [
     "AnyTask",
@@ -39,12 +47,12 @@ class ScenarioTask:
     options: Options = DEFAULT
     engine: str = "z3"  # a name in checker.engines.registry.SCENARIO_ENGINES
 
-    @property
+    @builtins.property  # the field named property shadows the builtin here
     def label(self) -> str:
         every = " (every number of sessions)" if self.options.every_session else ""
         return f"{self.rules}/{self.consumer}: {self.property}{every}"
 
-    def _named(self):  # type: ignore[no-untyped-def]
+    def _named(self) -> tuple[RuleSet, ConsumerVariant, Property]:
         from checker.loading import resolve
         from spec.consumers import CONSUMERS, ConsumerVariant
         from spec.properties import PROPERTIES, Property
@@ -124,12 +132,12 @@ class ClusterTask:
     rules: str = "kv-current"
     options: Options = DEFAULT  # its strategy, max_states and timeout_s
 
-    @property
+    @builtins.property  # the field named property shadows the builtin here
     def label(self) -> str:
         where = f" ({self.preset})" if self.preset else ""
         return f"{self.ack_rule}/{self.branch_rule}: {self.property}{where}"
 
-    def _named(self):  # type: ignore[no-untyped-def]
+    def _named(self) -> tuple[AckRule, BranchRule, ClusterProperty, RuleSet]:
         from checker.loading import resolve
         from spec import cluster
         from spec.rules import RULE_SETS, RuleSet

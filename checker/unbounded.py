@@ -107,7 +107,7 @@ def lookup_abstraction_holds(budget: Budget) -> tuple[bool | None, str]:
             *(implies(table.live(i), table.uuid[i] != table.uuid[0]) for i in range(1, length))
         )
         outcome = _refuted(
-            space.sorts,  # type: ignore[arg-type]
+            space.sorts,
             all_of(space.well_formed(), newest_once),
             facts,
             budget,
@@ -226,17 +226,22 @@ def _obligations(variant: ConsumerVariant) -> list[tuple[str, Fresh, Expr, Expr]
     remembered request is valid, and the one a rollback reaction remembers."""
     out = []
     ended = Fresh("ended")
-    remembered = calls.remembered(variant, AbstractView(ended, None))
+    remembered = calls.remembered(variant, AbstractView(ended, None))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
     out.append(("the request remembered when a stream ends", ended, TRUE, _valid(remembered)))
     sending = Fresh("sending")
     claim = sending.request("claim")
-    sent = calls.request(variant, AbstractView(sending, claim))
+    sent = calls.request(variant, AbstractView(sending, claim))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
     out.append(("the request sent", sending, _valid(claim), _valid(sent)))
     reacting = Fresh("reacting")
     claim = reacting.request("claim")
     view = AbstractView(reacting, claim)
     rollback_seqno = reacting.value("R")
-    reaction = calls.reaction(variant, view, rollback_seqno, view.producer_log)
+    reaction = calls.reaction(
+        variant,
+        view,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+        rollback_seqno,
+        view.producer_log,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+    )
     if reaction.claim is not None:
         what = "the request remembered after a rollback"
         out.append((what, reacting, _valid(claim), _valid(reaction.claim)))

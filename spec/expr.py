@@ -123,6 +123,13 @@ class Expr:
     def is_const(self) -> bool:
         return self.op == "const"
 
+    @property
+    def var_name(self) -> str:
+        """A ``var`` node's name (``name`` is None on every other node)."""
+        if self.name is None:
+            raise TypeError(f"`{brief(self)}` is not a variable")
+        return self.name
+
     # -- operators -------------------------------------------------------------
     def __lt__(self, other: object) -> Expr:
         return _compare("lt", self, other)
@@ -136,10 +143,10 @@ class Expr:
     def __ge__(self, other: object) -> Expr:
         return _compare("ge", self, other)
 
-    def __eq__(self, other: object) -> Expr:  # type: ignore[override]
+    def __eq__(self, other: object) -> Expr:  # type: ignore[override]  # == builds an Expr
         return _compare("eq", self, other)
 
-    def __ne__(self, other: object) -> Expr:  # type: ignore[override]
+    def __ne__(self, other: object) -> Expr:  # type: ignore[override]  # != builds an Expr
         return _compare("ne", self, other)
 
     def __add__(self, other: object) -> Expr:
@@ -206,7 +213,7 @@ def var(name: str, sort: Sort) -> Expr:
 def lift(value: object) -> Expr:
     if isinstance(value, Expr):
         return value
-    return const(value)  # type: ignore[arg-type]
+    return const(value)  # type: ignore[arg-type]  # const refuses a non-Value
 
 
 def _need(sort: Sort, expr: Expr, context: str) -> Expr:
@@ -240,7 +247,7 @@ def _compare(op: str, left: object, right: object) -> Expr:
         _need(INT, a, f"`{_SYMBOL[op]}`")
         _need(INT, b, f"`{_SYMBOL[op]}`")
     if a.is_const and b.is_const:
-        return const(_apply(op, (a.value, b.value)))  # type: ignore[arg-type]
+        return const(_apply(op, (a.value, b.value)))  # type: ignore[arg-type]  # consts have values
     return Expr(op, BOOL, (a, b))
 
 
@@ -248,7 +255,7 @@ def _arith(op: str, left: object, right: object) -> Expr:
     a = _need(INT, lift(left), f"`{_SYMBOL[op]}`")
     b = _need(INT, lift(right), f"`{_SYMBOL[op]}`")
     if a.is_const and b.is_const:
-        return const(_apply(op, (a.value, b.value)))  # type: ignore[arg-type]
+        return const(_apply(op, (a.value, b.value)))  # type: ignore[arg-type]  # consts have values
     if b.is_const and b.value == 0:
         return a
     return Expr(op, INT, (a, b))
@@ -367,7 +374,7 @@ def walk(roots: Iterable[Expr], done: Container[int] = frozenset()) -> Iterator[
 
 
 def variables(roots: Iterable[Expr]) -> dict[str, Sort]:
-    return {n.name: n.sort for n in walk(roots) if n.op == "var"}  # type: ignore[misc]
+    return {n.var_name: n.sort for n in walk(roots) if n.op == "var"}
 
 
 def rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
@@ -406,7 +413,7 @@ def substitute(roots: list[Expr], mapping: Mapping[str, Expr]) -> list[Expr]:
 
     def leaf(node: Expr) -> Expr:
         if node.op == "var" and node.name in mapping:
-            new = mapping[node.name]  # type: ignore[index]
+            new = mapping[node.name]  # type: ignore[index]  # a var node has a name
             if new.sort is not node.sort:
                 raise RuleLanguageError(
                     "", f"`{node.name}` is {node.sort.value} but was given {new.sort.value} `{new}`"
@@ -455,10 +462,10 @@ def evaluate_many(roots: Iterable[Expr], env: Mapping[str, Value]) -> list[Value
     values: dict[int, Value] = {}
     for node in walk(roots):
         if node.op == "const":
-            values[id(node)] = node.value  # type: ignore[assignment]
+            values[id(node)] = node.value  # type: ignore[assignment]  # a const has a value
         elif node.op == "var":
             try:
-                values[id(node)] = env[node.name]  # type: ignore[index]
+                values[id(node)] = env[node.name]  # type: ignore[index]  # a var has a name (hot loop)
             except KeyError:
                 raise RuleLanguageError("", f"no value given for `{node.name}`") from None
         else:
@@ -482,7 +489,7 @@ def _show(node: Expr, outer: int) -> str:
     if op == "const":
         return str(node.value).lower() if node.sort is BOOL else str(node.value)
     if op == "var":
-        return node.name  # type: ignore[return-value]
+        return node.var_name
     if op == "ite":
         return "ite({}, {}, {})".format(*(_show(a, 0) for a in node.args))
     if op == "not":
@@ -542,7 +549,7 @@ class Compiled:
     @cached_property
     def inputs(self) -> list[str]:
         """The variables the roots read, sorted."""
-        return sorted({n.name for n in walk(self.roots) if n.op == "var"})  # type: ignore[type-var]
+        return sorted({n.var_name for n in walk(self.roots) if n.op == "var"})
 
     def function(self) -> Callable[[Mapping[str, Value]], list[Value]]:
         """The compiled function (compiled now if it is not yet)."""
@@ -612,4 +619,4 @@ def _compile(roots: list[Expr]) -> Callable[[Mapping[str, Value]], list[Value]]:
     source = "\n".join(["def _compiled(env):", *reads, *lines, result])
     namespace: dict[str, object] = {}
     exec(compile(source, "<dcpcheck-expr>", "exec"), namespace)
-    return namespace["_compiled"]  # type: ignore[return-value]
+    return namespace["_compiled"]  # type: ignore[return-value]  # exec made it

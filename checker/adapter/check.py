@@ -18,6 +18,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from checker.adapter.client import AdapterProcess, target_command
 from checker.adapter.play import Played, play
@@ -113,7 +114,7 @@ def check_client(
         on_hello(hello)
     every = (lambda p: len(p.smallest) == len(props)) if stop_when_violated else None
 
-    def judged(histories: int, **more: object) -> Part:
+    def judged(histories: int, **more: Any) -> Part:
         """The first ``histories`` first histories (after ``first``) on one adapter process."""
         client = target.start()
         try:
@@ -126,7 +127,7 @@ def check_client(
                 histories,
                 mitigation=hello.rollback_mitigation,
                 first=first,
-                **more,  # type: ignore[arg-type]
+                **more,
             )
         finally:
             client.close()

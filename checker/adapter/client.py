@@ -192,7 +192,7 @@ class VariantClient:
     def send(self, event: Message) -> None:
         kind = event["type"]
         if kind == "begin":
-            self.__init__(self.variant)  # type: ignore[misc]
+            self.__init__(self.variant)  # type: ignore[misc]  # a new session: reset
             self.consumer = ReferenceConsumer(_log(event["failover_log"]))
             self.phase = "initial"
         elif kind == "snapshot":
@@ -219,7 +219,12 @@ class VariantClient:
         elif kind == "rollback":
             producer_log = _log(event["failover_log"])
             view = self.consumer.view(producer_log)
-            reaction = calls.reaction(self.variant, view, const(event["seqno"]), producer_log)
+            reaction = calls.reaction(
+                self.variant,
+                view,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+                const(event["seqno"]),
+                producer_log,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+            )
             self.consumer.react(reaction, event["seqno"])
         elif kind == "accepted":
             self.consumer.adopt_log(_log(event["failover_log"]))
@@ -243,9 +248,11 @@ class VariantClient:
 
     def ask_request(self) -> StreamRequest:
         if not self.remembered:
-            self.consumer.remember(calls.remembered(self.variant, self.consumer.view()))
+            view = self.consumer.view()
+            self.consumer.remember(calls.remembered(self.variant, view))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
             self.remembered = True
-        request = stream_request_of(calls.request(self.variant, self.consumer.view()))
+        view = self.consumer.view()
+        request = stream_request_of(calls.request(self.variant, view))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
         self.start = request.start
         return request
 

@@ -17,7 +17,7 @@ differs that way, and reported with every difference it has.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,8 +76,8 @@ def _at(answer: Any, name: str) -> Any:
     return "absent" if value is None else value
 
 
-def _event_text(message: dict) -> str:
-    text = message["type"]
+def _event_text(message: dict[str, Any]) -> str:
+    text: str = message["type"]
     details = {k: v for k, v in message.items() if k not in ("type", "answer", "failover_log")}
     if details:
         text += " " + ",".join(f"{k}={v}" for k, v in details.items())
@@ -145,7 +145,7 @@ def differences(client: Played, model: Played, same: Same = _spelling) -> list[D
     return out
 
 
-def _reply(transcript: list[dict], index: int) -> str:
+def _reply(transcript: Sequence[dict[str, Any]], index: int) -> str:
     """The producer's answer to the request at ``index``: the event after it."""
     after = transcript[index + 1] if index + 1 < len(transcript) else None
     return _event_text(after) if after is not None else ""

@@ -60,7 +60,7 @@ def _sent_choices(n: int, keys: int) -> int:
     item per distinct key in it; summed over the k^L sequences of its L seqnos that is
     k (k^L - (k-1)^L). It is a snapshot of 2^(a-2) 2^(n-b) sets of ends (a-1 an end, or
     a = 1; none of a..b-1; b an end; the rest free)."""
-    total = keys**n * 2**n  # received 0, for every set of ends
+    total: int = keys**n * 2**n  # received 0, for every set of ends
     for a in range(1, n + 1):
         for b in range(a, n + 1):
             length = b - a + 1

@@ -31,6 +31,7 @@ a held mutation dcpcheck never sent is garbage (``AdapterFault``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from checker.adapter.client import Client
 from checker.adapter.protocol import AdapterFault, Version, cas_of, item_event, log_json
@@ -50,15 +51,15 @@ class Played:
     (the events and questions, each question with its answer)."""
 
     trace: Trace
-    transcript: tuple[tuple[dict, ...], ...]
+    transcript: tuple[tuple[dict[str, Any], ...], ...]
 
 
-def snapshot_events(snapshots: list[Snapshot], received: int) -> list[dict]:
+def snapshot_events(snapshots: list[Snapshot], received: int) -> list[dict[str, Any]]:
     """The stream as a client sees it when the connection drops once it has every item
     sent at or below ``received``: markers and items in order, ``seqno_advanced`` for a
     snapshot complete without its last item (a purged tombstone); nothing after the
     last snapshot it received anything of."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for snap in snapshots:
         got = [i for i in snap.items if i.seqno <= received]
         if not got and snap.snap_end > received:
@@ -84,14 +85,14 @@ class _Run:
         self.rounds = rounds
         self.mitigation = mitigation
         self.sent: dict[int, Item] = {}  # cas -> the mutation sent with it
-        self.log: list[dict] = []
+        self.log: list[dict[str, Any]] = []
         self.told = True  # ask what it holds before each resume
 
-    def send(self, event: dict) -> None:
+    def send(self, event: dict[str, Any]) -> None:
         self.log.append(event)
         self.client.send(event)
 
-    def send_items(self, events: list[dict], items: dict[int, Item]) -> None:
+    def send_items(self, events: list[dict[str, Any]], items: dict[int, Item]) -> None:
         for event in events:
             if "cas" in event:
                 self.sent[event["cas"]] = items[event["cas"]]
@@ -108,7 +109,7 @@ class _Run:
         return self.items_of(data)
 
     def data_around(
-        self, events: list[dict], items: dict[int, Item]
+        self, events: list[dict[str, Any]], items: dict[int, Item]
     ) -> tuple[dict[int, Item], dict[int, Item]]:
         """What it holds now, ``events`` (a stream of ``items``), what it holds then:
         asked in one write; each answer judged against what was sent before its question."""
@@ -150,7 +151,7 @@ class _Run:
                 raise NotARun(f"the client has rollback mitigation and holds seqno {last}")
 
 
-def _request_text(r: StreamRequest) -> dict:
+def _request_text(r: StreamRequest) -> dict[str, Any]:
     return {
         "uuid": r.uuid,
         "start": r.start,
@@ -170,7 +171,7 @@ def _run(
     mitigation: bool,
     target: int,
     told: bool,
-) -> tuple[Trace, list[dict]]:
+) -> tuple[Trace, list[dict[str, Any]]]:
     """Play ``scenario`` until resume ``target`` (from 0) is decided; its trace."""
     run = _Run(client, scenario, decide, rounds, mitigation)
     run.told = told
@@ -230,7 +231,7 @@ def _resume(
             if final:
                 # what it holds now, the stream from the request's start, what it ends with
                 items = sorted(producer.stream_after(request.start).values())
-                stream: list[dict] = []
+                stream: list[dict[str, Any]] = []
                 if items:
                     start = request.start + 1
                     if request.snap_start <= request.start < request.snap_end:
@@ -281,7 +282,7 @@ def play(
     to hold, before resuming, what it holds when accepted."""
     decide = producer_decision(rules) if isinstance(rules, RuleSet) else rules
     traces: list[Trace] = []
-    transcript: list[tuple[dict, ...]] = []
+    transcript: list[tuple[dict[str, Any], ...]] = []
     for target in range(len(scenario.later) + 1):
         trace, log = _run(client, scenario, decide, rounds, mitigation, target, told)
         if transcript:
@@ -293,7 +294,7 @@ def play(
     return Played(replace(traces[0], later=tuple(traces[1:])), tuple(transcript))
 
 
-def _deterministic(before: tuple[dict, ...], now: list[dict]) -> None:
+def _deterministic(before: tuple[dict[str, Any], ...], now: list[dict[str, Any]]) -> None:
     """Two runs of the same scenario agree up to the acceptance the earlier run asked
     about (then one streams to the end, the other is cut); otherwise the client's
     answers are not a function of the events it was sent."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from spec.bounds import Bounds
 from spec.failover_table import FailoverTable
@@ -31,16 +32,16 @@ __all__ = ["Sameness", "request_of"]
 _OTHER_UUIDS = 7_000_001  # uuids no request names (a rule only compares uuids)
 
 
-def request_of(answer: Mapping[str, object]) -> StreamRequest:
+def request_of(answer: Mapping[str, Any]) -> StreamRequest:
     """A ``stream_request`` answer as a transcript records it."""
     return StreamRequest(
-        uuid=int(answer["uuid"]),  # type: ignore[call-overload]
-        start=int(answer["start"]),  # type: ignore[call-overload]
-        snap_start=int(answer["snap_start"]),  # type: ignore[call-overload]
-        snap_end=int(answer["snap_end"]),  # type: ignore[call-overload]
+        uuid=int(answer["uuid"]),
+        start=int(answer["start"]),
+        snap_start=int(answer["snap_start"]),
+        snap_end=int(answer["snap_end"]),
         strict=bool(answer.get("strict", False)),
         ignore_purged=bool(answer.get("ignore_purged", False)),
-        remote_purge=int(answer.get("purge_seqno", 0)),  # type: ignore[call-overload]
+        remote_purge=int(answer.get("purge_seqno", 0)),
     )
 
 

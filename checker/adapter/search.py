@@ -26,7 +26,7 @@ from spec.properties import Property
 from spec.reference.simulate import NotARun
 from spec.rules import RuleSet
 from spec.scenario import Scenario
-from spec.trace import TraceFields, resume_values
+from spec.trace import Trace, TraceFields, resume_values
 
 __all__ = ["Judge", "Part", "judge_part", "merge", "size"]
 
@@ -74,7 +74,7 @@ class Judge:
         self.bounds = bounds
         self._program = Compiled([p.holds(fields) for p in props])
 
-    def __call__(self, trace) -> set[str]:  # type: ignore[no-untyped-def]
+    def __call__(self, trace: Trace) -> set[str]:
         out: set[str] = set()
         for values in resume_values(trace, self.bounds):
             for pid, holds in zip(self.ids, self._program(values), strict=True):

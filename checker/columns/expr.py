@@ -47,9 +47,9 @@ class Vectorised:
         self.roots = list(roots)
         self._order = list(walk(self.roots))
         self.inputs: dict[str, Sort] = {
-            n.name: n.sort
+            n.var_name: n.sort
             for n in self._order
-            if n.op == "var"  # type: ignore[misc]
+            if n.op == "var"
         }
         last_use = {id(node): k for k, node in enumerate(self._order)}
         for k, node in enumerate(self._order):
@@ -75,7 +75,7 @@ class Vectorised:
 
     @staticmethod
     def _full(value: np.ndarray | np.generic, sort: Sort, size: int) -> np.ndarray:
-        array = np.asarray(value, dtype=_DTYPE[sort])
+        array: np.ndarray = np.asarray(value, dtype=_DTYPE[sort])
         if array.shape == (size,):
             return array
         return np.broadcast_to(array, (size,)).copy()
@@ -92,7 +92,7 @@ class Vectorised:
             return _DTYPE[node.sort](node.value)
         if op == "var":
             try:
-                data = columns[node.name]  # type: ignore[index]
+                data = columns[node.var_name]
             except KeyError:
                 raise RuleLanguageError("", f"no column given for `{node.name}`") from None
             if data.dtype != _DTYPE[node.sort] or data.shape != (size,):

@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     extra.add_argument("--end", default=str(UINT64_MAX), metavar="N", help="end seqno")
 
 
-def _producer(args: argparse.Namespace) -> tuple[ProducerState, list | None, int]:
+def _producer(args: argparse.Namespace) -> tuple[ProducerState, list[Any] | None, int]:
     table_file = load_table_file(args.table)
     high = parse_uint64(args.high, "HIGH")
     purge = parse_uint64(args.purge, "PURGE")

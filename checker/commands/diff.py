@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         variant_a, variant_b = (
             resolve(CONSUMERS, ConsumerVariant, c, "--consumers") for c in args.consumers
         )
-        report = diff_consumers(rules, variant_a, variant_b, bounds, **options)  # type: ignore[arg-type]
+        report = diff_consumers(rules, variant_a, variant_b, bounds, **options)
         rules_args = None
     else:
         if len(args.rule_sets) != 2:
@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"dcpcheck diff: {rules_a.name} vs {rules_b.name} ...", file=sys.stderr,
                   flush=True)  # fmt: skip
-        report = diff_rules(rules_a, rules_b, consumers, bounds, table_entries, **options)  # type: ignore[arg-type]
+        report = diff_rules(rules_a, rules_b, consumers, bounds, table_entries, **options)
         rules_args = (args.rule_sets[0], args.rule_sets[1])
     if args.json:
         print(json.dumps(report_json(report), indent=2))

@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
             stem = path.name[: -len(".json")]
             trace = path.with_name(stem + ".itf.json")
             text = read_text(path)
+            itf: str | None
             if stored.run is not None:
                 meta = {
                     "source": path.name,

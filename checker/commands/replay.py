@@ -51,6 +51,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -229,7 +230,7 @@ def _each_file(files: list[str], one: Callable[[str], tuple[int, str]]) -> int:
     return EXIT_OK
 
 
-def _json(report: Report, fail_on: str) -> dict:
+def _json(report: Report, fail_on: str) -> dict[str, Any]:
     return {
         "target": report.target,
         "expect": report.expect,

@@ -35,7 +35,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from checker.arguments.decision_space import add_distinct_uuids
 from checker.atomic import partial_dir, publish_dir, writable_dir, writable_file, write_text_atomic
@@ -60,6 +60,8 @@ from spec.rules import RULE_SETS, RuleSet
 
 if TYPE_CHECKING:
     from checker.review.learn import LearnJob
+    from checker.vectors.targets import Target
+    from spec.bounds import Bounds
 
 REVIEW_BUDGET = 4_000 * MILLION
 MAX_INPUTS = 10**8
@@ -178,8 +180,17 @@ def run(args: argparse.Namespace) -> int:
     return _review(args, job, base, consumers, target, bounds, budget, deadline, clock, humpty)
 
 
-def _review(  # type: ignore[no-untyped-def]
-    args, job: LearnJob, base, consumers, target, bounds, budget, deadline, clock, humpty
+def _review(
+    args: argparse.Namespace,
+    job: LearnJob,
+    base: RuleSet,
+    consumers: list[ConsumerVariant],
+    target: Target,
+    bounds: Bounds,
+    budget: int | None,
+    deadline: float | None,
+    clock: Stopwatch,
+    humpty: bool,
 ) -> int:
     from checker.loading import source_of
     from checker.report.emit import Outputs, emit
@@ -242,7 +253,7 @@ def _review(  # type: ignore[no-untyped-def]
     sources = {name: source_of(d, name) for d, name in named if source_of(d, name) != name}
     found = results(review, command, Stats(wall, cpu), args.out, sources)
 
-    def show(_parts) -> None:  # type: ignore[no-untyped-def]
+    def show(_parts: object) -> None:
         print("\n".join(text(review, reproductions(review, args.out))))
 
     outputs = Outputs(
@@ -252,7 +263,14 @@ def _review(  # type: ignore[no-untyped-def]
     return emit(found, outputs)
 
 
-def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress, learning):  # type: ignore[no-untyped-def]
+def _learn(
+    args: argparse.Namespace,
+    job: LearnJob,
+    dataset: Path,
+    deadline: float | None,
+    progress: Progress,
+    learning: list[int],
+) -> tuple[int, list[dict[str, Any]]]:
     from checker.sweep.job import descriptors
 
     cores = os.cpu_count() or 1
@@ -265,7 +283,7 @@ def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress, lea
 
     if args.no_spark:
         ranges = descriptors(job.space.size, args.parts or 4)
-        rows: list[dict] = []  # type: ignore[type-arg]
+        rows: list[dict[str, Any]] = []
         for n, (part, lo, hi) in enumerate(ranges):
             if deadline is not None and time.monotonic() > deadline:
                 from checker.spark.sweep import SweepTimeout
@@ -279,6 +297,7 @@ def _learn(args, job: LearnJob, dataset: Path, deadline, progress: Progress, lea
 
     conf = scheduler_jvm(spark_conf_from(args))
     with spark_session(args.master, "dcpcheck review", conf, args.executor_wait) as spark:
-        parts = args.parts or 4 * max(cores, spark.sparkContext.defaultParallelism)
+        context = spark.sparkContext  # type: ignore[attr-defined]  # spark_session: an object
+        parts = args.parts or 4 * max(cores, context.defaultParallelism)
         remaining = 3600.0 * 24 if deadline is None else max(0.001, deadline - time.monotonic())
         return learn_on_spark(spark, job, dataset, parts, timeout_s=remaining, progress=update)

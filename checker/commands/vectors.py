@@ -35,6 +35,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -119,7 +120,7 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _help(parser: argparse.ArgumentParser) -> dict:
+def _help(parser: argparse.ArgumentParser) -> dict[str, Any]:
     return {
         "description": __doc__,
         "epilog": parser.epilog,
@@ -131,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
     return int(args.action_run(args))
 
 
-def _positive(text: str, where: str, kind: type, upper: float | None = None) -> int | float:
+def _positive(
+    text: str, where: str, kind: type[int] | type[float], upper: float | None = None
+) -> int | float:
     try:
         value = kind(text)
     except ValueError:

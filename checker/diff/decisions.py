@@ -15,6 +15,7 @@ implementation where the rule set has one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from checker.diff.regions import (
     ANSWER_CHANGES,
@@ -99,7 +100,7 @@ class _Queries:
     def session(self, *exprs: Expr) -> Session:
         """A session over the space's variables, its inputs well formed, ``exprs`` added."""
         session = Session(budget=self.budget, deadline=self.deadline)
-        session.declare(self.space.sorts)  # type: ignore[arg-type]
+        session.declare(self.space.sorts)
         session.add(self.space.well_formed(), *exprs)
         return session
 
@@ -170,7 +171,7 @@ def _without_features(q: _Queries, region: Region) -> bool | None:
 def _facets(q: _Queries, region: Region) -> tuple[list[tuple[Region, DecisionExample]], str]:
     """The parts of ``region`` that exist only because of a request feature humpty lacks."""
     session = q.session()
-    found = []
+    found: list[tuple[Region, DecisionExample]] = []
     for feature in FEATURES:
         facet = Region(region.case_a, region.case_b, region.change, via=feature)
         condition = region_in_fields(facet, q.rules_a, q.rules_b, q.space.fields)
@@ -233,14 +234,14 @@ def _in_region(region: Region, a: Decision, b: Decision) -> bool:
 
 def _unused(request: StreamRequest, feature: str) -> StreamRequest:
     """``request`` without ``feature`` (see ``checker.diff.regions.FEATURES``)."""
-    reset = {
+    resets: dict[str, dict[str, Any]] = {
         "strict": {"strict": False},
         "ignore_purged": {"ignore_purged": False},
         "remote_purge": {"remote_purge": 0},
         "collection_high": {"collection_high": None},
         "end": {"end": UINT64_MAX},
-    }[feature]
-    return replace(request, **reset)
+    }
+    return replace(request, **resets[feature])
 
 
 def _readable_uuids(

@@ -41,8 +41,8 @@ from spec.rules.language import RuleSet
 __all__ = ["Pair", "consumer_pair", "rule_pair"]
 
 # The request fields a consumer variant chooses (and the trace field for held items).
-REQUEST_FIELDS = ("uuid", "start", "snap_start", "snap_end", "strict", "ignore_purged")
-REQUEST_FIELDS += ("remote_purge",)
+REQUEST_FIELDS: tuple[str, ...] = ("uuid", "start", "snap_start", "snap_end", "strict")
+REQUEST_FIELDS += ("ignore_purged", "remote_purge")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from checker.engines import z3 as z3_engine
 from checker.engines.finding import Finding
@@ -82,7 +83,7 @@ def combine(findings: Mapping[int, Finding], labels: list[str]) -> Finding:
     units = sum(f.units or 0 for f in findings.values())
     elsewhere = sum(f.cpu_elsewhere for f in findings.values())
     total = len(labels)
-    common = {"units": units, "cubes": total, "cpu_elsewhere": elsewhere}
+    common: dict[str, Any] = {"units": units, "cubes": total, "cpu_elsewhere": elsewhere}
     for n in sorted(findings):
         if findings[n].verdict is Verdict.VIOLATED:
             stopped = total - len(findings)

@@ -64,10 +64,24 @@ Names = tuple[str, str, str]  # (rules, consumer, property) as the command line 
 
 
 class ScenarioEngine(Protocol):
-    name: str
-    needs_spark: bool  # the command starts a Spark session and binds the engine to it
-    every_session: bool  # decides --sessions any (the induction over resumes is Z3's)
-    draws_examples: bool  # reads options.examples (a reproduce line then gives --examples)
+    # read-only (properties) so that the frozen dataclasses below are ScenarioEngines
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def needs_spark(self) -> bool:
+        """The command starts a Spark session and binds the engine to it."""
+        ...
+
+    @property
+    def every_session(self) -> bool:
+        """Decides --sessions any (the induction over resumes is Z3's)."""
+        ...
+
+    @property
+    def draws_examples(self) -> bool:
+        """Reads options.examples (a reproduce line then gives --examples)."""
+        ...
 
     def search(
         self, model: ScenarioModelInterface, prop: Property, options: Options
@@ -238,7 +252,8 @@ class ClusterEngine(Protocol):
     """An explicit-state engine: ``search`` is what it does; the rest answers what the
     command running it asks (where the checks run, what the visited set keeps)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def search(
         self,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from checker.engines.finding import Finding
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
-from checker.symbolic.session import Session, SolverAnswer
+from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from spec.expr import BOOL, Expr, Value, evaluate, var
 from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
@@ -114,7 +114,7 @@ def settle(session: Session, model: ScenarioModelInterface, progress: Minimisati
         v = var(name, sort)
         if sort is BOOL:
             outcome = session.check(~v, want=model.variables)
-            candidates = [(outcome, False)]
+            candidates: list[tuple[SolverReply, int | bool]] = [(outcome, False)]
         else:
             candidates = []
             for candidate in range(0, int(current)):

@@ -71,7 +71,7 @@ class EverySession:
             text += f", tables capped at {b.max_entries}"
         return text
 
-    def to_json(self) -> dict[str, int | str]:  # type: ignore[override]
+    def to_json(self) -> dict[str, int | str]:
         return {**self.within.to_json(), "sessions": "any"}
 
 

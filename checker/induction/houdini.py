@@ -191,7 +191,8 @@ def _by_target(
             return kept_now
         gone = set(now) - set(kept_now)
         if not gone:
-            raise HarnessBug(f"a step breaks {candidates[target].name} but the model keeps it")
+            broken = "the property" if target is None else candidates[target].name
+            raise HarnessBug(f"a step breaks {broken} but the model keeps it")
         left -= gone
         for asked, needs in list(cores.items()):
             if needs & gone:

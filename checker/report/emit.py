@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from checker.interrupt import held, stopping
 from checker.report.files import counterexample_path, located, write_counterexample
@@ -138,7 +139,7 @@ def emit(results: Sequence[Result], outputs: Outputs) -> int:
     return report.finish(results)
 
 
-def _split(items: Sequence, sizes: list[int]) -> list[list]:  # type: ignore[type-arg]
+def _split(items: Sequence[Any], sizes: list[int]) -> list[list[Any]]:
     parts, start = [], 0
     for size in sizes:
         parts.append(list(items[start : start + size]))

@@ -115,7 +115,7 @@ def timeline_svg(picture: Picture) -> str:
         parts.append(
             f'<text x="{_col(x) + COL / 2 - 4}" y="{TOP + ROW / 2}" text-anchor="middle">{x}</text>'
         )
-    y = TOP + ROW
+    y: float = TOP + ROW
     rows: dict[str, float] = {}
     # a mark with no room left of its line (a branch at 0) is labelled in its row's margin,
     # under the row's own label: that label moves up
@@ -252,7 +252,7 @@ LEGEND_WIDTH = 760  # wrap the legend past this many pixels
 
 def _legend(entries: tuple[tuple[str, str], ...], y: float) -> tuple[list[str], float]:
     parts = [_label(y, "legend")]
-    x = LEFT
+    x: float = LEFT
     for kind, meaning in entries:
         width = 40 + CHAR * len(meaning)
         if x > LEFT and x + width > LEFT + LEGEND_WIDTH:

@@ -34,7 +34,9 @@ def itf_value(value: Any) -> Any:
     raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
-def _state(index: int, action: Mapping[str, Any], variables: Mapping[str, Any], note: str) -> dict:
+def _state(
+    index: int, action: Mapping[str, Any], variables: Mapping[str, Any], note: str
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"index": index}
     if note:
         meta["description"] = note

@@ -40,9 +40,9 @@ def write_junit(results: Sequence[Result], path: str | Path, name: str = "dcpche
         if r.verdict is Verdict.UNKNOWN:
             errors += 1
             ET.SubElement(case, "error", message=f"unknown: {r.reason}").text = detail
-        elif r.harness_bug:
+        elif r.replay is not None and r.harness_bug:
             errors += 1
-            message = f"harness bug: {r.replay.detail}"  # type: ignore[union-attr]
+            message = f"harness bug: {r.replay.detail}"
             ET.SubElement(case, "error", message=message).text = detail
         elif want != r.verdict.value:
             failures += 1

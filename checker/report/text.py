@@ -66,8 +66,8 @@ def one_line(r: Result, path: Path | None = None) -> str:
             f" -- {r.also_by} gets this too under the same rules and bounds: it comes from "
             "the rule set, not from this consumer"
         )
-    if r.harness_bug:
-        text += f" -- HARNESS BUG: {r.replay.detail}"  # type: ignore[union-attr]
+    if r.replay is not None and r.harness_bug:
+        text += f" -- HARNESS BUG: {r.replay.detail}"
     if path is not None:
         text += f" [{path}]"
     return text

@@ -17,6 +17,7 @@ each round got the answers the file records.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +57,7 @@ class Unanswered(Exception):
     asked = 0  # the decisions it answered before
 
 
-def _asker(target: Target, asked: list[str]):  # type: ignore[no-untyped-def]
+def _asker(target: Target, asked: list[str]) -> Callable[[StreamRequest, ProducerState], Decision]:
     def decide(request: StreamRequest, producer: ProducerState) -> Decision:
         if target.rules_only:
             limits = humpty_limits(request)

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import os
 import uuid as uuids
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -58,7 +60,7 @@ from spec.failover_table import UINT64_MAX
 from spec.rules import RULE_SETS, RuleSet
 from spec.rules.inputs import DecisionExprs
 from spec.rules.language import ACCEPT_CODE, ERANGE_CODE, ROLLBACK_CODE
-from spec.types import Outcome
+from spec.types import Outcome, ProducerState, StreamRequest
 
 __all__ = [
     "ASKED",
@@ -260,7 +262,9 @@ def _lines(ids: np.ndarray, columns: dict[str, np.ndarray]) -> list[str]:
     return lines
 
 
-def _decoded(space: SweepSpace, columns: dict[str, np.ndarray]):  # type: ignore[no-untyped-def]
+def _decoded(
+    space: SweepSpace, columns: dict[str, np.ndarray]
+) -> Iterator[tuple[StreamRequest, ProducerState]]:
     names = list(columns)
     decision_space = space.decision_space
     for row in zip(*(columns[name].tolist() for name in names), strict=True):
@@ -285,7 +289,7 @@ def _changes() -> Vectorised:
 
     def answer(side: str) -> DecisionExprs:
         outcome, seqno = var(f"{side}.outcome", INT), var(f"{side}.seqno", INT)
-        return DecisionExprs(TRUE, None, outcome, seqno, outcome)  # type: ignore[arg-type]
+        return DecisionExprs(TRUE, None, outcome, seqno, outcome)  # type: ignore[arg-type]  # answers only, no rules
 
     a, b = answer("a"), answer("b")
     return Vectorised([change.condition(a, b) for change in ANSWER_CHANGES])
@@ -312,7 +316,7 @@ def _region_codes(
 
 class _Tally:
     def __init__(self) -> None:
-        self.rows: dict[tuple[str, int], list] = {}  # type: ignore[type-arg]
+        self.rows: dict[tuple[str, int], list[Any]] = {}
 
     def asked(self, n: int, first: int) -> None:
         entry = self.rows.setdefault((ASKED, 0), [0, first, -1, 0, ""])

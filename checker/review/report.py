@@ -68,14 +68,14 @@ def results(
     review: Review,
     command: str,
     stats: Stats,
-    out: str | Path,
+    out_dir: str | Path,
     sources: Mapping[str, str] = {},
 ) -> list[Result]:
     """``sources``: the user's files among BASE and the consumers, by name (what a
     counterexample file records to load them again)."""
     within = Within(review.space, review.bounds, review.humpty)
     target = review.target
-    replays = reproductions(review, out)
+    replays = reproductions(review, out_dir)
 
     def result(region: str, prop: str, kind: str, verdict: Verdict, **more: Any) -> Result:
         subject = {"target": target, "region": region}

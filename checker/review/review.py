@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from checker.diff.classify import Evidence
 from checker.diff.decisions import DecisionExample
@@ -65,7 +66,7 @@ class Learnt:
         return sum(p.inputs for p in self.problems)
 
 
-def learnt_from(parts: int, rows: Sequence[dict]) -> Learnt:  # type: ignore[type-arg]
+def learnt_from(parts: int, rows: Sequence[dict[str, Any]]) -> Learnt:
     """Every part's tally rows reduced: sums, and the lowest first input of each key."""
     from checker.review.learn import PROBLEMS
 

@@ -48,7 +48,8 @@ from spec.rules.language import (
 
 __all__ = ["KEY", "Overrides", "conflicts", "keys_of", "learnt_overrides", "override_rules"]
 
-_INT_FIELDS = ("start", "snap_start", "snap_end", "end", "remote_purge", "collection_high")
+_INT_FIELDS: tuple[str, ...] = ("start", "snap_start", "snap_end", "end", "remote_purge")
+_INT_FIELDS += ("collection_high",)
 _INT_FIELDS += ("high_seqno", "producer_purge_seqno", "table_len", "upper", "entry_seqno")
 _BOOL_FIELDS = ("strict", "ignore_purged", "has_collection_high", "uuid_found")
 # name -> expression over the rule language's fields; booleans as 0/1 in the key columns

@@ -122,7 +122,7 @@ def _pair(
     decisions = space.decision_space
     a, b = decisions.decision(rules_a), decisions.decision(rules_b)
     session = Session(budget=budget, deadline=deadline)
-    session.declare(decisions.sorts)  # type: ignore[arg-type]
+    session.declare(decisions.sorts)
     session.add(space.constraint())
     for region in sorted(in_diff | swept, key=lambda r: r.label):
         outcome = session.check(

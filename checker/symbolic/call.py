@@ -25,9 +25,10 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 
 import z3
 
@@ -35,6 +36,8 @@ from checker import interrupt
 from checker.symbolic.budget import Budget
 
 __all__ = ["Call", "held_interrupts", "run_check"]
+
+T = TypeVar("T")
 
 # After Ctrl-C, nothing printed for a Z3 object whose construction the interrupt cut
 # short (its finaliser fails on what was never set).
@@ -75,7 +78,7 @@ def held_interrupts() -> Iterator[None]:
         yield
 
 
-def _in_helper(work, ctx: z3.Context):  # type: ignore[no-untyped-def]
+def _in_helper(work: Callable[[], T], ctx: z3.Context) -> T:
     return interrupt.in_helper_thread(work, ctx.interrupt, 0.05, "z3-check")
 
 

@@ -108,7 +108,7 @@ def width_for(roots: Iterable[Expr], ranges: Mapping[str, Span]) -> int | None:
                 needed = max(needed, a[1], b[1])
             continue
         if op == "const":
-            span[id(node)] = (int(node.value), int(node.value))  # type: ignore[arg-type]
+            span[id(node)] = (int(node.value), int(node.value))  # type: ignore[arg-type]  # a const has a value
         elif op == "var":
             span[id(node)] = ranges.get(node.name or "", FULL)
             variables.append(id(node))

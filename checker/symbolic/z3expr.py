@@ -17,7 +17,8 @@ importing z3: no Z3 object leaves the symbolic layer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import z3
 
@@ -42,7 +43,7 @@ def _mk_distinct(ref: object, x: object, y: object) -> object:
     return z3.Z3_mk_distinct(ref, 2, pair)
 
 
-def _asts(terms: list) -> object:  # type: ignore[type-arg]
+def _asts(terms: list[Any]) -> object:
     """The terms as the C array Z3's n-ary constructors take."""
     array = (z3.Ast * len(terms))()
     for i, term in enumerate(terms):
@@ -130,7 +131,7 @@ class Translator:
     def _bool(self, ast: object) -> z3.BoolRef:
         return z3.BoolRef(ast, self.ctx)
 
-    def _equal(self, make, x: z3.ExprRef, y: z3.ExprRef) -> z3.BoolRef:  # type: ignore[no-untyped-def]
+    def _equal(self, make: Callable[..., Any], x: z3.ExprRef, y: z3.ExprRef) -> z3.BoolRef:
         """``x == y`` (``make`` Z3_mk_eq) or ``x != y`` (distinct) with Python's operand
         order: a right operand whose type subclasses the left's (a numeral beside a term)
         has its method called first, so it comes first in the term."""
@@ -142,12 +143,12 @@ class Translator:
         """The values an integer node can take (after ``translate`` saw it)."""
         return self._span.get(id(node), FULL)
 
-    def _node(self, node: Expr, a: list) -> z3.ExprRef | _Wide:  # type: ignore[type-arg]
+    def _node(self, node: Expr, a: list[Any]) -> z3.ExprRef | _Wide:
         op = node.op
         if op == "const":
             if node.sort is BOOL:
                 return z3.BoolVal(bool(node.value), self.ctx)
-            value = int(node.value)  # type: ignore[arg-type]
+            value = int(node.value)  # type: ignore[arg-type]  # a const has a value
             self._span[id(node)] = (value, value)
             return self._number(value)
         if op == "var":
@@ -174,7 +175,7 @@ class Translator:
             return self._ite(node, a)
         raise ValueError(f"unknown operator {op}")
 
-    def _ite(self, node: Expr, a: list) -> z3.ExprRef | _Wide:  # type: ignore[type-arg]
+    def _ite(self, node: Expr, a: list[Any]) -> z3.ExprRef | _Wide:
         cond, then, otherwise = a
         known = z3.Z3_get_bool_value(self._ref, cond.as_ast())  # a literal true or false
         if node.sort is not BOOL:
@@ -203,7 +204,7 @@ class Translator:
                     f"solver's {self.width}-bit width"
                 )
 
-    def _compare(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+    def _compare(self, node: Expr, a: list[Any]) -> z3.ExprRef:
         """An integer comparison; a constant when the operands' ranges decide it."""
         verdict = decided(node.op, self.span(node.args[0]), self.span(node.args[1]))
         if verdict is not None:
@@ -218,7 +219,7 @@ class Translator:
             return {"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[node.op]
         return self._bool(_UNSIGNED[node.op](self._ref, x.as_ast(), y.as_ast()))
 
-    def _add(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+    def _add(self, node: Expr, a: list[Any]) -> z3.ExprRef:
         span, wraps = sum_span(self.span(node.args[0]), self.span(node.args[1]))
         self._span[id(node)] = span
         self._solid(node, *a)
@@ -231,7 +232,7 @@ class Translator:
             return total - MODULUS
         return z3.If(total > UINT64_MAX, total - MODULUS, total)
 
-    def _sub(self, node: Expr, a: list) -> z3.ExprRef:  # type: ignore[type-arg]
+    def _sub(self, node: Expr, a: list[Any]) -> z3.ExprRef:
         floored = floored_span(node, self.span)
         if floored is not None:  # max_of(x, y) - y: never wraps, so no wrap-around case
             self._span[id(node)] = floored
@@ -303,4 +304,4 @@ class Translator:
         v = model.eval(c, model_completion=True)
         if z3.is_bool(c):
             return bool(z3.is_true(v))
-        return int(v.as_long())  # type: ignore[attr-defined]
+        return int(v.as_long())

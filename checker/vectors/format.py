@@ -35,7 +35,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from checker.inputs import load_json
 from spec.errors import InvalidInput
@@ -212,7 +212,7 @@ class _Fields:
     def at(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
-    def fail(self, path: str, message: str) -> None:
+    def fail(self, path: str, message: str) -> NoReturn:
         raise InvalidInput(self.file, f"field {path}: {message}")
 
     def get(self, key: str) -> Any:
@@ -279,7 +279,7 @@ def parse_producer(file: str, path: str, data: Any) -> ProducerState:
     rows = f.array("table")
     if not rows:
         f.fail(f.at("table"), "empty; a failover table has at least one entry")
-    entries = []
+    entries: list[FailoverEntry] = []
     for index, row in enumerate(rows):
         entry = _Fields(file, f"{f.at('table')}[{index}]", row, ("id", "seq"))
         uuid, seqno = entry.uint64("id"), entry.uint64("seq")

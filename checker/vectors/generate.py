@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from checker.symbolic.budget import MILLION, Budget
 from checker.symbolic.optimise import Minimiser
@@ -40,7 +41,7 @@ from checker.vectors.goals import Goal, coverage_goals, kill_goal, producer_goal
 from checker.vectors.guarantee import prove
 from checker.vectors.readable import humpty_expressible, preferences
 from spec.errors import HarnessBug, SolverUnknown
-from spec.expr import TRUE, Compiled, Expr, all_of
+from spec.expr import TRUE, Compiled, Expr, Value, all_of
 from spec.rules import Decider, DecisionSpace, RuleSet
 from spec.rules.breaks import property_at_stake
 from spec.rules.inputs import answers
@@ -58,7 +59,7 @@ class Candidate:
     request: StreamRequest
     producer: ProducerState
     origin: str
-    env: dict[str, object] | None  # None: the table is larger than the decision space
+    env: dict[str, Value] | None  # None: the table is larger than the decision space
 
 
 @dataclass
@@ -75,7 +76,7 @@ class Pool:
         env = None
         if len(producer.table) <= self.space.table_entries:
             env = self.space.assignment(req, producer)
-        self.items.append(Candidate(req, producer, origin, env))  # type: ignore[arg-type]
+        self.items.append(Candidate(req, producer, origin, env))
         return len(self.items) - 1
 
     def satisfying(self, condition: Expr, humpty_only: bool = False) -> list[int]:
@@ -85,7 +86,7 @@ class Pool:
             for i, item in enumerate(self.items)
             if item.env is not None
             and (item.request.humpty_expressible or not humpty_only)
-            and program(item.env)[0]  # type: ignore[arg-type]
+            and program(item.env)[0]
         ]
 
 
@@ -111,7 +112,7 @@ class Solver:
     def _check(self, condition: Expr) -> bool:
         return self._answer(self.session.check(condition)) is not None
 
-    def _answer(self, outcome: SolverReply) -> dict | None:
+    def _answer(self, outcome: SolverReply) -> dict[str, Any] | None:
         if outcome.answer is SolverAnswer.UNKNOWN:
             raise SolverUnknown(
                 f"Z3 answered unknown ({outcome.reason}) while generating vectors; "
@@ -156,7 +157,9 @@ class Solver:
         return None
 
 
-def expectations(rules: Sequence[RuleSet]) -> Callable[[StreamRequest, ProducerState], dict]:
+def expectations(
+    rules: Sequence[RuleSet],
+) -> Callable[[StreamRequest, ProducerState], dict[str, Any]]:
     deciders = [Decider(r) for r in rules]
 
     def expect(req: StreamRequest, producer: ProducerState) -> dict[str, Expectation]:
@@ -192,7 +195,7 @@ class Kills:
         self, rules: RuleSet, items: Sequence[Candidate]
     ) -> list[tuple[int, int] | Answer]:
         inside = [item.env for item in items if item.env is not None]
-        fast = iter(answers(rules, self.pool.space, inside))  # type: ignore[arg-type]
+        fast = iter(answers(rules, self.pool.space, inside))
         decider = None if len(inside) == len(items) else Decider(rules)
         out: list[tuple[int, int] | Answer] = []
         for item in items:

@@ -22,7 +22,7 @@ decision and rollback seqno, not the case name or the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from checker.symbolic.budget import Budget
@@ -139,10 +139,10 @@ class _Place:
     def close(self) -> None:
         self.session.pop()
 
-    def agree(self, values: dict[str, object], outcome: int, seqno: int) -> None:
+    def agree(self, values: Mapping[str, int | bool], outcome: int, seqno: int) -> None:
         """The member answers the input ``values`` as the rule set does (``outcome``, ``seqno``)."""
-        fixed = {**values, _EXPECTED_OUTCOME.name: outcome, _EXPECTED_SEQNO.name: seqno}
-        self.session.add_instance(self.same, fixed)  # type: ignore[arg-type]
+        fixed = {**values, _EXPECTED_OUTCOME.var_name: outcome, _EXPECTED_SEQNO.var_name: seqno}
+        self.session.add_instance(self.same, fixed)
 
     def survivor(self) -> dict[str, int] | str | None:
         """Selector values of a member no vector exposes; None if proved; "unknown"."""
@@ -218,7 +218,7 @@ def prove(
         known.append((req, producer))
 
     session = Session(seed=0, budget=budget, deadline=deadline)
-    session.declare(space.sorts)  # type: ignore[arg-type]
+    session.declare(space.sorts)
     session.add(space.well_formed())
     if humpty_only:
         session.add(humpty_expressible(space))

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Finished", "LineSession", "NoAnswer", "run_once"]
 
@@ -37,7 +38,7 @@ class Finished:
         return self.returncode is None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 

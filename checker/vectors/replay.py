@@ -11,6 +11,7 @@ judges each wrong answer as ``dcpcheck review`` and ``diff`` would
 
 from __future__ import annotations
 
+import builtins
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,7 @@ class VectorResult:
     detail: str = ""
     judgement: Judgement | None = None
 
-    @property
+    @builtins.property  # the field named property shadows the builtin here
     def failed(self) -> bool:
         return self.status not in NOT_FAILURES
 

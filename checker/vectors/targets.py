@@ -271,7 +271,7 @@ def parse_jsonl_answer(text: str, vector_id: str) -> Reply:
     if "error" in data:
         return Reply("crash", detail=f"the target reported an error: {data['error']}"[:200])
     try:
-        outcome = Outcome(data.get("decision"))
+        outcome = Outcome(data.get("decision", ""))  # absent: refused as any wrong value
     except ValueError:
         return garbage('"decision" must be "ok", "rollback" or "erange"')
     seqno = data.get("rollback_seqno")

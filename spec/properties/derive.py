@@ -7,6 +7,7 @@ consumer would be safe resuming from a point.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from spec.expr import FALSE, TRUE, Expr, all_of, any_of, const, implies, ite
@@ -125,5 +126,5 @@ def safe_at(t: TraceFields, point: int, keep: Expr) -> Expr:
     return all_of(*parts)
 
 
-def any_round(t: TraceFields, predicate) -> Expr:  # type: ignore[no-untyped-def]
+def any_round(t: TraceFields, predicate: Callable[[int], Expr]) -> Expr:
     return any_of(*(predicate(i) for i in t.rounds))

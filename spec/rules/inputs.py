@@ -25,7 +25,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from spec.expr import BOOL, INT, Compiled, Expr, Value, all_of, const, implies, ite, var
+from spec.expr import (
+    BOOL,
+    INT,
+    Compiled,
+    Expr,
+    Sort,
+    Value,
+    all_of,
+    const,
+    implies,
+    ite,
+    var,
+)
 from spec.failover_table import UINT64_MAX, FailoverEntry, FailoverTable
 from spec.rules.language import (
     ERANGE_CODE,
@@ -133,8 +145,8 @@ class DecisionSpace:
         return f"table.seq.{i}"
 
     @cached_property
-    def sorts(self) -> dict[str, object]:
-        sorts: dict[str, object] = dict(REQUEST_VARS)
+    def sorts(self) -> dict[str, Sort]:
+        sorts: dict[str, Sort] = dict(REQUEST_VARS)
         sorts.update({"high_seqno": INT, "producer_purge_seqno": INT, "table_len": INT})
         for i in range(self.table_entries):
             sorts[self.uuid_var(i)] = INT
@@ -142,7 +154,7 @@ class DecisionSpace:
         return sorts
 
     def v(self, name: str) -> Expr:
-        return var(name, self.sorts[name])  # type: ignore[arg-type]
+        return var(name, self.sorts[name])
 
     # -- fields a rule set reads -----------------------------------------------
     @cached_property

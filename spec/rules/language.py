@@ -19,6 +19,7 @@ vectors, replay) and compiled to Z3 (``checker.symbolic``).
 
 from __future__ import annotations
 
+import dataclasses
 import string
 import sys
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ def caller_location() -> str:
         # "<string>": code Python generates, such as a dataclass's __init__.
         if not filename.startswith("<") and Path(filename).resolve() not in _INTERNAL_FILES:
             return f"{filename}:{frame.f_lineno}"
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
     return ""
 
 
@@ -176,7 +177,7 @@ class Adjust:
     when: Expr
     field: str
     to: Expr
-    where: str = field(default="", compare=False)
+    where: str = dataclasses.field(default="", compare=False)  # the field named field hides it
 
     def __post_init__(self) -> None:
         _settle(self, "adjustment", "when", "to")

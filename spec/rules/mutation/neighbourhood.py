@@ -207,7 +207,7 @@ class Neighbourhood:
                 (flip,) = b.change(
                     "flip",
                     step.name,
-                    {"flip": [node.name, f"~{node.name}"]},  # type: ignore[list-item]
+                    {"flip": [node.var_name, f"~{node.name}"]},
                     f"{step.name}: {node.name} -> {{new}}",
                 )
                 done[id(node)] = b.makes(flip.pick([node, not_(node)]))

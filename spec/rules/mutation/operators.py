@@ -113,7 +113,7 @@ def step_sites(rules: RuleSet) -> list[Site]:
 
 def comparisons(rules: RuleSet) -> list[tuple[Site, Expr]]:
     """Every comparison node of every step, in a fixed order (steps, then walk order)."""
-    found = []
+    found: list[tuple[Site, Expr]] = []
     for site in step_sites(rules):
         found.extend((site, node) for node in walk([site.root]) if node.op in COMPARISONS)
     return found
@@ -139,7 +139,8 @@ def _with_site(rules: RuleSet, site: Site, new_root: Expr) -> RuleSet:
     if site.attr == "when":
         changed: Step = dataclasses.replace(step, when=new_root)
     elif site.attr == "to":
-        changed = dataclasses.replace(step, to=new_root)  # type: ignore[call-arg]
+        assert isinstance(step, Adjust)
+        changed = dataclasses.replace(step, to=new_root)
     else:
         assert isinstance(step, Clause)
         changed = dataclasses.replace(step, then=ClauseOutcome(Outcome.ROLLBACK, new_root))
