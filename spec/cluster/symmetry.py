@@ -32,6 +32,7 @@ those of ``s``), every property's ``holds`` is unchanged, and
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from itertools import permutations, product
 from operator import attrgetter
 
@@ -49,7 +50,6 @@ _MEMORY = 200_000  # node keys remembered before the memory is cleared
 
 _PER_NODE = ClusterState.PER_NODE
 _NODE_INDEX = ClusterState.NODE_INDEX
-_NODES = _PER_NODE.index("nodes")  # the per-node field that holds the nodes
 
 
 def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ...]]:
@@ -64,9 +64,21 @@ _per_node: Callable[[ClusterState], tuple[Sequence[object], ...]] = _getter(_PER
 _indices = _getter(_NODE_INDEX)
 _SLOTS = [list(range(n)) for n in range(257)]
 _state: Callable[..., ClusterState] = ClusterState  # type: ignore[assignment]
+# every field a state is made from, in ``ClusterState.make``'s order, and where in it
+# the per-node fields (the nodes first apart), the node indices are
+_FIELDS = tuple(f.name for f in fields(ClusterState) if f.init)
+_fields: Callable[[ClusterState], tuple[object, ...]] = attrgetter(*_FIELDS)
+_make: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]
+_NODES_AT = _FIELDS.index("nodes")
+_PER_NODE_AT = tuple(_FIELDS.index(name) for name in _PER_NODE)
+_OTHERS_AT = tuple(j for j in _PER_NODE_AT if j != _NODES_AT)
+_INDEX_AT = tuple(_FIELDS.index(name) for name in _NODE_INDEX)
 
 # a node's id -> (the node, kept alive; its bytes, or b"" if its table holds a reset uuid)
 _keys: dict[int, tuple[NodeState, bytes]] = {}
+# (a node's id, its index) -> its masked key, for the nodes whose table holds a reset uuid
+# (kept alive by ``_keys``, cleared with it)
+_masked_keys: dict[tuple[int, int], bytes] = {}
 
 
 def _is_reset(uuid: int) -> bool:
@@ -86,9 +98,17 @@ def _key(node: NodeState, index: int) -> bytes:
         known = (node, b"" if resets else _bytes(node))
         if len(_keys) >= _MEMORY:
             _keys.clear()
+            _masked_keys.clear()
         _keys[id(node)] = known
     if known[1]:
         return known[1]
+    masked = _masked_keys.get((id(node), index))
+    if masked is None:
+        masked = _masked_keys[id(node), index] = _masked_key(node, index)
+    return masked
+
+
+def _masked_key(node: NodeState, index: int) -> bytes:
     mine = reset_uuid(index)
     masked = tuple(
         FailoverEntry(
@@ -149,28 +169,34 @@ def representative(
 ) -> ClusterState:
     """The one state of ``state``'s orbit that the reduced search keeps (canonical:
     the same for every renaming of ``state``)."""
-    columns = _per_node(state)
-    nodes = columns[_NODES]
-    count = len(nodes)
+    values = _fields(state)
+    nodes = values[_NODES_AT]
     get = _keys.get
     masked = False
     node_keys = []
     for i, node in enumerate(nodes):
-        known = get(id(node))
-        key = _key(node, i) if known is None or not known[1] else known[1]
-        if key[0] == 0xFF:
-            masked = True
+        known = get(id(node))  # most nodes: met before, no reset uuid
+        if known is None or not known[1]:
+            key = _key(node, i)
+            if key[0] == 0xFF:
+                masked = True
+        else:
+            key = known[1]
         node_keys.append(key)
-    slots = _SLOTS[count]
-    flags = [[index == i for i in slots] for index in _indices(state)]
+    slots = _SLOTS[len(nodes)]
     keys = list(
-        zip(node_keys, *[c for j, c in enumerate(columns) if j != _NODES], *flags, strict=True)
+        zip(
+            node_keys,
+            *[values[j] for j in _OTHERS_AT],
+            *[[values[j] == i for i in slots] for j in _INDEX_AT],
+            strict=True,
+        )
     )
     order = sorted(slots, key=keys.__getitem__)
     if not masked:  # no reset uuid: slots with equal keys are equal, no uuid to rename
         if order == slots:
             return state
-        return _moved(state, _where(order), {}, shared)
+        return _reordered(values, order)
     # equal keys: try each arrangement of the tied slots, keep the least encoding
     groups: list[list[int]] = []
     for k, old in enumerate(order):
@@ -178,6 +204,8 @@ def representative(
             groups[-1].append(old)
         else:
             groups.append([old])
+    if len(groups) == len(order):  # no tie: one arrangement
+        return permute(state, _where(order), shared)
     best: tuple[bytes, ClusterState] | None = None
     for arrangement in product(*(permutations(g) for g in groups)):
         candidate = permute(state, _where([i for g in arrangement for i in g]), shared)
@@ -186,6 +214,21 @@ def representative(
             best = (data, candidate)
     assert best is not None
     return best[1]
+
+
+def _reordered(values: tuple[object, ...], order: Sequence[int]) -> ClusterState:
+    """The state of ``values`` (every field, in order) with old slot ``order[k]`` at
+    ``k`` and no uuid renamed: ``_moved`` without a keyword call or a rename."""
+    new = list(values)
+    for j in _PER_NODE_AT:
+        column: Sequence[object] = values[j]  # type: ignore[assignment]
+        new[j] = tuple([column[old] for old in order])
+    if _INDEX_AT:
+        where = _where(order)
+        for j in _INDEX_AT:
+            index = values[j]
+            new[j] = None if index is None else where[index]  # type: ignore[index]
+    return _make(*new)
 
 
 def _where(order: Sequence[int]) -> list[int]:
