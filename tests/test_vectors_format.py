@@ -109,7 +109,9 @@ def test_a_missing_vector_file_is_exit_2(tmp_path, cli) -> None:
     result = cli("replay", tmp_path / "none", "--target", "rules:kv-current")
     assert (result.code, result.err.strip()) == (
         2,
-        f"dcpcheck: error: {tmp_path / 'none'}: no such file",
+        f"dcpcheck: error: {tmp_path / 'none'}: no such file or directory (the vectors of "
+        "the repository's counterexamples/vectors ship with dcpcheck: leave VECTORS out to "
+        "replay them)",
     )
 
 
