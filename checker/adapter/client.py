@@ -164,7 +164,7 @@ class VariantClient:
         self.phase = "idle"  # initial | resume | stream | done
         self.remembered = False
         self.view: ReferenceView | None = None
-        self.start = 0
+        self.start, self.opened = 0, (0, 0)
         self.snapshots: list[tuple[int, int, list[Item]]] = []
         self.advanced = 0
         self.final: dict[int, Item] = {}
@@ -239,14 +239,14 @@ class VariantClient:
         items = [i for _, _, its in self.snapshots for i in its]
         received = max([self.advanced, *(i.seqno for i in items)])
         snapshots = [Snapshot(s, e, tuple(its)) for s, e, its in self.snapshots]
-        self.consumer.cut_stream(self.start, snapshots, received)
+        self.consumer.cut_stream(self.start, snapshots, received, self.opened)
 
     def ask_request(self) -> StreamRequest:
         if not self.remembered:
             self.consumer.remember(calls.remembered(self.variant, self.consumer.view()))
             self.remembered = True
         request = stream_request_of(calls.request(self.variant, self.consumer.view()))
-        self.start = request.start
+        self.start, self.opened = request.start, (request.snap_start, request.snap_end)
         return request
 
     def ask_data(self) -> dict[str, Version]:
