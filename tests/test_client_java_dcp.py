@@ -1,5 +1,6 @@
-"""java-dcp-client across resumes: it resumes from its own offset (PartitionState), which
-a rollback sets to (R, {R, R}) and only a data event moves, not from the data it holds."""
+"""java-dcp-client (and cbgt) across resumes: each resumes from its own offset
+(java-dcp-client's PartitionState, Sync Gateway's DCPCommon.seqs under cbgt), which a
+rollback sets to R and only a data event moves, not from the data it holds."""
 
 from __future__ import annotations
 
@@ -61,9 +62,15 @@ def test_after_a_rollback_and_no_item_it_resumes_from_r_not_from_the_item_it_kep
     assert _requests(_FromItsData())[1][0] == (2222, 2, 2, 2)
 
 
+def test_cbgt_resumes_from_the_last_seqno_sync_gateway_recorded_not_from_its_data() -> None:
+    first, second = _requests(CONSUMERS.get("cbgt"))
+    assert first == [(1111, 2, 2, 2), (1111, 1, 1, 1)]
+    assert second == [(2222, 1, 1, 1)]  # rollbackEx set its last seqno to 1; B@2 is kept
+
+
 def test_the_model_predicts_the_offset_the_reference_keeps() -> None:
     scenario = _rolled_back_then_cut_before_any_item()
-    for name in ("java-dcp-client", "java-dcp-client-fixed"):
+    for name in ("java-dcp-client", "java-dcp-client-fixed", "cbgt"):
         variant = CONSUMERS.get(name)
         model = ScenarioModel(BOUNDS, RULES, variant)
         reference = trace_values(simulate(scenario, RULES, variant, BOUNDS.rounds), BOUNDS)
