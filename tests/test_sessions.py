@@ -82,7 +82,12 @@ TINY = Bounds(seqnos=1, keys=1, entries=2, failovers=1, sessions=2)
 
 @pytest.mark.parametrize(
     ("rules", "consumer"),
-    [("kv-current", "correct"), ("kv-current", "go-dcp"), ("rollback-doc", "kv-replica")],
+    [
+        ("kv-current", "correct"),
+        ("kv-current", "go-dcp"),
+        ("rollback-doc", "kv-replica"),
+        ("kv-current", "java-dcp-client"),
+    ],
 )
 def test_enumeration_and_z3_agree_with_two_resumes(rules, consumer) -> None:
     model = ScenarioModel(TINY, RULE_SETS.get(rules), CONSUMERS.get(consumer))

@@ -164,7 +164,7 @@ class VariantClient:
         self.phase = "idle"  # initial | resume | stream | done
         self.remembered = False
         self.view: ReferenceView | None = None
-        self.start = 0
+        self.start, self.opened = 0, (0, 0)
         self.snapshots: list[tuple[int, int, list[Item]]] = []
         self.advanced = 0
         self.final: dict[int, Item] = {}
@@ -244,7 +244,7 @@ class VariantClient:
         items = [i for _, _, its in self.snapshots for i in its]
         received = max([self.advanced, *(i.seqno for i in items)])
         snapshots = [Snapshot(s, e, tuple(its)) for s, e, its in self.snapshots]
-        self.consumer.cut_stream(self.start, snapshots, received)
+        self.consumer.cut_stream(self.start, snapshots, received, self.opened)
 
     def ask_request(self) -> StreamRequest:
         if not self.remembered:
@@ -253,7 +253,7 @@ class VariantClient:
             self.remembered = True
         view = self.consumer.view()
         request = stream_request_of(calls.request(self.variant, view))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
-        self.start = request.start
+        self.start, self.opened = request.start, (request.snap_start, request.snap_end)
         return request
 
     def ask_data(self) -> dict[str, Version]:

@@ -218,6 +218,20 @@ def _received_prefix(bv: BoundaryVars) -> list[Lemma]:
         )
     start_of_last, end_of_last = _marker_at(s, last)
     _, end_of_upto = _marker_at(s, u)
+    o_start, o_low, o_high = s.offset
+    known = end_of_last != 0
+    at_last = (o_start == last) & (o_low == ite(known, start_of_last, last))
+    at_last = at_last & (o_high == ite(known, end_of_last, last))
+    at_point = (o_low == o_start) & (o_high == o_start) & (o_start <= s.keep)
+    above = [d.held[x] & (const(x) <= s.keep) & (const(x) > o_start) for x in bv.seqnos]
+    at_point = at_point & ~any_of(*above)
+    whole = any_of(o_start == 0, *((o_start == x) & d.boundary[x] for x in bv.seqnos))
+    add(
+        "offset",
+        "the consumer's own offset is its last item with that item's marker, or a whole "
+        "snapshot's end (or 0) {p,p} with nothing held above it",
+        at_last | (at_point & whole),
+    )
     for k in range(b.keys):
         add(
             f"prefix-upto.{k}",

@@ -20,6 +20,9 @@ The consumer's state, as a variant sees it (``ConsumerView``):
   ``LogView``: ``latest_uuid``, ``oldest_uuid``, ``uuid_at(i)``,
   ``seqno_at(i)``, ``length``, ``covering(x)``; new logs from
   ``pruned(x)``, ``dropped(n)``, ``single(uuid)``, ``choose_log(c, a, b)``;
+* its own offset (``offset``): where its last stream left it, moved only by
+  the items that stream delivered (a client that keeps such bookkeeping, as
+  java-dcp-client's ``PartitionState`` does, remembers it instead of its data);
 * this resume so far: ``rolled_back`` (a ROLLBACK was answered) and
   ``rollback_seqno`` (the last R, 0 if none), and ``filter`` (re-streamed
   items at or below it are dropped).
@@ -220,6 +223,16 @@ class ConsumerView(Protocol):
 
     @property
     def claim(self) -> ResumeRequest: ...
+
+    @property
+    def offset(self) -> tuple[Expr, Expr, Expr]:
+        """(start, snap_start, snap_end): where the consumer's last stream left it, moved
+        only by data events. The seqno of the last item that stream delivered (a filtered
+        one too) and that item's snapshot marker; while it delivered none, the start and
+        snapshot of the request that opened it (the initial stream: ``(0, 0, 0)``). It
+        differs from ``last`` and ``snapshot_of(last)`` when the consumer keeps items
+        above the start it resumed from (a rollback it did not truncate for)."""
+        ...
 
     @property
     def rolled_back(self) -> Expr: ...

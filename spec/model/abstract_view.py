@@ -155,3 +155,10 @@ class AbstractView:
 
     def entries_between(self, low: Expr | int, high: Expr | int) -> Expr:
         return self.fresh.value("entries_between")
+
+    @cached_property
+    def offset(self) -> tuple[Expr, Expr, Expr]:
+        # An item inside its marker, or a request the producer accepted (valid).
+        start, low, high = (self.fresh.value(f"offset.{n}") for n in ("start", "low", "high"))
+        self.fresh.premises.append(all_of(low <= start, start <= high))
+        return start, low, high

@@ -27,6 +27,9 @@ g.agree                     ghost: that producer and the current one have the
 g.from, g.upto              ghost: the received prefix: the last stream started
                             at g.from, and the consumer got every item it sent
                             up to g.upto (the first stream: from 0)
+o.start, o.snap_start,      the consumer's own offset (``ConsumerView.offset``):
+o.snap_end                  its last stream's last item and marker, or the
+                            request that opened it if it delivered none
 ==========================  ==================================================
 
 The ghosts change nothing the consumer or the producer do; they give the
@@ -66,7 +69,7 @@ from spec.model.build import ScenarioModel
 from spec.model.held import CutVars, HeldData
 from spec.model.history import History, first_history
 from spec.model.variables import failover_uuid
-from spec.model.view import ConsumerState
+from spec.model.view import ConsumerState, first_offset, offset_after_cut
 from spec.rules.language import RuleSet
 from spec.table_exprs import TableExprs, count
 
@@ -89,6 +92,7 @@ class Boundary:
     agree: Expr  # ghost
     received_from: Expr  # ghost: where the last stream started
     received_upto: Expr  # ghost: the consumer got that stream whole up to here
+    offset: tuple[Expr, Expr, Expr]  # the consumer's own offset (ConsumerView.offset)
 
     def fields(self) -> dict[str, Expr]:
         """The state as ``BoundaryVars`` names (without prefix) -> expressions."""
@@ -104,6 +108,9 @@ class Boundary:
             "g.agree": self.agree,
             "g.from": self.received_from,
             "g.upto": self.received_upto,
+            "o.start": self.offset[0],
+            "o.snap_start": self.offset[1],
+            "o.snap_end": self.offset[2],
         }
         for x in self.data.seqnos:
             out |= {f"p.key.{x}": self.producer.key[x], f"p.del.{x}": self.producer.deleted[x]}
@@ -140,6 +147,7 @@ class BoundaryVars:
         out = {"p.high": (0, n), "p.len": (1, b.entries), "p.purge": (0, n), "used": (0, f)}
         out |= {"keep": (0, n), "filter": (0, n), "log.len": (0, b.entries)}
         out |= {"g.high": (0, n), "g.agree": (0, n), "g.from": (0, n), "g.upto": (0, n)}
+        out |= {"o.start": (0, n), "o.snap_start": (0, n), "o.snap_end": (0, n)}
         for x in self.seqnos:
             for who in ("p", "g", "c"):
                 out |= {f"{who}.key.{x}": (0, keys), f"{who}.epoch.{x}": (0, f)}
@@ -208,6 +216,7 @@ class BoundaryVars:
             v("g.agree"),
             v("g.from"),
             v("g.upto"),
+            (v("o.start"), v("o.snap_start"), v("o.snap_end")),
         )
 
     def domain(self, state: Boundary) -> dict[str, Expr]:
@@ -228,12 +237,13 @@ def initial(model: ScenarioModel) -> Boundary:
     branches = [
         ite(o, v[f"f{f}.branch"], const(n)) for f, o in zip(v.failover_ids, on, strict=True)
     ]
+    data = HeldData.initial(model.stream)
     return Boundary(
         producer=model.producer,
         table=model.producer_table.padded(slots),
         purge=v["purge"],
         used=count(on),
-        data=HeldData.initial(model.stream),
+        data=data,
         keep=v["received"],
         filter=const(0),
         log=v.first_table.padded(slots),
@@ -241,6 +251,7 @@ def initial(model: ScenarioModel) -> Boundary:
         agree=min_of(v["h0.high"], *branches),
         received_from=const(0),
         received_upto=v["received"],
+        offset=first_offset(data, v["received"]),
     )
 
 
@@ -258,7 +269,7 @@ class Step:
         # A two-session model resumes from any state and reports what was accepted.
         self.model = ScenarioModel(replace(bounds, sessions=2), rules, variant)
         s = self.here.state
-        state = ConsumerState(s.keep, s.log, None, s.filter, FALSE, const(0))
+        state = ConsumerState(s.keep, s.log, None, s.filter, FALSE, const(0), s.offset)
         self.trace, self._at_accept = self.model.resume(s.data, state, s.producer, s.table, s.purge)
 
     @cached_property
@@ -296,7 +307,7 @@ class Step:
         producer, purge = s.producer, s.purge
         cut = CutVars(c("disk"), {x: c(f"end.{x}") for x in xs}, c("received"))
         keep, drop_upto, start, snap_start, snap_end = self._at_accept
-        data, keep, upto = s.data.after_cut(
+        data, keep, upto, last_got = s.data.after_cut(
             keep, drop_upto, start, snap_start, snap_end, producer, purge, cut
         )
         parts = [self.accepted, c("received") <= producer.high]
@@ -344,6 +355,7 @@ class Step:
             agree=agree,
             received_from=start,
             received_upto=upto,
+            offset=offset_after_cut(data, last_got, (start, snap_start, snap_end)),
         )
         return after, all_of(*parts)
 

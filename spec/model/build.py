@@ -44,7 +44,7 @@ from spec.expr import (
 from spec.model.held import CutVars, HeldData
 from spec.model.history import History, InitialStream, producer_after_failovers
 from spec.model.variables import ScenarioVars
-from spec.model.view import ConsumerState, SymbolicView
+from spec.model.view import ConsumerState, SymbolicView, first_offset, offset_after_cut
 from spec.properties import Property
 from spec.rules.inputs import DecisionExprs, decision_fields, producer_decision
 from spec.rules.language import ACCEPT_CODE, ROLLBACK_CODE, RuleSet
@@ -323,6 +323,7 @@ class ScenarioModel:
             filter=const(0),
             rolled_back=FALSE,
             rollback_seqno=const(0),
+            offset=first_offset(data, v["received"]),
         )
         purges = [v["purge"], *(v[f"s{j}.purge"] for j in v.cut_ids)]
         happens: Expr = TRUE
@@ -343,7 +344,7 @@ class ScenarioModel:
                 v[f"s{r + 1}.received"],
             )
             keep, drop_upto, start, snap_start, snap_end = accepted
-            data, keep, _ = data.after_cut(
+            data, keep, _, last_got = data.after_cut(
                 keep, drop_upto, start, snap_start, snap_end, producer, purge, cut
             )
             state = ConsumerState(
@@ -353,6 +354,7 @@ class ScenarioModel:
                 filter=drop_upto,
                 rolled_back=FALSE,
                 rollback_seqno=const(0),
+                offset=offset_after_cut(data, last_got, (start, snap_start, snap_end)),
             )
             happens = happens & self._accepted(trace) & v[f"s{r + 1}.on"]
             self._held_after_cuts.append((happens, SymbolicView(data, state, table).last))
@@ -558,6 +560,7 @@ def _reacted(
         filter=drop_upto,
         rolled_back=state.rolled_back | rolled_back,
         rollback_seqno=ite(rolled_back, rollback_seqno, state.rollback_seqno),
+        offset=state.offset,
     )
 
 

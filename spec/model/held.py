@@ -71,15 +71,16 @@ class HeldData:
         producer: History,
         purge: Expr,
         cut: CutVars,
-    ) -> tuple[HeldData, Expr, Expr]:
-        """(data, keep, upto) once the stream of a request (``start``, ``snap_start``,
+    ) -> tuple[HeldData, Expr, Expr, Expr]:
+        """(data, keep, upto, last_got) once the stream of a request (``start``, ``snap_start``,
         ``snap_end``), accepted while the consumer kept items <= ``keep`` and filtered
         re-streamed items <= ``drop_upto``, ran up to the cut. A stored item takes its
         seqno's place and supersedes the consumer's items of its key above it; markers and
         whole snapshots above ``start`` are the stream's. ``upto``: the received prefix,
         the seqno (at least ``start``) up to which the consumer got every item the
         stream sent (the cut, or the stream's last snapshot end if lower); it changes
-        nothing the consumer does."""
+        nothing the consumer does. ``last_got``: the last item the stream delivered (0
+        if none), filtered or not: what a client's own offset moves to."""
         xs = self.seqnos
         p = producer
         # Memory cannot serve seqnos at or below the purge seqno: from a start below it the
@@ -135,4 +136,4 @@ class HeldData:
         last_got = max_of(const(0), *(ite(got[x], const(x), const(0)) for x in xs))
         last_end = max_of(const(0), *(ite(ends[x], const(x), const(0)) for x in xs))
         upto = max_of(start, min_of(cut.received, last_end))
-        return data, max_of(keep, last_got), upto
+        return data, max_of(keep, last_got), upto, last_got

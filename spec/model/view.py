@@ -19,7 +19,9 @@ from spec.model.held import HeldData
 from spec.model.scans import pick_step, snapshot_step
 from spec.table_exprs import TableExprs
 
-__all__ = ["ConsumerState", "SymbolicView"]
+__all__ = ["ConsumerState", "SymbolicView", "first_offset", "offset_after_cut"]
+
+ZERO = const(0)
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class ConsumerState:
     filter: Expr
     rolled_back: Expr
     rollback_seqno: Expr
+    offset: tuple[Expr, Expr, Expr] = (ZERO, ZERO, ZERO)  # ConsumerView.offset
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class SymbolicView:
     filter = property(attrgetter("state.filter"))
     rolled_back = property(attrgetter("state.rolled_back"))
     rollback_seqno = property(attrgetter("state.rollback_seqno"))
+    offset = property(attrgetter("state.offset"))
 
     @property
     def claim(self) -> ResumeRequest:
@@ -64,14 +68,7 @@ class SymbolicView:
         return self._highest(self.stream.held, seqno)
 
     def snapshot_of(self, seqno: Expr | int) -> tuple[Expr, Expr]:
-        seqno = lift(seqno)
-        start, end = seqno, seqno
-        for x in reversed(self.stream.seqnos):
-            here = (seqno == x) & self.stream.inside(x)
-            start, end = snapshot_step(
-                (start, end), here, self.stream.start_of[x], self.stream.end_of[x]
-            )
-        return start, end
+        return _marker_of(self.stream, seqno)
 
     def consistent_at_or_below(self, seqno: Expr | int) -> Expr:
         return self._highest(self.stream.boundary, seqno)
@@ -95,3 +92,37 @@ class SymbolicView:
             here = marked[x] & (const(x) <= bound) & (const(x) <= self.keep)
             point = pick_step(point, here, x)
         return point
+
+
+def _marker_of(data: HeldData, seqno: Expr | int) -> tuple[Expr, Expr]:
+    """The marker ``data`` knows for ``seqno``; ``(seqno, seqno)`` if none covers it."""
+    seqno = lift(seqno)
+    start, end = seqno, seqno
+    for x in reversed(data.seqnos):
+        here = (seqno == x) & data.inside(x)
+        start, end = snapshot_step((start, end), here, data.start_of[x], data.end_of[x])
+    return start, end
+
+
+def first_offset(data: HeldData, keep: Expr) -> tuple[Expr, Expr, Expr]:
+    """The offset after the initial stream (from 0): its last item, which is the last
+    held one (nothing was dropped yet), and that item's marker; (0, 0, 0) if none."""
+    last: Expr = ZERO
+    for x in data.seqnos:
+        last = pick_step(last, data.held[x] & (const(x) <= keep), x)
+    return (last, *_marker_of(data, last))
+
+
+def offset_after_cut(
+    data: HeldData, last_got: Expr, opened: tuple[Expr, Expr, Expr]
+) -> tuple[Expr, Expr, Expr]:
+    """The offset after a stream opened at ``opened`` (start, snap_start, snap_end) was
+    cut: its last delivered item ``last_got`` and that item's marker (the stream's, in
+    ``data``), or ``opened`` when it delivered none (``last_got`` 0)."""
+    start, end = _marker_of(data, last_got)
+    event = last_got > 0
+    return (
+        ite(event, last_got, opened[0]),
+        ite(event, start, opened[1]),
+        ite(event, end, opened[2]),
+    )

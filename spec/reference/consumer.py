@@ -162,7 +162,9 @@ class ReferenceView:
         producer_log: ReferenceLog,
         memory: Memory | None = None,
         keys: Mapping[int, int] | None = None,
+        offset: tuple[int, int, int] = (0, 0, 0),
     ) -> None:
+        self._offset = offset
         self._keep = keep
         self._held = tuple(sorted(x for x in held if x <= keep))
         self._keys = dict(keys or {})  # seqno -> key of each held item
@@ -230,6 +232,12 @@ class ReferenceView:
         return self._memory.claim
 
     @property
+    def offset(self) -> tuple[Expr, Expr, Expr]:
+        """Where the last stream left the consumer, moved only by the items it delivered."""
+        start, snap_start, snap_end = self._offset
+        return const(start), const(snap_start), const(snap_end)
+
+    @property
     def filter(self) -> Expr:
         return const(self._memory.filter if self._memory else 0)
 
@@ -252,6 +260,7 @@ class ReferenceConsumer:
         self._held: dict[int, Item] = {}  # seqno -> item
         self.keep = 0
         self.memory: Memory | None = None  # set by remember(), once the stream ended
+        self.offset = (0, 0, 0)  # ConsumerView.offset: the last stream's last item and marker
 
     # -- the stream ---------------------------------------------------------------------
 
@@ -276,6 +285,9 @@ class ReferenceConsumer:
         if received < max(self._held, default=0):
             raise ValueError(f"the consumer holds items above received = {received}")
         self.keep = received
+        last = self.last()
+        marker = next((m for m in self.markers if m.contains(last)), Marker(last, last))
+        self.offset = (last, marker.snap_start, marker.snap_end)
 
     # -- what the consumer holds ----------------------------------------------------------
 
@@ -306,6 +318,7 @@ class ReferenceConsumer:
             self.log if producer_log is None else producer_log,
             self.memory,
             {seqno: item.key for seqno, item in self._held.items()},
+            self.offset,
         )
 
     # -- the resume -----------------------------------------------------------------------
@@ -315,9 +328,17 @@ class ReferenceConsumer:
         its catch-up filter stays as it was (0 after the initial stream)."""
         self.memory = Memory(claim, filter=self.filter)
 
-    def cut_stream(self, start: int, snapshots: Sequence[Snapshot], received: int) -> None:
-        """An accepted stream from ``start`` ran until the consumer had every item sent at
-        or below ``received``; then it disconnected (docs/model.md, "Several sessions").
+    def cut_stream(
+        self,
+        start: int,
+        snapshots: Sequence[Snapshot],
+        received: int,
+        snapshot: tuple[int, int],
+    ) -> None:
+        """An accepted stream from ``start`` (with the request's ``snapshot`` range) ran
+        until the consumer had every item sent at or below ``received``; then it
+        disconnected (docs/model.md, "Several sessions"). Its offset moves to the last
+        item the stream delivered and that item's marker; it stays the request's if none.
 
         Markers and whole snapshots above ``start`` are the stream's (the consumer's older
         ones there are forgotten, and items above ``keep`` were already dropped); a stored
@@ -327,13 +348,14 @@ class ReferenceConsumer:
         self.whole_snapshot_ends = [
             e for e in self.whole_snapshot_ends if e <= min(start, self.keep)
         ]
-        last_got = 0
-        for snapshot in snapshots:
-            self.markers.append(Marker(snapshot.snap_start, snapshot.snap_end, above=start))
-            for item in snapshot.items:
+        last_got, self.offset = 0, (start, *snapshot)
+        for sent in snapshots:
+            self.markers.append(Marker(sent.snap_start, sent.snap_end, above=start))
+            for item in sent.items:
                 if item.seqno > received:
                     break
                 last_got = item.seqno
+                self.offset = (item.seqno, sent.snap_start, sent.snap_end)
                 if item.seqno > self.filter:
                     self._held = {
                         x: held
@@ -341,8 +363,8 @@ class ReferenceConsumer:
                         if not (x > item.seqno and held.key == item.key)
                     }
                     self._held[item.seqno] = item
-            if snapshot.snap_end <= received:
-                self.whole_snapshot_ends.append(snapshot.snap_end)
+            if sent.snap_end <= received:
+                self.whole_snapshot_ends.append(sent.snap_end)
         self.keep = max(self.keep, last_got)
 
     def react(self, reaction: Reaction, rollback_seqno: int) -> None:

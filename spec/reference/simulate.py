@@ -90,7 +90,9 @@ def simulate(
         snapshots = producer.snapshots_after(
             start, request.snap_start, request.snap_end, cut.disk, cut.snapshot_ends
         )
-        consumer.cut_stream(start, snapshots, cut.received)
+        consumer.cut_stream(
+            start, snapshots, cut.received, (request.snap_start, request.snap_end)
+        )
         consumer.adopt_log(ReferenceLog.of_table(producer.table))  # sent on acceptance
         _mitigation_allows(variant, consumer, cut.failovers)
         for failover in cut.failovers:

@@ -8,8 +8,11 @@ database, for resync (``base/dcp_sharded.go``); its cache feed runs on its own D
 * **What it remembers.** cbgt ``feed_dcp_gocbcore.go:
   checkAndUpdateVBucketState`` persists ``SnapStart``/``SnapEnd`` (the
   marker) and the failover log through the destination's ``OpaqueSet``;
-  Sync Gateway's ``DCPCommon.updateSeq`` records the last seqno it processed,
-  which ``OpaqueGet`` returns as the feed's last seqno (since CBG-5489,
+  Sync Gateway's ``DCPCommon.updateSeq`` records the last seqno it processed
+  (``c.seqs``: moved by ``dataUpdate``, for each ``DataUpdate``/``DataDelete``,
+  and set to R by ``rollbackEx``; not by the data it keeps), which
+  ``OpaqueGet`` returns as the feed's last seqno (``remembered``: the start
+  of ``view.offset``) (since CBG-5489,
   sync_gateway 031d6e53f, 2026-07-30, persisted as ``lastSeq`` and read back
   by ``DCPCommon.loadCheckpoint``; earlier releases restarted from the
   persisted ``SnapStart``: not modelled).
@@ -63,6 +66,7 @@ CITATIONS = (
     Citation(SG, "base/dcp_dest.go", "RollbackEx", AT_SG, "uuid 0 when R is 0"),
     Citation(SG, "base/dcp_common.go", "makeVbucketMetadataForSequence", AT_SG, "{R,[R,R]}"),
     Citation(SG, "base/dcp_common.go", "rollbackEx", AT_SG, "last seqno = R; data kept"),
+    Citation(SG, "base/dcp_common.go", "dataUpdate", AT_SG, "updateSeq per data event"),
     Citation(SG, "base/dcp_common.go", "loadCheckpoint", AT_SG, "restart from lastSeq"),
     Citation(SG, "db/import.go", "importDoc", AT_SG, "CAS-guarded import"),
 )
@@ -72,6 +76,10 @@ class Cbgt(ConsumerVariant):
     name = "cbgt"
     summary = "StrictVBUUID, snapshot {start,start} always; on rollback (R,R,R), log [[uuid,0]]"
     strict = True
+
+    def remembered(self, view: ConsumerView) -> ResumeRequest:
+        # DCPCommon.seqs: the last seqno of a data event, or R after rollbackEx.
+        return super().remembered(view).at(view.offset[0])
 
     def request(self, view: ConsumerView) -> ResumeRequest:
         last_seq = view.claim.start

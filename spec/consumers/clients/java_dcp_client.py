@@ -2,14 +2,17 @@
 
 Our reading of its source (src/main/java/com/couchbase/client/dcp/):
 
-* **What it remembers.** ``state/PartitionState.java``: ``setStartSeqno(long)``
-  is called for each data event and promotes a pending snapshot marker
-  (``setPendingSnapshot``, set in ``Client.controlEventHandler`` when a
-  marker arrives) to the current one; ``handleFailoverLogResponse`` in
-  ``Client.java`` replaces the failover log with the one the server sends
-  when a stream opens. So after the stream: start = the last item's seqno,
-  snapshot = that item's marker, log = the producer's log at open
-  (``remembered``, the interface's default).
+* **What it remembers: its own offset, not its data.** ``state/PartitionState.java``:
+  ``setStartSeqno(long)`` is called for each data event (mutation, deletion,
+  expiration: ``Client.dataEventHandler``) and promotes a pending snapshot
+  marker (``setPendingSnapshot``, set in ``Client.controlEventHandler`` when a
+  marker arrives) to the current one; nothing else moves the start but
+  ``SessionState.rollbackToPosition`` (below). ``handleFailoverLogResponse``
+  in ``Client.java`` replaces the failover log with the one the server sends
+  when a stream opens. So after a stream: start = its last item's seqno,
+  snapshot = that item's marker, or, if it delivered no item, the position it
+  was opened from, (R, {R, R}) after a rollback, while the application still
+  holds its items above R (``remembered``: ``view.offset``).
 * **What it sends.** ``Client.startStreaming`` -> ``PartitionState.getOffset()``:
   uuid ``getLastUuid()`` (the newest entry of its own log, 0 if empty), the
   start seqno and the snapshot (``request``). ``conductor/DcpChannel.openStream``
@@ -31,13 +34,12 @@ Our reading of its source (src/main/java/com/couchbase/client/dcp/):
   events back until persisted on the active and every replica, as go-dcp's
   does; ``java-dcp-client:mitigation=on`` models a client built with it.
 
-Not modelled: the position across resumes (``--sessions K``): after
-``rollbackToPosition`` the client resumes from (R, {R, R}) until a data
-event moves it, while ``remembered`` takes its last held item, above R
-since it keeps its data; ``PartitionState.fromOffset`` (a client restarted from a stored
+Not modelled: ``PartitionState.fromOffset`` (a client restarted from a stored
 offset seeds its log with one placeholder entry at seqno 2^64-1, which any
 rollback removes: uuid 0 next; docs/authoring-consumers.md shows it as a
-variant), seqno-advanced and system events (collections), and, with
+variant), seqno-advanced and system events (collections: negotiated only when
+``collectionsAware`` is set, off by default, so a default stream gets
+neither), and, with
 mitigation on, a failover entry below what every replica persisted
 (kv_engine places it at the promoted replica's last complete snapshot:
 mitigation is modelled as "no failover branches below what it received").
@@ -58,6 +60,7 @@ REPO, AT, SRC = "couchbase/java-dcp-client", "ce514c0", "src/main/java/com/couch
 CITATIONS = (
     Citation(REPO, f"{SRC}/state/PartitionState.java", "setStartSeqno", AT, "offset per event"),
     Citation(REPO, f"{SRC}/state/PartitionState.java", "getOffset", AT, "what it sends"),
+    Citation(REPO, f"{SRC}/Client.java", "dataEventHandler", AT, "setStartSeqno per data event"),
     Citation(REPO, f"{SRC}/Client.java", "startStreaming", AT, "opens from the offset"),
     Citation(
         REPO,
@@ -85,6 +88,11 @@ class JavaDcpClient(ConsumerVariant):
     name = "java-dcp-client"
     summary = "resumes from (R,R,R) with its own log pruned at R; keeps its data"
     settings = (MITIGATION,)
+
+    def remembered(self, view: ConsumerView) -> ResumeRequest:
+        # PartitionState's own offset: moved by data events and rollbackToPosition only.
+        start, snap_start, snap_end = view.offset
+        return ResumeRequest(view.log.latest_uuid, start, snap_start, snap_end)
 
     def request(self, view: ConsumerView) -> ResumeRequest:
         # PartitionState.getOffset(): getLastUuid() of the log as it is now.
