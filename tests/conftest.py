@@ -195,6 +195,7 @@ SPARK_UNITS = frozenset(
         "tests/test_docs_examples.py[README.md]",
         "tests/test_docs_examples.py[docs/authoring-consumers.md]",
         "tests/test_docs_examples.py[docs/clients.md]",
+        "tests/test_docs_examples.py[docs/client-targets.md]",
         "tests/test_docs_examples.py[docs/durability.md]",
         "tests/test_durability_spark.py",
         "tests/test_exhaustive_spark.py",
