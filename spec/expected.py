@@ -9,8 +9,7 @@ compares every run against this table.
 from __future__ import annotations
 
 from spec.bounds import Bounds
-from spec.expected_clients import CLIENT_EXPECTED
-from spec.properties import PROPERTIES
+from spec.expected_clients import CLIENT_EXPECTED, SAFETY  # safety: from the kinds
 
 __all__ = [
     "CHANGED_AT_TWO_SESSIONS",
@@ -24,9 +23,6 @@ DEFAULT_BOUNDS = Bounds()
 
 RULE_SETS = ("kv-current", "rollback-doc")
 CONSUMERS = ("correct", "collapse-snapshot")
-# the catalogue's safety properties, from each property's kind (spec/properties/catalogue.py)
-SAFETY = tuple(p.id for p in PROPERTIES if p.kind == "safety")
-
 # (rules, consumer, property) -> (verdict, why)
 EXPECTED: dict[tuple[str, str, str], tuple[str, str]] = {}
 for _rules in RULE_SETS:

@@ -14,11 +14,12 @@ compares against.
 from __future__ import annotations
 
 from spec.consumers import catalogue_names
+from spec.properties import PROPERTIES
 
 __all__ = ["CLIENT_EXPECTED", "COSTS", "SAFETY"]
 
 RULE_SETS = ("kv-current", "rollback-doc")
-SAFETY = ("no-missed-item", "no-foreign-snapshot", "bounded-rollback", "valid-request")
+SAFETY = tuple(p.id for p in PROPERTIES if p.kind == "safety")  # the catalogue's kinds decide
 
 KEEPS_DATA = (
     "violated",

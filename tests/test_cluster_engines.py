@@ -66,7 +66,7 @@ def test_the_spark_search_runs_once_for_every_check_when_the_first_is_asked(
         return [f"exploration {n}" for n in range(len(models) * len(properties))]
 
     monkeypatch.setattr(cluster_search, "explorations_on_spark", searched)
-    session = ClusterSession("local[1]", {})
+    session = cluster_search.SparkSearches(ClusterSession("local[1]", {}))
     assert CLUSTER_ENGINES["explore"].on_spark(session) is CLUSTER_ENGINES["explore"]
     with pytest.raises(ValueError, match="on_spark"):
         CLUSTER_ENGINES["bfs-spark"].search(_models(), PROPERTIES, DEFAULT)

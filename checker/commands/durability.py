@@ -179,7 +179,9 @@ def run(args: argparse.Namespace) -> int:
     branches = chosen(BRANCH_RULES, BranchRule, args.branch_rule)
     props = chosen(CLUSTER_PROPERTIES, ClusterProperty, args.property or list(DEFAULT_PROPERTIES))
     session = ClusterSession(args.master, conf, args.executor_wait, args.checkpoint, args.quiet)
-    engine = engine.on_spark(session)
+    from checker.spark.cluster_search import SparkSearches  # no PySpark until a job runs
+
+    engine = engine.on_spark(SparkSearches(session))
 
     def one(check: Check, update: Callable[[str], None]) -> Result:
         def progress(states: int, depth: int, seconds: float) -> None:

@@ -248,6 +248,27 @@ class ClusterSession:
     quiet: bool = False
 
 
+class ClusterSpark(Protocol):
+    """What a Spark session offers the explicit-state engines, made by the command that
+    binds them (``checker.spark.cluster_search.SparkSearches``; as ``SparkSolvers`` for
+    the scenario engines): this layer never imports the Spark layer above it."""
+
+    def check_master(self) -> None:
+        """Refuse a master URL that cannot be used (one line, exit 2)."""
+        ...
+
+    def explorations(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        watched: Sequence[str],
+        options: Options,
+    ) -> list[Exploration[Any, Any]]:
+        """One exploration per model x property (models outermost), from one search of
+        every check on the session."""
+        ...
+
+
 class ClusterEngine(Protocol):
     """An explicit-state engine: ``search`` is what it does; the rest answers what the
     command running it asks (where the checks run, what the visited set keeps)."""
@@ -290,7 +311,7 @@ class ClusterEngine(Protocol):
         """Why these options do not go with this engine (a usage error), if they do not."""
         ...
 
-    def on_spark(self, session: ClusterSession) -> ClusterEngine:
+    def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
         """The engine bound to a Spark session (an engine that does not use one: itself)."""
         ...
 
@@ -364,7 +385,7 @@ class Explore:
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         return "--checkpoint is for --engine bfs-spark" if checkpoint else None
 
-    def on_spark(self, session: ClusterSession) -> ClusterEngine:
+    def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
         return self
 
 
@@ -376,7 +397,7 @@ class SparkBreadthFirst:
     ``options.timeout_s`` is per check."""
 
     name: str = "bfs-spark"
-    session: ClusterSession | None = None
+    spark: ClusterSpark | None = None
 
     def search(
         self,
@@ -386,11 +407,9 @@ class SparkBreadthFirst:
         progress: Progress | None = None,
         watched: Sequence[str] = (),
     ) -> list[Exploration[Any, Any]]:
-        if self.session is None:
+        if self.spark is None:
             raise ValueError("--engine bfs-spark searches on a session: bind it with on_spark")
-        from checker.spark.cluster_search import explorations_on_spark
-
-        return explorations_on_spark(self.session, models, properties, watched, options)
+        return self.spark.explorations(models, properties, watched, options)
 
     def runs(
         self,
@@ -425,11 +444,9 @@ class SparkBreadthFirst:
             return "--exact is for --engine explore; the Spark search keys states by fingerprint"
         return None
 
-    def on_spark(self, session: ClusterSession) -> ClusterEngine:
-        from checker.spark.session import check_master
-
-        check_master(session.master)  # a bad one is the only thing said
-        return SparkBreadthFirst(self.name, session)
+    def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
+        spark.check_master()  # a bad one is the only thing said
+        return SparkBreadthFirst(self.name, spark)
 
 
 CLUSTER_ENGINES: dict[str, ClusterEngine] = {

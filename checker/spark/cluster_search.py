@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from checker.cluster_check import SANITY, result_of
@@ -27,7 +28,12 @@ if TYPE_CHECKING:
     from checker.engines.registry import ClusterSession
     from spec.cluster.protocol import ExplicitModel
 
-__all__ = ["check_durability_on_spark", "explorations_on_spark", "print_level"]
+__all__ = [
+    "SparkSearches",
+    "check_durability_on_spark",
+    "explorations_on_spark",
+    "print_level",
+]
 
 CLEAR_LINE = "\r\033[K"  # back to the line's start, the rest of it erased
 
@@ -70,6 +76,29 @@ def check_durability_on_spark(
                 result_of(watched.model, prop.property, explorations[prop.name], preset, clock)
             )
     return results
+
+
+@dataclass(frozen=True)
+class SparkSearches:
+    """What a session to ``session.master`` offers the explicit-state engines
+    (``checker.engines.registry.ClusterSpark``): the command makes it and binds the
+    engine with it, so the registry, below this layer, never imports it."""
+
+    session: ClusterSession
+
+    def check_master(self) -> None:
+        from checker.spark.session import check_master
+
+        check_master(self.session.master)
+
+    def explorations(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        watched: Sequence[str],
+        options: Options,
+    ) -> list[Exploration[Any, Any]]:
+        return explorations_on_spark(self.session, models, properties, watched, options)
 
 
 def explorations_on_spark(
