@@ -135,6 +135,29 @@ def test_a_rollback_keeps_the_hps_of_the_last_prepare_at_or_below_its_landing() 
 # -- (b) random walks: model and reference in lockstep ------------------------------------
 
 
+def walk_in_lockstep(model: ClusterModel, cluster: Cluster, choices: list[int], what: str) -> None:
+    """Take the enabled action each choice picks, on the model and on the reference: after
+    every step both enable the same actions, hold the same state and judge every property
+    alike."""
+    bound = {p.name: p for p in model.properties()}
+    (state,) = model.init_states()
+    taken: list[str] = []
+    for choice in choices:
+        where = f"{what} after {taken}"
+        enabled = model.actions(state)
+        assert as_set([a.to_json() for a in enabled]) == as_set(cluster.enabled()), where
+        if not enabled:
+            break
+        action = enabled[choice % len(enabled)]
+        taken.append(str(action))
+        state = model.next_state(state, action)
+        cluster.apply(action.to_json())
+        diff = differences(cluster.observe(), observe_model_state(state.to_json()))
+        assert not diff, f"{where}: {diff}"
+        for name in PROPERTIES:
+            assert bound[name].holds(state) == cluster.holds(name), f"{name}: {where}"
+
+
 @st.composite
 def walks(draw: st.DrawFn) -> tuple[str, str, str, str, int, list[int]]:
     ack = draw(st.sampled_from(ACK_RULES.names()))
@@ -153,24 +176,10 @@ def test_model_and_reference_agree_along_random_walks(
 ) -> None:
     ack, branch, preset_name, rules, midpoint, choices = walk
     model = build(ack, branch, preset_name, rules, midpoint)
-    bound = {p.name: p for p in model.properties()}
-    (state,) = model.init_states()
     cluster = Cluster(model.setup.bounds.to_json(), ack, branch, rules)
-    taken: list[str] = []
-    for choice in choices:
-        where = f"{ack}/{branch}/{preset_name}/{rules}/midpoint {midpoint} after {taken}"
-        enabled = model.actions(state)
-        assert as_set([a.to_json() for a in enabled]) == as_set(cluster.enabled()), where
-        if not enabled:
-            break
-        action = enabled[choice % len(enabled)]
-        taken.append(str(action))
-        state = model.next_state(state, action)
-        cluster.apply(action.to_json())
-        diff = differences(cluster.observe(), observe_model_state(state.to_json()))
-        assert not diff, f"{where}: {diff}"
-        for name in PROPERTIES:
-            assert bound[name].holds(state) == cluster.holds(name), f"{name}: {where}"
+    walk_in_lockstep(
+        model, cluster, choices, f"{ack}/{branch}/{preset_name}/{rules}/midpoint {midpoint}"
+    )
 
 
 @st.composite
@@ -201,24 +210,12 @@ def test_model_and_reference_agree_along_random_walks_of_mixed_levels(
     model = model_for(
         ACK_RULES.get(ack), BRANCH_RULES.get(branch), RULE_SETS.get("kv-current"), bounds
     )
-    bound = {p.name: p for p in model.properties()}
-    (state,) = model.init_states()
-    cluster = Cluster(bounds.to_json(), ack, branch)
-    taken: list[str] = []
-    for choice in choices:
-        where = f"{ack}/{branch}/{bounds.describe()} after {taken}"
-        enabled = model.actions(state)
-        assert as_set([a.to_json() for a in enabled]) == as_set(cluster.enabled()), where
-        if not enabled:
-            break
-        action = enabled[choice % len(enabled)]
-        taken.append(str(action))
-        state = model.next_state(state, action)
-        cluster.apply(action.to_json())
-        diff = differences(cluster.observe(), observe_model_state(state.to_json()))
-        assert not diff, f"{where}: {diff}"
-        for name in PROPERTIES:
-            assert bound[name].holds(state) == cluster.holds(name), f"{name}: {where}"
+    walk_in_lockstep(
+        model,
+        Cluster(bounds.to_json(), ack, branch),
+        choices,
+        f"{ack}/{branch}/{bounds.describe()}",
+    )
 
 
 # -- (c) the reference refuses what is not enabled -----------------------------------------
