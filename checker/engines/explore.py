@@ -205,6 +205,16 @@ def _limit_reached(count: int, max_states: int | None) -> str:
     return ""
 
 
+def _out_of_room(
+    count: int, max_states: int | None, started: float, timeout_s: float | None
+) -> str:
+    """Why the search stops before expanding another state (``""``: it goes on)."""
+    stopped = _limit_reached(count, max_states)
+    if not stopped and timeout_s is not None and time.perf_counter() - started > timeout_s:
+        stopped = f"time limit ({timeout_s:g}s) reached"
+    return stopped
+
+
 def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
     """The visited set keeps every state (a representative, under symmetry) with its
     parent and the action from it."""
@@ -226,11 +236,8 @@ def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, e
     next_report = every
     check = watch.check
     while frontier and not stopped:
-        stopped = _limit_reached(len(parents), max_states)
+        stopped = _out_of_room(len(parents), max_states, started, timeout_s)
         if stopped:
-            break
-        if timeout_s is not None and time.perf_counter() - started > timeout_s:
-            stopped = f"time limit ({timeout_s:g}s) reached"
             break
         state, depth = pop()
         max_depth = max(max_depth, depth)
@@ -299,11 +306,8 @@ def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, pro
     next_report = every
     check, add, record = watch.check, seen.add, trace.add
     while frontier and not stopped:
-        stopped = _limit_reached(len(trace), max_states)
+        stopped = _out_of_room(len(trace), max_states, started, timeout_s)
         if stopped:
-            break
-        if timeout_s is not None and time.perf_counter() - started > timeout_s:
-            stopped = f"time limit ({timeout_s:g}s) reached"
             break
         if bfs:
             data = frontier.popleft()
