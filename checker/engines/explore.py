@@ -33,7 +33,7 @@ __all__ = [
     "Exploration",
     "Path",
     "PropertyVerdict",
-    "Step",
+    "Transition",
     "concrete",
     "explore",
     "replay",
@@ -44,7 +44,7 @@ A = TypeVar("A")
 
 
 @dataclass(frozen=True)
-class Step(Generic[S, A]):
+class Transition(Generic[S, A]):
     action: A
     state: S  # the state the action led to
 
@@ -54,7 +54,7 @@ class Path(Generic[S, A]):
     """A run of the model: an initial state and the named actions taken from it."""
 
     init: S
-    steps: tuple[Step[S, A], ...]
+    steps: tuple[Transition[S, A], ...]
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -373,12 +373,12 @@ def concrete(
         raise HarnessBug("no initial state has the first key of the run a search found")
     state = starts[0]
     init = state
-    steps: list[Step[S, A]] = []
+    steps: list[Transition[S, A]] = []
     for n, want in enumerate(keys[1:], start=1):
         for action in model.actions(state):
             after = model.next_state(state, action)
             if after is not None and key(after) == want:
-                steps.append(Step(action, after))
+                steps.append(Transition(action, after))
                 state = after
                 break
         else:
@@ -401,11 +401,11 @@ def without_cycle_collection() -> Iterator[None]:
 
 
 def _path(parents: dict[S, tuple[S, A] | None], state: S) -> Path[S, A]:
-    steps: list[Step[S, A]] = []
+    steps: list[Transition[S, A]] = []
     entry = parents[state]
     while entry is not None:
         previous, action = entry
-        steps.append(Step(action, state))
+        steps.append(Transition(action, state))
         state = previous
         entry = parents[state]
     return Path(state, tuple(reversed(steps)))
@@ -420,13 +420,13 @@ def replay(model: ExplicitModel[S, A], init: S, actions: Iterable[A]) -> Path[S,
     if init not in list(model.init_states()):
         raise ValueError("the start state is not an initial state of this model")
     state = init
-    steps: list[Step[S, A]] = []
+    steps: list[Transition[S, A]] = []
     for n, action in enumerate(actions, start=1):
         if action not in list(model.actions(state)):
             raise ValueError(f"step {n}: {action} is not enabled")
         after = model.next_state(state, action)
         if after is None:
             raise ValueError(f"step {n}: {action} leads nowhere")
-        steps.append(Step(action, after))
+        steps.append(Transition(action, after))
         state = after
     return Path(init, tuple(steps))

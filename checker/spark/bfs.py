@@ -60,7 +60,7 @@ from pathlib import Path
 from checker.engines.explore import (
     Exploration,
     PropertyVerdict,
-    Step,
+    Transition,
     concrete,
     without_cycle_collection,
 )
@@ -715,7 +715,7 @@ def _path(where: Where, w: Watched, m: int, level: int, order: bytes) -> Run:
             after = w.kept(after)
         if after is None or encode(after) != bytes(row["state"]):
             raise HarnessBug(f"level {n}: {action} does not lead to the state the search stored")
-        steps.append(Step(action, after))
+        steps.append(Transition(action, after))
         state = after
     if not w.symmetry:
         return Run(init, tuple(steps))
