@@ -33,7 +33,7 @@ from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.errors import HarnessBug
 from spec.expr import BOOL, Expr, Value, all_of, evaluate_many, implies, substitute, var
-from spec.model.boundary import BoundaryVars, Step, initial
+from spec.model.boundary import BoundaryVars, SessionStep, initial
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.rules.language import RuleSet
@@ -259,7 +259,7 @@ def _broken(
     return None
 
 
-def _log_step(step_check: Consecution, step: Step, values: dict[str, Value]) -> None:
+def _log_step(step_check: Consecution, step: SessionStep, values: dict[str, Value]) -> None:
     if log.isEnabledFor(logging.DEBUG):
         bv = step_check.bv
         log.debug("  from %s", {n[len(bv.prefix) :]: v for n, v in values.items() if n in bv.sorts})
@@ -269,9 +269,9 @@ def _log_step(step_check: Consecution, step: Step, values: dict[str, Value]) -> 
 
 def one_step(
     rules: RuleSet, variant: ConsumerVariant, prop: Property, bv: BoundaryVars
-) -> tuple[Step, Expr, dict[str, Expr]]:
+) -> tuple[SessionStep, Expr, dict[str, Expr]]:
     """One session from ``bv``'s state, ``P`` on its resume, and the domain's ranges."""
-    step = Step(bv.bounds, rules, variant, bv.prefix)
+    step = SessionStep(bv.bounds, rules, variant, bv.prefix)
     holds_here = substitute([prop.holds(step.model.fields)], step.trace)[0]
     return step, holds_here, bv.domain(bv.state)
 
@@ -286,7 +286,7 @@ class Consecution:
     def __init__(
         self,
         bv: BoundaryVars,
-        step: Step,
+        step: SessionStep,
         candidates: list[Lemma],
         domain: Expr,
         holds_here: Expr,

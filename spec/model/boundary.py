@@ -37,7 +37,7 @@ lemmas of an invariant something to relate the consumer's data to.
 
 ``initial(model)``: the boundary state before the first resume, as
 expressions over a one-session ``ScenarioModel``'s variables (all of them are
-states the model reaches). ``Step``: one resume from the state of ``prefix``
+states the model reaches). ``SessionStep``: one resume from the state of ``prefix``
 (its trace, for the properties), its stream accepted and cut, failovers and a
 compaction: the next boundary state as expressions over the state's variables
 and the step's own choices (``x.*``), with the constraints those choices
@@ -73,7 +73,7 @@ from spec.model.view import ConsumerState, first_offset, offset_after_cut
 from spec.rules.language import RuleSet
 from spec.table_exprs import TableExprs, count
 
-__all__ = ["Boundary", "BoundaryVars", "Step", "initial"]
+__all__ = ["Boundary", "BoundaryVars", "SessionStep", "initial"]
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ def initial(model: ScenarioModel) -> Boundary:
     )
 
 
-class Step:
+class SessionStep:
     """One session from the boundary state ``BoundaryVars(bounds, prefix)``: the resume
     (``trace``), its accepted stream cut short, failovers, a compaction (``after``)."""
 
