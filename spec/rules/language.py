@@ -37,7 +37,7 @@ __all__ = [
     "ClauseOutcome",
     "F",
     "RuleSet",
-    "Step",
+    "RuleStep",
     "accept",
     "caller_location",
     "otherwise",
@@ -193,7 +193,7 @@ class Adjust:
             )
 
 
-Step = Clause | Adjust
+RuleStep = Clause | Adjust
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ class RuleSet:
 
     name: str
     summary: str
-    steps: tuple[Step, ...]
+    steps: tuple[RuleStep, ...]
     source: str = ""
     where: str = field(default="", compare=False)
     # Which matching entry decides when the table repeats the consumer's uuid

@@ -63,7 +63,7 @@ from spec.rules.language import (
     Clause,
     ClauseOutcome,
     RuleSet,
-    Step,
+    RuleStep,
     accept,
     rollback,
     scanned,
@@ -116,7 +116,7 @@ class Neighbourhood:
             labels = [_position_label(rules, step, kind, p) for kind, p in codes]
             (hole,) = b.change("position", step.name, {"pos": labels}, "{pos}")
             self.position_holes.append((hole, codes))
-        symbolic: list[Step] = []
+        symbolic: list[RuleStep] = []
         for p in range(n):
             symbolic += self._early(p)
             symbolic += self._copies(p)
@@ -133,7 +133,7 @@ class Neighbourhood:
         )
 
     # -- building --------------------------------------------------------------------
-    def _early(self, p: int) -> list[Step]:
+    def _early(self, p: int) -> list[RuleStep]:
         """A new clause before step ``p``, off unless its guard hole says otherwise."""
         before = self.rules.steps[p].name
         guards = ["none", *RELATIONS]
@@ -162,9 +162,9 @@ class Neighbourhood:
         seqnos = [quantity(q) for q in QUANTITIES]
         return self._split(f"new-clause@{p}", when, out, [None, *seqnos], "")
 
-    def _copies(self, p: int) -> list[Step]:
+    def _copies(self, p: int) -> list[RuleStep]:
         """Copies of other steps moved (or applied again) to position ``p``."""
-        out: list[Step] = []
+        out: list[RuleStep] = []
         for j, step in enumerate(self.rules.steps):
             entry = self.position_holes[j]
             if entry is None:
@@ -181,7 +181,7 @@ class Neighbourhood:
             out.append(dataclasses.replace(step, name=f"{step.name}@{p}", when=when))
         return out
 
-    def _original(self, i: int) -> list[Step]:
+    def _original(self, i: int) -> list[RuleStep]:
         step = self.rules.steps[i]
         when = self._holes_in(step)
         entry = self.position_holes[i]
@@ -195,7 +195,7 @@ class Neighbourhood:
             return self._adjust(step, when)
         return self._clause(step, when, last=i == len(self.rules.steps) - 1)
 
-    def _holes_in(self, step: Step) -> Expr:
+    def _holes_in(self, step: RuleStep) -> Expr:
         """``step.when`` with a hole at each comparison and boolean field."""
         b = self._builder
         done: dict[int, Expr] = {}
@@ -218,7 +218,7 @@ class Neighbourhood:
                 done[id(node)] = node
         return done[id(step.when)]
 
-    def _comparison(self, step: Step, node: Expr, args: tuple[Expr, ...]) -> Expr:
+    def _comparison(self, step: RuleStep, node: Expr, args: tuple[Expr, ...]) -> Expr:
         left, right = args
         ops = [node.op, *(r for r in RELATIONS if r != node.op), "true", "false"]
         holes: dict[str, list[str]] = {"rel": [SYMBOL.get(o, o) for o in ops]}
@@ -235,7 +235,7 @@ class Neighbourhood:
         r_expr = made[2].pick(rights) if len(made) > 1 else right
         return self._builder.makes(rel.pick([relate(o, l_expr, r_expr) for o in ops]))
 
-    def _clause(self, step: Clause, when: Expr, last: bool) -> list[Step]:
+    def _clause(self, step: Clause, when: Expr, last: bool) -> list[RuleStep]:
         original = step.then
         choices: list[Expr | None] = [original.seqno]
         labels = [str(original)]
@@ -253,11 +253,11 @@ class Neighbourhood:
 
     def _split(
         self, name: str, when: Expr, out: Hole, seqnos: Sequence[Expr | None], reason: str
-    ) -> list[Step]:
+    ) -> list[RuleStep]:
         """A clause whose outcome is a hole: an accepting part, then a rolling-back part."""
         accepting = frozenset(i for i, s in enumerate(seqnos) if s is None)
         seqno = out.pick([s if s is not None else const(0) for s in seqnos])
-        parts: list[Step] = []
+        parts: list[RuleStep] = []
         if accepting:
             chosen = any_of(*(out.var == i for i in sorted(accepting)))
             parts.append(Clause(name, all_of(when, chosen), accept(), reason))
@@ -267,7 +267,7 @@ class Neighbourhood:
             self._parts[f"{name}#rollback"] = (out, accepting, False)
         return parts
 
-    def _adjust(self, step: Adjust, when: Expr) -> list[Step]:
+    def _adjust(self, step: Adjust, when: Expr) -> list[RuleStep]:
         b = self._builder
         tos = [step.to]
         labels = [str(step.to)]
@@ -348,11 +348,11 @@ class Neighbourhood:
             return self.fields(fields)
         return scanned(dict(fields), self.rules.table_scan)
 
-    def _folded(self, selection: Selection, free: Sequence[str]) -> list[Step]:
+    def _folded(self, selection: Selection, free: Sequence[str]) -> list[RuleStep]:
         """The steps with every selector not in ``free`` replaced by its value, folded."""
         chosen = {s for s in self.selectors if s in free or selection.get(s, 0) != 0}
         values = {s: const(int(selection.get(s, 0))) for s in self.selectors if s not in free}
-        kept: list[Step] = []
+        kept: list[RuleStep] = []
         for step, uses, zero in zip(self.steps, self._uses, self._zero, strict=True):
             if step.name in self._parts:
                 hole, accepting, is_accepting = self._parts[step.name]
@@ -374,19 +374,19 @@ class Neighbourhood:
         return [frozenset(variables(_roots(step))) & names for step in self.steps]
 
     @cached_property
-    def _zero(self) -> list[Step]:
+    def _zero(self) -> list[RuleStep]:
         """Per step, the step with every selector 0 (as in the rule set), folded."""
         zeros = {s: const(0) for s in self.selectors}
         return [_substituted(step, zeros) for step in self.steps]
 
 
-def _roots(step: Step) -> list[Expr]:
+def _roots(step: RuleStep) -> list[Expr]:
     if isinstance(step, Adjust):
         return [step.when, step.to]
     return [step.when] + ([step.then.seqno] if step.then.seqno is not None else [])
 
 
-def _substituted(step: Step, values: Mapping[str, Expr]) -> Step:
+def _substituted(step: RuleStep, values: Mapping[str, Expr]) -> RuleStep:
     if isinstance(step, Adjust):
         when, to = substitute([step.when, step.to], values)
         return dataclasses.replace(step, when=when, to=to)
@@ -401,7 +401,7 @@ def _scans_from(first: str) -> list[str]:
     return [first, *(s for s in TABLE_SCANS if s != first)]
 
 
-def _position_label(rules: RuleSet, step: Step, kind: str, p: int) -> str:
+def _position_label(rules: RuleSet, step: RuleStep, kind: str, p: int) -> str:
     what = f"{'clause' if isinstance(step, Clause) else 'adjustment'} '{step.name}'"
     before = rules.steps[p].name
     if kind == "stay":
@@ -413,9 +413,9 @@ def _position_label(rules: RuleSet, step: Step, kind: str, p: int) -> str:
     return f"apply {what} again before '{before}'"
 
 
-def _renamed(steps: list[Step]) -> list[Step]:
+def _renamed(steps: list[RuleStep]) -> list[RuleStep]:
     """Instance steps under their rule set's names: ``x#rollback``, ``x@3`` become ``x``."""
-    out: list[Step] = []
+    out: list[RuleStep] = []
     taken: set[str] = set()
     for step in steps:
         base = step.name.split("#rollback")[0].split("#other")[0].split("@")[0]

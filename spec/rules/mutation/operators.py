@@ -55,7 +55,16 @@ from itertools import chain
 
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, COMPARISONS, Expr, const, rebuild, walk
-from spec.rules.language import Adjust, Clause, ClauseOutcome, F, RuleSet, Step, accept, rollback
+from spec.rules.language import (
+    Adjust,
+    Clause,
+    ClauseOutcome,
+    F,
+    RuleSet,
+    RuleStep,
+    accept,
+    rollback,
+)
 from spec.rules.mutation.neighbour_mutants import neighbourhood_candidates, structure
 from spec.types import Outcome
 
@@ -137,7 +146,7 @@ def replace_node(root: Expr, target: Expr, new: Expr) -> Expr:
 def _with_site(rules: RuleSet, site: Site, new_root: Expr) -> RuleSet:
     step = rules.steps[site.step]
     if site.attr == "when":
-        changed: Step = dataclasses.replace(step, when=new_root)
+        changed: RuleStep = dataclasses.replace(step, when=new_root)
     elif site.attr == "to":
         assert isinstance(step, Adjust)
         changed = dataclasses.replace(step, to=new_root)
@@ -154,7 +163,7 @@ def with_node(rules: RuleSet, site: Site, target: Expr, new: Expr) -> RuleSet:
     return _with_site(rules, site, replace_node(site.root, target, new))
 
 
-def _rebuilt(rules: RuleSet, steps: list[Step]) -> RuleSet:
+def _rebuilt(rules: RuleSet, steps: list[RuleStep]) -> RuleSet:
     return dataclasses.replace(rules, steps=tuple(steps))
 
 
