@@ -16,8 +16,8 @@ from spec.cluster.state import (
     MAJORITY_AND_PERSIST_ON_MASTER,
     PERSIST_TO_MAJORITY,
     PREPARE,
+    ClusterItem,
     ClusterState,
-    Item,
     SyncWrite,
 )
 from spec.rules import RULE_SETS
@@ -131,9 +131,9 @@ def test_a_committed_persist_to_majority_prepare_fences_after_mb_34197_not_befor
     """8a0f8da1b^ (6.0) removes a PREPARE from trackedWrites on its COMMIT, so it no
     longer fences; eba4298 keeps completed PREPAREs until the HPS passes them."""
     items = (
-        Item(PREPARE, 0, 0, 0, PERSIST_TO_MAJORITY),
-        Item(PREPARE, 1, 0, 0, MAJORITY),
-        Item(COMMIT, 0, 0, 1),
+        ClusterItem(PREPARE, 0, 0, 0, PERSIST_TO_MAJORITY),
+        ClusterItem(PREPARE, 1, 0, 0, MAJORITY),
+        ClusterItem(COMMIT, 0, 0, 1),
     )
     assert hps_on_receipt(items[:2], 0, 0) == 0  # the fence at 1
     assert hps_on_receipt(items, 0, 0) == 2  # committed: no fence

@@ -27,7 +27,7 @@ from spec.cluster import ACK_RULES, BRANCH_RULES, ClusterBounds, ClusterModel, p
 from spec.cluster.actions import Action, action_from_json
 from spec.failover_table import FailoverTable
 from spec.reference.cluster import ActionNotEnabled, Cluster
-from spec.reference.cluster_node import Item, Node
+from spec.reference.cluster_node import ClusterItem, Node
 from spec.reference.cluster_observe import differences, observe_model_state
 from spec.reference.cluster_replay import replay_on_reference
 from spec.rules import RULE_SETS
@@ -127,8 +127,12 @@ def test_a_rollback_keeps_the_hps_of_the_last_prepare_at_or_below_its_landing() 
     landing is below every PREPARE (the random walks below rarely get there at their
     sizes; the wide preset's searches, now replayed from stored runs, did)."""
     node = Node(1, FailoverTable.of((1, 0)))
-    node.items = [Item("SET", "A", 0), Item("PREPARE", "B", 0), Item("SET", "C", 0)]
-    node.items.append(Item("PREPARE", "A", 0))
+    node.items = [
+        ClusterItem("SET", "A", 0),
+        ClusterItem("PREPARE", "B", 0),
+        ClusterItem("SET", "C", 0),
+    ]
+    node.items.append(ClusterItem("PREPARE", "A", 0))
     assert [node.last_prepare_up_to(x) for x in range(6)] == [0, 0, 2, 2, 4, 4]
 
 

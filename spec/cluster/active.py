@@ -17,8 +17,8 @@ from spec.cluster.state import (
     PERSIST_TO_MAJORITY,
     PREPARE,
     SET,
+    ClusterItem,
     ClusterState,
-    Item,
     NodeState,
     SyncWrite,
 )
@@ -109,7 +109,7 @@ def apply_client_prepare(setup: Setup, state: ClusterState, action: ClientPrepar
     assert state.active is not None
     node = state.nodes[state.active]
     level = setup.bounds.level_of(state.prepares)
-    node = _append(setup, node, Item(PREPARE, action.key, state.epoch, 0, level))
+    node = _append(setup, node, ClusterItem(PREPARE, action.key, state.epoch, 0, level))
     faults = state.epoch if level == PERSIST_TO_MAJORITY else state.faults
     write = SyncWrite(node.high_seqno, state.epoch, action.key, faults, level)
     return state.with_node(
@@ -136,7 +136,7 @@ def client_set_enabled(setup: Setup, state: ClusterState) -> list[ClientSet]:
 
 def apply_client_set(setup: Setup, state: ClusterState, action: ClientSet) -> ClusterState:
     assert state.active is not None
-    node = _append(setup, state.nodes[state.active], Item(SET, action.key, state.epoch))
+    node = _append(setup, state.nodes[state.active], ClusterItem(SET, action.key, state.epoch))
     return state.with_node(state.active, node, sets=state.sets + 1)
 
 
@@ -187,7 +187,7 @@ def apply_commit(setup: Setup, state: ClusterState, action: Commit) -> ClusterSt
     start = open_snapshot_start(node)
     if any(i.op == PREPARE and i.key == prepare.key for i in node.items[start - 1 :]):
         node = _closed(setup, node)
-    node = _append(setup, node, Item(COMMIT, prepare.key, state.epoch, prepare_seqno=seqno))
+    node = _append(setup, node, ClusterItem(COMMIT, prepare.key, state.epoch, prepare_seqno=seqno))
     written = [w for w in state.in_flight if w.seqno == seqno and w.epoch == prepare.epoch]
     if not written:
         return state.with_node(state.active, node)
@@ -232,7 +232,7 @@ def apply_persist_active(setup: Setup, state: ClusterState, action: PersistActiv
 # The active's new nodes are made canonical (``Setup.canonical``), as a replica's are.
 
 
-def _append(setup: Setup, node: NodeState, item: Item) -> NodeState:
+def _append(setup: Setup, node: NodeState, item: ClusterItem) -> NodeState:
     return setup.canonical(node.but(items=(*node.items, item)))
 
 

@@ -29,12 +29,12 @@ its own reset rule differ.
 
 from __future__ import annotations
 
-from spec.cluster.state import PREPARE, Item
+from spec.cluster.state import PREPARE, ClusterItem
 
 __all__ = ["changes_count", "newest_header_at_or_below", "rollback_landing"]
 
 
-def _file_entries(items: tuple[Item, ...], newest: int) -> list[int]:
+def _file_entries(items: tuple[ClusterItem, ...], newest: int) -> list[int]:
     """The by-seqno entries of a file whose newest header is at ``newest``: per document
     (a key's PREPARE, or its committed value), the seqno of its last version."""
     last: dict[tuple[bool, int], int] = {}
@@ -43,7 +43,7 @@ def _file_entries(items: tuple[Item, ...], newest: int) -> list[int]:
     return list(last.values())
 
 
-def changes_count(items: tuple[Item, ...], newest: int, low: int, high: int) -> int:
+def changes_count(items: tuple[ClusterItem, ...], newest: int, low: int, high: int) -> int:
     """``couchstore_changes_count(db, low, high)`` on that file: entries with seqno in
     ``[low, high]``, both included."""
     return sum(1 for seqno in _file_entries(items, newest) if low <= seqno <= high)
@@ -58,7 +58,7 @@ def newest_header_at_or_below(headers: tuple[int, ...], rollback_seqno: int) -> 
 
 
 def rollback_landing(
-    items: tuple[Item, ...], headers: tuple[int, ...], rollback_seqno: int, midpoint: bool
+    items: tuple[ClusterItem, ...], headers: tuple[int, ...], rollback_seqno: int, midpoint: bool
 ) -> int:
     """The seqno a replica keeps after ``ROLLBACK(rollback_seqno)`` (0: its vbucket is
     reset). ``items`` are its history (the disk is a prefix of it, up to the newest of

@@ -37,7 +37,7 @@ from operator import attrgetter
 
 from xxhash import xxh3_64_intdigest
 
-from spec.cluster.state import COMMIT, PREPARE, SET, ClusterState, Item, NodeState, SyncWrite
+from spec.cluster.state import COMMIT, PREPARE, SET, ClusterItem, ClusterState, NodeState, SyncWrite
 from spec.failover_table import FailoverEntry, FailoverTable
 
 __all__ = ["FORMAT", "decode", "encode", "fingerprint"]
@@ -198,7 +198,7 @@ def _decode_node(data: bytes, shared: Callable[[NodeState], NodeState] | None) -
     items = []
     for _ in range(r.next()):
         op, key, epoch, prepare_seqno, level = r.take(5)
-        items.append(Item(_OPS[op], key, epoch, prepare_seqno, level))
+        items.append(ClusterItem(_OPS[op], key, epoch, prepare_seqno, level))
     snapshots = tuple((r.next(), r.next()) for _ in range(r.next()))
     max_entries = r.next()
     entries = tuple(FailoverEntry(r.next(), r.next()) for _ in range(r.next()))

@@ -15,7 +15,7 @@ from spec.cluster.actions import Action
 from spec.cluster.encode import decode, encode
 from spec.cluster.properties import CLUSTER_PROPERTIES, BoundProperty, ClusterProperty
 from spec.cluster.setup import Setup
-from spec.cluster.state import SET, ClusterState, Item, NodeState, epoch_uuid
+from spec.cluster.state import SET, ClusterItem, ClusterState, NodeState, epoch_uuid
 from spec.failover_table import FailoverTable
 
 __all__ = ["ClusterModel"]
@@ -67,7 +67,7 @@ class ClusterModel:
         """N0 active with the prefix snapshot; every replica streaming from it."""
         b = self.setup.bounds
         table = FailoverTable.of((epoch_uuid(0), 0))
-        prefix = tuple(Item(SET, b.keys + i, 0) for i in range(b.prefix))
+        prefix = tuple(ClusterItem(SET, b.keys + i, 0) for i in range(b.prefix))
         snapshots = ((1, b.prefix),) if b.prefix else ()
         first = NodeState(True, prefix, snapshots, table, marker_due=False)
         with_prefix = NodeState(

@@ -33,13 +33,13 @@ from spec.cluster.state import (
     MAJORITY_AND_PERSIST_ON_MASTER,
     PERSIST_TO_MAJORITY,
     PREPARE,
-    Item,
+    ClusterItem,
 )
 
 __all__ = ["hps_at_snapshot_ends", "hps_on_receipt"]
 
 
-def hps_on_receipt(items: tuple[Item, ...], hps: int, persisted: int) -> int:
+def hps_on_receipt(items: tuple[ClusterItem, ...], hps: int, persisted: int) -> int:
     """The HPS after ``updateHighPreparedSeqno`` of kv_engine 8a0f8da1b^ (6.0)."""
     committed = {item.prepare_seqno for item in items if item.op == COMMIT}
     tracked = [
@@ -58,7 +58,7 @@ def hps_on_receipt(items: tuple[Item, ...], hps: int, persisted: int) -> int:
 
 
 def hps_at_snapshot_ends(
-    items: tuple[Item, ...], hps: int, persisted: int, ends: tuple[int, ...]
+    items: tuple[ClusterItem, ...], hps: int, persisted: int, ends: tuple[int, ...]
 ) -> tuple[int, tuple[int, ...]]:
     """The HPS and the snapshot ends still queued after ``updateHighPreparedSeqno`` of
     kv_engine eba4298, for memory snapshots."""

@@ -37,8 +37,8 @@ __all__ = [
     "PERSIST_TO_MAJORITY",
     "PREPARE",
     "SET",
+    "ClusterItem",
     "ClusterState",
-    "Item",
     "NodeState",
     "SyncWrite",
     "epoch_uuid",
@@ -86,7 +86,7 @@ def _epoch_mark(epoch: int) -> str:
     return "'" * epoch
 
 
-class Item(NamedTuple):
+class ClusterItem(NamedTuple):
     """One mutation: ``PREPARE(key)`` (of durability ``level``), ``COMMIT(key)`` (of the
     prepare at ``prepare_seqno``) or ``SET(key)``, written by the active of ``epoch``.
 
@@ -133,8 +133,8 @@ class SyncWrite(NamedTuple):
     level: int = MAJORITY
 
     @property
-    def prepare(self) -> Item:
-        return Item(PREPARE, self.key, self.epoch, 0, self.level)
+    def prepare(self) -> ClusterItem:
+        return ClusterItem(PREPARE, self.key, self.epoch, 0, self.level)
 
     def label(self) -> str:
         return self.prepare.label(self.seqno)
@@ -149,7 +149,7 @@ class SyncWrite(NamedTuple):
         }
 
 
-def highest_prepare_at_or_below(items: tuple[Item, ...], seqno: int) -> int:
+def highest_prepare_at_or_below(items: tuple[ClusterItem, ...], seqno: int) -> int:
     """The seqno of the last PREPARE at or below ``seqno`` (0 if none)."""
     for x in range(min(seqno, len(items)), 0, -1):
         if items[x - 1].op == PREPARE:
@@ -244,7 +244,7 @@ class NodeState:
     """
 
     alive: bool
-    items: tuple[Item, ...]
+    items: tuple[ClusterItem, ...]
     snapshots: tuple[Snapshot, ...]
     table: FailoverTable
     persisted_seqno: int = 0
@@ -306,7 +306,7 @@ class NodeState:
             return marker
         return (high, high)
 
-    def truncated(self, seqno: int) -> tuple[tuple[Item, ...], tuple[Snapshot, ...]]:
+    def truncated(self, seqno: int) -> tuple[tuple[ClusterItem, ...], tuple[Snapshot, ...]]:
         """Items and markers a copy truncated to ``seqno`` keeps: the markers up to
         ``seqno`` and the one ``seqno`` lies in (it is then partial)."""
         kept = tuple([m for m in self.snapshots if m[1] <= seqno])

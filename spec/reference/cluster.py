@@ -29,7 +29,7 @@ from spec.failover_table import FailoverTable
 from spec.reference.cluster_hps import active_acks, move_hps_6_0, move_hps_at_snapshot_ends
 from spec.reference.cluster_node import (
     ActiveDurabilityMonitor,
-    Item,
+    ClusterItem,
     Node,
     PassiveStream,
     first_uuid,
@@ -117,7 +117,7 @@ class Cluster:
         self.acknowledged: list[tuple[int, int, str, int, str]] = []
         self.in_flight: list[tuple[int, int, str, int, str]] = []
 
-        start = [Item("SET", key_label(len(self.keys) + i), 0) for i in range(prefix)]
+        start = [ClusterItem("SET", key_label(len(self.keys) + i), 0) for i in range(prefix)]
         self.nodes = [Node(i, FailoverTable.of((first_uuid(), 0))) for i in range(self.size)]
         for node in self.nodes:
             if node.index == 0 or node.index <= prefix_replicas:
@@ -209,7 +209,7 @@ class Cluster:
         if key in active.pending_keys():
             raise ActionNotEnabled(f"ClientPrepare({key}): a SyncWrite on {key} is in progress")
         level = self.levels[min(self.prepares, len(self.levels) - 1)]
-        active.items.append(Item("PREPARE", key, self.epoch, 0, level))
+        active.items.append(ClusterItem("PREPARE", key, self.epoch, 0, level))
         self.prepares += 1
         self.in_flight.append((active.high_seqno, self.epoch, key, self.failures_for(level), level))
 
@@ -222,7 +222,7 @@ class Cluster:
             raise ActionNotEnabled(f"ClientSet({key}): the history is full")
         if key in active.pending_keys():
             raise ActionNotEnabled(f"ClientSet({key}): a SyncWrite on {key} is in progress")
-        active.items.append(Item("SET", key, self.epoch))
+        active.items.append(ClusterItem("SET", key, self.epoch))
         self.sets += 1
 
     def CloseSnapshot(self) -> None:
@@ -248,7 +248,7 @@ class Cluster:
         opened = active.items[active.open_snapshot_start() - 1 :]
         if any(i.op == "PREPARE" and i.key == prepare.key for i in opened):
             active.close_open_snapshot()  # kv_engine puts the COMMIT in a new checkpoint
-        active.items.append(Item("COMMIT", prepare.key, self.epoch, lowest))
+        active.items.append(ClusterItem("COMMIT", prepare.key, self.epoch, lowest))
         for write in self.in_flight:
             if write[0] == lowest and write[1] == prepare.epoch:
                 self.in_flight.remove(write)
@@ -511,7 +511,7 @@ class Cluster:
         for seqno, epoch, key, failures, level in self.acknowledged:
             if self.failures_for(level) - failures >= self.majority:
                 continue
-            if active.item_at(seqno) != Item("PREPARE", key, epoch, 0, level):
+            if active.item_at(seqno) != ClusterItem("PREPARE", key, epoch, 0, level):
                 lost.append((seqno, epoch, key, failures, level))
         return lost
 

@@ -16,8 +16,8 @@ from spec.failover_table import FailoverTable
 
 __all__ = [
     "ActiveDurabilityMonitor",
+    "ClusterItem",
     "Disk",
-    "Item",
     "Node",
     "PassiveStream",
     "first_uuid",
@@ -41,7 +41,7 @@ def uuid_of_reset(index: int) -> int:
 
 
 @dataclass(frozen=True)
-class Item:
+class ClusterItem:
     """A mutation as the active of ``epoch`` wrote it; a COMMIT names its prepare's seqno."""
 
     op: str  # "PREPARE", "COMMIT" or "SET"
@@ -88,7 +88,7 @@ class Node:
         self.index = index
         self.name = f"N{index}"
         self.role = "replica"
-        self.items: list[Item] = []
+        self.items: list[ClusterItem] = []
         self.markers: list[list[int]] = []
         self.table = table
         self.disk = Disk()
@@ -108,7 +108,7 @@ class Node:
     def high_seqno(self) -> int:
         return len(self.items)
 
-    def item_at(self, seqno: int) -> Item | None:
+    def item_at(self, seqno: int) -> ClusterItem | None:
         return self.items[seqno - 1] if 1 <= seqno <= len(self.items) else None
 
     def last_prepare_up_to(self, seqno: int) -> int:
