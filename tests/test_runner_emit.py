@@ -10,7 +10,7 @@ import pytest
 from checker.engines.options import Options
 from checker.engines.registry import CLUSTER_ENGINES, refuse
 from checker.progress import Progress
-from checker.report.emit import Outputs, Part, emit
+from checker.report.emit import Outputs, Section, emit
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.scenario_check import planned
@@ -60,12 +60,12 @@ def test_emit_reports_each_part_under_its_key_and_exits_on_the_verdicts(
     tmp_path: Path, capsys
 ) -> None:  # type: ignore[no-untyped-def]
     results = [_planned(p).but(verdict=Verdict.HOLDS) for p in ("valid-request", "no-missed-item")]
-    parts = (
-        Part("results", 1, tmp_path),
-        Part("clients", 1, tmp_path / "c"),
-        Part("none", 0, tmp_path),
+    sections = (
+        Section("results", 1, tmp_path),
+        Section("clients", 1, tmp_path / "c"),
+        Section("none", 0, tmp_path),
     )
-    code = emit(results, Outputs("t", tmp_path, as_json=True, parts=parts))
+    code = emit(results, Outputs("t", tmp_path, as_json=True, sections=sections))
     printed = json.loads(capsys.readouterr().out)
     assert code == 0 and list(printed) == ["results", "clients", "none"]
     assert [len(v) for v in printed.values()] == [1, 1, 0]

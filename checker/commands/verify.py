@@ -57,7 +57,7 @@ from checker.engines.options import Options
 from checker.induction.certificate import BOUNDS as CERTIFIED
 from checker.induction.certificate import stored_checks
 from checker.progress import Progress
-from checker.report.emit import Outputs, Part, emit
+from checker.report.emit import Outputs, Section, emit
 from checker.report.text import summary_table
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     sizes.append(len(cluster_tasks))
     outs = [args.out, f"{args.out}/clients", args.out, f"{args.out}/durability", args.out]
     keys = ("results", "clients", "every_session", "durability", "decision")
-    parts = tuple(Part(*part) for part in zip(keys, [*sizes, len(decision)], outs, strict=True))
+    sections = tuple(Section(*s) for s in zip(keys, [*sizes, len(decision)], outs, strict=True))
 
     def text(split: Sequence[Sequence[Result]]) -> None:
         single, client_results, every_results, cluster, _ = split
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         html=args.html,
         junit=args.junit,
         against_expected=True,
-        parts=parts,
+        sections=sections,
         text=text,
     )
     return emit([*results, *decision], outputs)

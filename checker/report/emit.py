@@ -37,13 +37,13 @@ from checker.report.text import (
 )
 from checker.result import Result
 
-__all__ = ["Emit", "Outputs", "Part", "emit"]
+__all__ = ["Emit", "Outputs", "Section", "emit"]
 
-Parts = Sequence[Sequence[Result]]
+Sections = Sequence[Sequence[Result]]
 
 
 @dataclass(frozen=True)
-class Part:
+class Section:
     """The next ``size`` results: their JSON key and where their counterexamples go."""
 
     key: str
@@ -54,7 +54,7 @@ class Part:
 @dataclass(frozen=True)
 class Outputs:
     title: str  # "dcpcheck check": names the HTML and JUnit reports
-    out: str | Path  # where counterexamples go (a ``Part`` may say otherwise)
+    out: str | Path  # where counterexamples go (a ``Section`` may say otherwise)
     as_json: bool = False
     html: str | None = None
     junit: str | None = None
@@ -62,8 +62,8 @@ class Outputs:
     expected: bool = False  # the default table shows the expected verdicts
     against_expected: bool = False  # exit code: verdicts against the expected ones
     fail_on_cost: bool = False  # exit code: a cost violation fails too
-    parts: tuple[Part, ...] = ()  # (): one part, "results", every result, to ``out``
-    text: Callable[[Parts], None] | None = None  # the text after the results, per part
+    sections: tuple[Section, ...] = ()  # (): one section, "results", every result, to ``out``
+    text: Callable[[Sections], None] | None = None  # the text after the results, per section
 
 
 class Emit:
@@ -76,10 +76,10 @@ class Emit:
 
     def _out(self, n: int) -> str | Path:
         start = 0
-        for part in self.outputs.parts:
-            if n < start + part.size:
-                return part.out
-            start += part.size
+        for section in self.outputs.sections:
+            if n < start + section.size:
+                return section.out
+            start += section.size
         return self.outputs.out
 
     def one(self, result: Result) -> None:
@@ -101,14 +101,14 @@ class Emit:
         if not stopped:
             with held():  # every file or, on an earlier Ctrl-C, none
                 self._write(results)
-        parts = o.parts or (Part("results", len(results), o.out),)
-        split = _split(results, [p.size for p in parts])
+        sections = o.sections or (Section("results", len(results), o.out),)
+        split = _split(results, [p.size for p in sections])
         if o.as_json:
             written = [None if stopped else p for p in self.paths]  # nothing after Ctrl-C
-            paths = _split(written, [p.size for p in parts])
+            paths = _split(written, [p.size for p in sections])
             records = {
-                part.key: [result_json(r, p) for r, p in zip(rs, ps, strict=True)]
-                for part, rs, ps in zip(parts, split, paths, strict=True)
+                section.key: [result_json(r, p) for r, p in zip(rs, ps, strict=True)]
+                for section, rs, ps in zip(sections, split, paths, strict=True)
             }
             print(json.dumps(records, indent=2))
         elif o.text is not None:
