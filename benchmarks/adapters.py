@@ -40,7 +40,7 @@ from pathlib import Path
 from benchmarks._process import tree_cpu_seconds
 from benchmarks._table import print_table
 from checker.adapter.check import ClientTarget
-from checker.adapter.search import Part, judge_part
+from checker.adapter.search import PartSummary, judge_part
 from checker.engines.exhaustive import history_count, scenarios
 from spec.bounds import Bounds
 from spec.properties import PROPERTIES
@@ -80,7 +80,7 @@ class _Measured:
         self.cpu = tree_cpu_seconds(os.getpid()) - self.cpu
 
 
-def _one_process(spec: str, bounds: Bounds) -> Part:
+def _one_process(spec: str, bounds: Bounds) -> PartSummary:
     client = ClientTarget(spec).start()
     try:
         return judge_part(
@@ -90,7 +90,7 @@ def _one_process(spec: str, bounds: Bounds) -> Part:
         client.close()
 
 
-def _spark(spark, spec: str, bounds: Bounds) -> Part:  # type: ignore[no-untyped-def]
+def _spark(spark, spec: str, bounds: Bounds) -> PartSummary:  # type: ignore[no-untyped-def]
     from checker.spark.clients import judge_on_spark
 
     return judge_on_spark(spark, spec, 10.0, "kv-current", [p.id for p in SAFETY], bounds, False)
@@ -125,7 +125,7 @@ def _count(bounds: Bounds, limit_s: float = 60.0) -> int | None:
     return n
 
 
-def _row(name: str, where: str, load: str, part: Part, m: _Measured) -> list[object]:
+def _row(name: str, where: str, load: str, part: PartSummary, m: _Measured) -> list[object]:
     return [name, where, load, part.examined, f"{m.wall:.1f}", f"{m.cpu:.1f}"]
 
 

@@ -23,7 +23,7 @@ from checker.adapter.client import target_command
 from checker.adapter.count import scenario_count
 from checker.adapter.play import play
 from checker.adapter.protocol import AdapterFault, Hello
-from checker.adapter.search import Part
+from checker.adapter.search import PartSummary
 from checker.adapter.size import SPARK_START, Estimate, cores_of, refusal, sampled_rate
 from checker.commands.common import chosen, spark_conf_from
 from checker.progress import Progress
@@ -125,7 +125,7 @@ def _spark_parts(
     *,
     update: Callable[[str], None] | None = None,
     total: int | None = None,
-) -> Part:
+) -> PartSummary:
     from checker.spark.clients import judge_on_spark
     from checker.spark.session import scheduler_jvm, spark_session
 

@@ -144,9 +144,9 @@ def test_a_client_that_forgets_the_snapshot_marker_is_caught_minimised_and_confi
 
 def _only(first):  # type: ignore[no-untyped-def]
     """A search of the given scenarios alone (the rest is not the point here)."""
-    from checker.adapter.search import Part
+    from checker.adapter.search import PartSummary
 
-    return Part()
+    return PartSummary()
 
 
 def test_clients_target_writes_a_counterexample_that_replay_client_reproduces(tmp_path) -> None:

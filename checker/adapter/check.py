@@ -23,7 +23,7 @@ from typing import Any
 from checker.adapter.client import AdapterProcess, target_command
 from checker.adapter.play import Played, play
 from checker.adapter.protocol import AdapterFault, Hello
-from checker.adapter.search import Judge, Part, judge_part, size
+from checker.adapter.search import Judge, PartSummary, judge_part, size
 from checker.adapter.shrink import shrink
 from checker.adapter.size import Tally
 from checker.corpus.scenario import counterexample_id, scenario_record
@@ -40,8 +40,8 @@ from spec.scenario import Scenario
 __all__ = ["ClientTarget", "RunParts", "check_client", "planned_client", "replay_command"]
 
 # Spark (or anything else) judging every part: (first scenarios, the client's rollback
-# mitigation, as its hello said) -> the merged Part
-RunParts = Callable[[tuple[Scenario, ...], bool], Part]
+# mitigation, as its hello said) -> the merged PartSummary
+RunParts = Callable[[tuple[Scenario, ...], bool], PartSummary]
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def check_client(
         on_hello(hello)
     every = (lambda p: len(p.smallest) == len(props)) if stop_when_violated else None
 
-    def judged(histories: int, **more: Any) -> Part:
+    def judged(histories: int, **more: Any) -> PartSummary:
         """The first ``histories`` first histories (after ``first``) on one adapter process."""
         client = target.start()
         try:
@@ -132,7 +132,7 @@ def check_client(
         finally:
             client.close()
 
-    part = Part()
+    part = PartSummary()
     if first and every is not None:  # the likely scenarios alone may decide everything
         part = judged(0)
     if (every is not None and every(part)) or part.fault is not None:

@@ -28,7 +28,7 @@ from spec.rules import RuleSet
 from spec.scenario import Scenario
 from spec.trace import Trace, TraceFields, resume_values
 
-__all__ = ["Judge", "Part", "judge_part", "merge", "size"]
+__all__ = ["Judge", "PartSummary", "judge_part", "merge", "size"]
 
 
 def size(s: Scenario) -> tuple[int, ...]:
@@ -48,7 +48,7 @@ def size(s: Scenario) -> tuple[int, ...]:
 
 
 @dataclass
-class Part:
+class PartSummary:
     """What a part found: scenarios examined (and ruled out by the client's mitigation),
     each violated property's smallest scenario (with its size and place in the order), and
     the first fault of the adapter (kind, detail, the scenario it was playing)."""
@@ -93,14 +93,14 @@ def judge_part(
     mitigation: bool = False,
     first: Iterable[Scenario] = (),
     progress: Callable[[int], None] | None = None,
-    stop: Callable[[Part], bool] | None = None,
+    stop: Callable[[PartSummary], bool] | None = None,
     step: int = 1,
-) -> Part:
+) -> PartSummary:
     """Judge every scenario of the first histories ``start, start + step, ...`` below
     ``end`` (after the ``first`` scenarios, if given: tried before the rest);
     ``stop(part)``, asked before each history: nothing more is needed."""
     judge = Judge(props, bounds)
-    part = Part()
+    part = PartSummary()
 
     def examine(order: tuple[int, int], scenario: Scenario) -> bool:
         try:
@@ -133,9 +133,9 @@ def judge_part(
     return part
 
 
-def merge(parts: Iterable[Part]) -> Part:
+def merge(parts: Iterable[PartSummary]) -> PartSummary:
     """Parts judged apart, as one search of them all would have judged them."""
-    out = Part()
+    out = PartSummary()
     for part in parts:
         out.examined += part.examined
         out.not_runs += part.not_runs

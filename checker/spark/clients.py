@@ -11,7 +11,7 @@ Each task starts its own adapter process (the command of ``jsonl:CMD``: on a
 local master the executors share the driver's file system, on a cluster the
 command must exist on every executor), plays every scenario of its part's
 first histories to it (``checker.adapter.search.judge_part``), stops the
-process and sends back only the part's summary (``Part``: counts, each violated
+process and sends back only the part's summary (``PartSummary``: counts, each violated
 property's smallest scenario, the first fault, the CPU seconds the task and its
 adapter process spent; never a trace); the driver merges
 the parts into what one search of them all gives (``merge``: the same smallest
@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from checker.adapter.search import Part, judge_part, merge
+from checker.adapter.search import PartSummary, judge_part, merge
 from checker.spark.parts import until_decided
 from checker.spark.shipping import ship
 from spec.bounds import Bounds
@@ -48,7 +48,7 @@ def _part(
     part: int,
     parts: int,
     first: tuple[Scenario, ...],
-) -> Part:
+) -> PartSummary:
     from checker.adapter.check import ClientTarget
     from checker.engines.exhaustive import history_count
     from checker.loading import resolve
@@ -94,7 +94,7 @@ def judge_on_spark(
     first: tuple[Scenario, ...] = (),
     update: Callable[[str], None] | None = None,
     total: int | None = None,
-) -> Part:
+) -> PartSummary:
     """Every scenario within ``bounds`` judged on ``spark``'s executors (``first`` by the
     first part, before its histories); ``update``: told as parts finish, with what is
     done of ``total`` scenarios and the time left at the rate so far."""
@@ -105,7 +105,7 @@ def judge_on_spark(
     cores = spark.sparkContext.defaultParallelism
     parts = max(1, min(history_count(bounds), PARTS_PER_CORE * cores))
 
-    def run_part(part: int) -> Part:
+    def run_part(part: int) -> PartSummary:
         return _part(
             spec,
             timeout,
@@ -120,7 +120,7 @@ def judge_on_spark(
 
     tally = Tally(total)
 
-    def finished(done: Mapping[int, Part]) -> None:
+    def finished(done: Mapping[int, PartSummary]) -> None:
         if update is not None:
             played = sum(p.examined + p.not_runs for p in done.values())
             update(f"{len(done)} of {parts} parts, {tally.text(played)}")
