@@ -69,7 +69,7 @@ from checker.result import Verdict
 from checker.spark.expand import ClusterSearch, Watched, build, models_of
 from checker.spark.owned import (
     Decided,
-    Part,
+    SettledPartition,
     Where,
     evaluate,
     least,
@@ -345,7 +345,7 @@ def _publish(
     storage: Storage,
     run: _Run,
     index: int,
-    parts: Sequence[Part],
+    parts: Sequence[SettledPartition],
     transitions: Sequence[int],
     decided: Decided,
     started: float,

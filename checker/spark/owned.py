@@ -52,7 +52,7 @@ from spec.errors import HarnessBug
 
 __all__ = [
     "Decided",
-    "Part",
+    "SettledPartition",
     "Where",
     "evaluate",
     "least",
@@ -93,7 +93,7 @@ class Where:
 
 
 @dataclass
-class Part:
+class SettledPartition:
     """What settling one partition of a level found: its new states per model."""
 
     states: list[int]
@@ -252,7 +252,7 @@ def settle(
     q: int,
     records: Iterable[bytes],
     models: int,
-) -> Part:
+) -> SettledPartition:
     """Write partition ``q`` of a level from the ``records`` (``packed``) sent to it:
     the least order per ``(model, fp)``, less what ``visited_dir`` (the level
     before; None for level 0, whose states have no parent and no action) says
@@ -269,7 +269,7 @@ def settle(
     bounds = np.searchsorted(sent.models[by_order], np.arange(models + 1, dtype=np.int32))
     fs, root = where.filesystem()
     before = _read_visited(fs, f"{root}/{visited_dir}", q) if visited_dir is not None else None
-    part = Part([0] * models)
+    part = SettledPartition([0] * models)
     keep, visited = [], []
     for m in range(models):
         low, high = int(bounds[m]), int(bounds[m + 1])
