@@ -46,7 +46,7 @@ REQUEST_FIELDS += ("ignore_purged", "remote_purge")
 
 
 @dataclass(frozen=True)
-class Split:
+class Divergence:
     """Round ``index`` is the first in which the two runs differ (when ``first`` holds)."""
 
     index: int
@@ -64,8 +64,8 @@ class Pair:
     name_b: str
     model_a: ScenarioModel
     model_b: ScenarioModel
-    splits: tuple[Split, ...]
-    region_at: Callable[[Region, Split], Expr]
+    divergences: tuple[Divergence, ...]
+    region_at: Callable[[Region, Divergence], Expr]
     consumer: str  # the consumer variant both runs use ("" for a consumer pair)
 
     rules_a = property(attrgetter("model_a.rules"))  # RuleSet
@@ -74,20 +74,20 @@ class Pair:
     @property
     def parts(self) -> Expr:
         """The runs differ at all."""
-        return any_of(*(s.first for s in self.splits))
+        return any_of(*(s.first for s in self.divergences))
 
     def diverges_in(self, region: Region) -> Expr:
         """The runs first differ in a round whose decisions lie in ``region``."""
-        return any_of(*(s.first & self.region_at(region, s) for s in self.splits))
+        return any_of(*(s.first & self.region_at(region, s) for s in self.divergences))
 
     def split_of(self, values: dict[str, Value]) -> tuple[int, Region] | None:
         """The first round in which the runs differ, and its region (None if they never do)."""
-        for split in self.splits:
-            if evaluate(split.first, values):
+        for divergence in self.divergences:
+            if evaluate(divergence.first, values):
                 region = region_of(
-                    values, self.rules_a, self.rules_b, split.a, split.b, REQUEST_CHANGES
+                    values, self.rules_a, self.rules_b, divergence.a, divergence.b, REQUEST_CHANGES
                 )
-                return split.index, region
+                return divergence.index, region
         return None
 
 
@@ -95,20 +95,22 @@ def rule_pair(bounds: Bounds, rules_a: RuleSet, rules_b: RuleSet, variant: Consu
     model_a = ScenarioModel(bounds, rules_a, variant)
     model_b = ScenarioModel(bounds, rules_b, variant)
     model_a.trace, model_b.trace  # noqa: B018 -- building the trace fills round_inputs
-    splits, same_so_far = [], TRUE
+    divergences, same_so_far = [], TRUE
     for i, fields in enumerate(model_b.round_inputs):
         a = producer_decision(rules_a, fields)
         b = model_b.round_decisions[i]
         sent = model_b.trace[f"r{i}.sent"]
-        splits.append(Split(i, all_of(sent, same_so_far, ~same_answer(a, b)), a, b, fields))
+        divergences.append(
+            Divergence(i, all_of(sent, same_so_far, ~same_answer(a, b)), a, b, fields)
+        )
         same_so_far = all_of(same_so_far, same_answer(a, b))
 
-    def region_at(region: Region, split: Split) -> Expr:
-        assert split.fields is not None
-        return region_in_fields(region, rules_a, rules_b, split.fields)
+    def region_at(region: Region, divergence: Divergence) -> Expr:
+        assert divergence.fields is not None
+        return region_in_fields(region, rules_a, rules_b, divergence.fields)
 
     return Pair(
-        rules_a.name, rules_b.name, model_a, model_b, tuple(splits), region_at, variant.name
+        rules_a.name, rules_b.name, model_a, model_b, tuple(divergences), region_at, variant.name
     )
 
 
@@ -118,7 +120,7 @@ def consumer_pair(
     model_a = ScenarioModel(bounds, rules, variant_a)
     model_b = ScenarioModel(bounds, rules, variant_b)
     trace_a, trace_b = model_a.trace, model_b.trace
-    splits, same_so_far = [], TRUE
+    divergences, same_so_far = [], TRUE
     for i in range(bounds.rounds):
         inputs_a, inputs_b = model_a.round_inputs[i], model_b.round_inputs[i]
         same_request = all_of(
@@ -127,10 +129,10 @@ def consumer_pair(
         )
         sent = trace_a[f"r{i}.sent"] & trace_b[f"r{i}.sent"]
         a, b = model_a.round_decisions[i], model_b.round_decisions[i]
-        splits.append(Split(i, all_of(sent, same_so_far, ~same_request), a, b, None))
+        divergences.append(Divergence(i, all_of(sent, same_so_far, ~same_request), a, b, None))
         same_so_far = all_of(same_so_far, same_request)
 
-    def region_at(region: Region, split: Split) -> Expr:
-        return region_condition(region, rules, rules, split.a, split.b)
+    def region_at(region: Region, divergence: Divergence) -> Expr:
+        return region_condition(region, rules, rules, divergence.a, divergence.b)
 
-    return Pair(variant_a.name, variant_b.name, model_a, model_b, tuple(splits), region_at, "")
+    return Pair(variant_a.name, variant_b.name, model_a, model_b, tuple(divergences), region_at, "")
