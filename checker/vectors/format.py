@@ -50,7 +50,7 @@ __all__ = [
     "VERSION",
     "Answer",
     "Corpus",
-    "Expectation",
+    "ExpectedAnswer",
     "Vector",
     "corpus_path",
     "dump_corpus",
@@ -105,7 +105,7 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Expectation:
+class ExpectedAnswer:
     """A rule set's answer to a vector, the clause that gives it and the property at stake.
 
     ``needs_rollback`` is the rule set's answer without the producer's range
@@ -138,7 +138,7 @@ class Vector:
     origin: str
     request: StreamRequest
     producer: ProducerState
-    expected: dict[str, Expectation]
+    expected: dict[str, ExpectedAnswer]
     covers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -310,7 +310,7 @@ def _parse_answer(f: _Fields) -> Answer:
     return Answer(outcome)
 
 
-def _parse_expectation(file: str, path: str, data: Any) -> Expectation:
+def _parse_expectation(file: str, path: str, data: Any) -> ExpectedAnswer:
     keys = ("decision", "rollback_seqno", "case", "property", "needs_rollback")
     f = _Fields(file, path, data, keys)
     answer = _parse_answer(f)
@@ -330,7 +330,7 @@ def _parse_expectation(file: str, path: str, data: Any) -> Expectation:
             g.fail(g.at("decision"), "needsRollback alone answers ok or rollback, never erange")
     elif "needs_rollback" in f.data:
         f.fail(f.at("needs_rollback"), "only an erange expectation records needs_rollback")
-    return Expectation(answer, f.string("case"), prop, inner, inner_case)
+    return ExpectedAnswer(answer, f.string("case"), prop, inner, inner_case)
 
 
 def _parse_vector(file: str, path: str, data: Any) -> Vector:

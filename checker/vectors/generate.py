@@ -36,7 +36,7 @@ from checker.symbolic.session import Session, SolverAnswer, SolverReply
 from checker.timing import deadline_after
 from checker.vectors.counterexamples import CounterexampleDecision
 from checker.vectors.equivalence import Equivalence
-from checker.vectors.format import Answer, Corpus, Expectation, Vector, vector_id
+from checker.vectors.format import Answer, Corpus, ExpectedAnswer, Vector, vector_id
 from checker.vectors.goals import Goal, coverage_goals, kill_goal, producer_goals
 from checker.vectors.guarantee import prove
 from checker.vectors.readable import humpty_expressible, preferences
@@ -162,7 +162,7 @@ def expectations(
 ) -> Callable[[StreamRequest, ProducerState], dict[str, Any]]:
     deciders = [Decider(r) for r in rules]
 
-    def expect(req: StreamRequest, producer: ProducerState) -> dict[str, Expectation]:
+    def expect(req: StreamRequest, producer: ProducerState) -> dict[str, ExpectedAnswer]:
         result = {}
         for decider in deciders:
             decision = decider.decide(req, producer)
@@ -170,7 +170,7 @@ def expectations(
             if decision.outcome is Outcome.ERANGE:
                 alone = decider.needs_rollback(req, producer)
                 inner, inner_case = Answer.of(alone), alone.case
-            result[decider.rules.name] = Expectation(
+            result[decider.rules.name] = ExpectedAnswer(
                 Answer.of(decision),
                 decision.case,
                 property_at_stake(decision.case, decision.outcome),

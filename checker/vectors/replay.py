@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.vectors.format import Answer, Corpus, Expectation, Vector
+from checker.vectors.format import Answer, Corpus, ExpectedAnswer, Vector
 from checker.vectors.targets import Reply, Target
 from spec.errors import InvalidInput
 from spec.rules.breaks import also_broken, property_at_stake
@@ -151,7 +151,7 @@ def choose_expectations(corpora: Sequence[Corpus], target: Target, wanted: str |
 
 
 def compare(
-    file: str, vector: Vector, expectation: Expectation, reply: Reply, rules_only: bool
+    file: str, vector: Vector, expectation: ExpectedAnswer, reply: Reply, rules_only: bool
 ) -> VectorResult:
     """One vector's verdict. ``rules_only``: an erange vector expects the rule set alone."""
     expected, clause, prop = expectation.answer, expectation.case, expectation.property
