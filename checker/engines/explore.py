@@ -32,7 +32,7 @@ __all__ = [
     "STRATEGIES",
     "Exploration",
     "Path",
-    "PropertyVerdict",
+    "PropertyOutcome",
     "Transition",
     "concrete",
     "explore",
@@ -71,7 +71,7 @@ class Path(Generic[S, A]):
 
 
 @dataclass(frozen=True)
-class PropertyVerdict(Generic[S, A]):
+class PropertyOutcome(Generic[S, A]):
     """One property's verdict. ``path``: the counterexample of a violated ``always``,
     or the example that makes a ``sometimes`` hold."""
 
@@ -83,7 +83,7 @@ class PropertyVerdict(Generic[S, A]):
 
 @dataclass(frozen=True)
 class Exploration(Generic[S, A]):
-    outcomes: dict[str, PropertyVerdict[S, A]]
+    outcomes: dict[str, PropertyOutcome[S, A]]
     states: int  # unique states discovered
     transitions: int  # next_state calls that gave a state
     max_depth: int
@@ -141,17 +141,17 @@ def explore(
             model, watch, represent, strategy, max_states, timeout_s, progress, progress_every
         )
     complete = found.complete
-    outcomes: dict[str, PropertyVerdict[S, A]] = {}
+    outcomes: dict[str, PropertyOutcome[S, A]] = {}
     for prop in props:
         if prop.name in watch.decided:
             path = found.path_to(watch.decided[prop.name])
             verdict = Verdict.VIOLATED if prop.expectation == Expectation.ALWAYS else Verdict.HOLDS
-            outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict, path)
+            outcomes[prop.name] = PropertyOutcome(prop.name, prop.expectation, verdict, path)
         elif complete:
             verdict = Verdict.HOLDS if prop.expectation == Expectation.ALWAYS else Verdict.VIOLATED
-            outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, verdict)
+            outcomes[prop.name] = PropertyOutcome(prop.name, prop.expectation, verdict)
         else:
-            outcomes[prop.name] = PropertyVerdict(prop.name, prop.expectation, Verdict.UNKNOWN)
+            outcomes[prop.name] = PropertyOutcome(prop.name, prop.expectation, Verdict.UNKNOWN)
     return Exploration(
         outcomes=outcomes,
         states=found.states,

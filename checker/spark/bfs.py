@@ -59,7 +59,7 @@ from pathlib import Path
 
 from checker.engines.explore import (
     Exploration,
-    PropertyVerdict,
+    PropertyOutcome,
     Transition,
     concrete,
     without_cycle_collection,
@@ -618,12 +618,12 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
     props = run.watched[m].properties
     per_level = [level.states.get(m, 0) for level in run.levels]
     first = run.first(m, j)
-    outcomes: dict[str, PropertyVerdict] = {}
+    outcomes: dict[str, PropertyOutcome] = {}
     if first is not None:
         level, order = first
         path = _path(where, run.watched[m], m, level, order)
         verdict = Verdict.VIOLATED if props[j].expectation == Expectation.ALWAYS else Verdict.HOLDS
-        outcomes[props[j].name] = PropertyVerdict(
+        outcomes[props[j].name] = PropertyOutcome(
             props[j].name, props[j].expectation, verdict, path
         )
         states = sum(per_level[:level]) + _rank(where, m, level, order) + 1
@@ -638,7 +638,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
             if props[j].expectation == Expectation.ALWAYS
             else Verdict.VIOLATED
         )
-        outcomes[props[j].name] = PropertyVerdict(props[j].name, props[j].expectation, verdict)
+        outcomes[props[j].name] = PropertyOutcome(props[j].name, props[j].expectation, verdict)
         states = sum(per_level)
         stopped = run.stopped.get(m, "")
         depth = max((i for i, n in enumerate(per_level) if n), default=0)
@@ -655,7 +655,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
             )
         else:
             found = Verdict.UNKNOWN
-        outcomes[props[s].name] = PropertyVerdict(props[s].name, props[s].expectation, found)
+        outcomes[props[s].name] = PropertyOutcome(props[s].name, props[s].expectation, found)
     return Exploration(
         outcomes=outcomes,
         states=states,
