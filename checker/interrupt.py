@@ -4,7 +4,7 @@
 run what ``on_interrupt`` registered (Spark mutes its JVM's stderr and py4j's
 log) and raise ``KeyboardInterrupt`` where the main thread is; a second SIGINT
 while the command winds down is ignored, so no clean-up is cut short into a
-traceback. ``held()`` marks a block Ctrl-C must not cut in two (writing a
+traceback. ``uninterruptible()`` marks a block Ctrl-C must not cut in two (writing a
 report's files): a SIGINT in it is dropped, the block and the command finish;
 ``deferred()`` one that must finish before Ctrl-C stops the command (launching
 a JVM that would otherwise outlive it): the SIGINT takes effect after it.
@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, TypeVar
 __all__ = [
     "LINE",
     "deferred",
-    "held",
     "in_helper_thread",
     "install",
     "on_interrupt",
     "quiet_finalisers",
     "reset",
     "stopping",
+    "uninterruptible",
 ]
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def _unraisable(unraisable: UnraisableHookArgs) -> None:
 
 
 @contextmanager
-def held() -> Iterator[None]:
+def uninterruptible() -> Iterator[None]:
     """A block Ctrl-C does not cut in two: a SIGINT arriving in it is dropped (the files
     the block writes are all written, and the command finishes as if it came later)."""
     if threading.current_thread() is not threading.main_thread():

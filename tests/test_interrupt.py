@@ -428,7 +428,7 @@ def test_the_first_ctrl_c_stops_the_command_and_a_second_one_is_ignored() -> Non
     try:
         interrupt.install()
         interrupt.on_interrupt(lambda: muted.append("spark"))
-        with interrupt.held():  # writing files: the Ctrl-C is too late, dropped
+        with interrupt.uninterruptible():  # writing files: the Ctrl-C is too late, dropped
             _sigint()
         assert not interrupt.stopping()
         # launching a JVM: the Ctrl-C waits for the end of the block

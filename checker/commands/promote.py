@@ -23,7 +23,7 @@ from pathlib import Path
 from checker.atomic import writable_dir, write_text_atomic
 from checker.confirm import replay_stored
 from checker.inputs import read_text
-from checker.interrupt import held
+from checker.interrupt import uninterruptible
 from checker.report.itf import to_itf
 from spec.errors import EXIT_OK, InvalidInput
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
                 name, f"the replay does not confirm it ({stored.replayed.detail}); not promoted"
             )
         checked.append((path, stored, Path(args.to) if args.to else CORPUS[stored.model]))
-    with held():  # every file promoted, or (Ctrl-C during the replays) none
+    with uninterruptible():  # every file promoted, or (Ctrl-C during the replays) none
         for path, stored, target in checked:
             stem = path.name[: -len(".json")]
             trace = path.with_name(stem + ".itf.json")

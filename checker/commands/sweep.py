@@ -41,7 +41,7 @@ from checker.commands.common import (
     chosen,
     spark_conf_from,
 )
-from checker.interrupt import held
+from checker.interrupt import uninterruptible
 from checker.progress import Progress
 from checker.runner import OnSpark
 from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
@@ -179,7 +179,7 @@ def _sweep(
             )
             progress.finish("cross-check with dcpcheck diff", summary.crosscheck.agreement.value)
         summary.seconds = time.perf_counter() - started
-        with held():  # published whole, or (Ctrl-C before this) not at all
+        with uninterruptible():  # published whole, or (Ctrl-C before this) not at all
             write_text_atomic(partial / "summary.json", json.dumps(summary_json(summary), indent=2))
             publish_dir(partial, options.out)
     except SweepTimeout:

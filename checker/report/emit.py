@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checker.interrupt import held, stopping
+from checker.interrupt import stopping, uninterruptible
 from checker.report.files import counterexample_path, located, write_counterexample
 from checker.report.html import write_html
 from checker.report.junit import write_junit
@@ -99,7 +99,7 @@ class Emit:
         results = [located(r, p) for r, p in zip(results, self.paths, strict=True)]
         stopped = stopping() or any(r.interrupted for r in results)
         if not stopped:
-            with held():  # every file or, on an earlier Ctrl-C, none
+            with uninterruptible():  # every file or, on an earlier Ctrl-C, none
                 self._write(results)
         sections = o.sections or (Section("results", len(results), o.out),)
         split = _split(results, [p.size for p in sections])

@@ -247,7 +247,7 @@ def spark_session(
             wait_for_executors(sc, master, executor_wait)
         yield session
     finally:
-        with interrupt.held():
+        with interrupt.uninterruptible():
             _stop(sc, gateway)
             shutil.rmtree(staging, ignore_errors=True)
             forget()

@@ -1,7 +1,7 @@
 """One solver call: under a budget, stoppable by Ctrl-C, its work counted.
 
 Every other Z3 API call (building terms, reading models) runs inside
-``held_interrupts()``: a SIGINT arriving then is held until the call is
+``deferred_interrupts()``: a SIGINT arriving then is held until the call is
 done and raised right after, because a ``KeyboardInterrupt`` raised inside
 ctypes' argument conversion surfaces as a ``ctypes.ArgumentError`` instead.
 
@@ -35,7 +35,7 @@ import z3
 from checker import interrupt
 from checker.symbolic.budget import Budget
 
-__all__ = ["Call", "held_interrupts", "run_check"]
+__all__ = ["Call", "deferred_interrupts", "run_check"]
 
 T = TypeVar("T")
 
@@ -68,7 +68,7 @@ def _interruptible() -> bool:
 
 
 @contextmanager
-def held_interrupts() -> Iterator[None]:
+def deferred_interrupts() -> Iterator[None]:
     """Hold SIGINT while Z3's API is called; raise it (through the handler it was meant
     for) once the block is done."""
     if not _interruptible():
@@ -91,7 +91,7 @@ def run_check(
 ) -> Call:
     if budget.exhausted:
         return Call(z3.unknown, 0, "budget")
-    with held_interrupts():
+    with deferred_interrupts():
         if deadline is not None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -105,7 +105,7 @@ def run_check(
         result = _in_helper(lambda: engine.check(*assumptions), ctx)
     else:
         result = engine.check(*assumptions)
-    with held_interrupts():
+    with deferred_interrupts():
         spent = _units(engine) - before
         reason = engine.reason_unknown() if result == z3.unknown else ""
     budget.charge(spent)

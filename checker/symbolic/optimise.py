@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import z3
 
-from checker.symbolic.call import held_interrupts, run_check
+from checker.symbolic.call import deferred_interrupts, run_check
 from checker.symbolic.session import SolverAnswer, SolverReply, Solving, answer_of
 from spec.expr import Expr
 
@@ -29,7 +29,7 @@ class Minimiser(Solving):
         return self.engine
 
     def add(self, *exprs: Expr) -> None:
-        with held_interrupts():
+        with deferred_interrupts():
             for expr in exprs:
                 self.optimize.add(self.translator.translate(expr))
 
@@ -42,10 +42,10 @@ class Minimiser(Solving):
     ) -> SolverReply:
         t = self.translator
         opt = self.optimize
-        with held_interrupts():
+        with deferred_interrupts():
             opt.push()
         try:
-            with held_interrupts():
+            with deferred_interrupts():
                 opt.add(t.translate(condition))
                 for expr, weight in soft:
                     opt.add_soft(t.translate(expr), weight)
@@ -56,10 +56,10 @@ class Minimiser(Solving):
             answer = answer_of(call.result)
             if answer is not SolverAnswer.SAT:
                 return SolverReply(answer, reason=call.reason, units=call.spent)
-            with held_interrupts():
+            with deferred_interrupts():
                 model = opt.model()
                 values = {n: t.value(model, n) for n in want if n in t.consts}
             return SolverReply(SolverAnswer.SAT, values, units=call.spent)
         finally:
-            with held_interrupts():
+            with deferred_interrupts():
                 opt.pop()

@@ -20,7 +20,7 @@ from enum import StrEnum
 import z3
 
 from checker.symbolic.budget import Budget
-from checker.symbolic.call import held_interrupts, run_check
+from checker.symbolic.call import deferred_interrupts, run_check
 from checker.symbolic.ranges import Span, width_for
 from checker.symbolic.z3expr import Translator
 from checker.timing import deadline_after
@@ -67,7 +67,7 @@ class Solving:
         budget: Budget | None = None,
         deadline: float | None = None,
     ) -> None:
-        with held_interrupts():
+        with deferred_interrupts():
             self.translator = Translator(z3.Context())
             self.engine = self.make(ctx=self.translator.ctx)
             self.engine.set("random_seed", seed)
@@ -100,7 +100,7 @@ class Session(Solving):
             self.translator.width = width_for([*terms, *(v == v for v in names)], ranges)
             if self.translator.width is not None:
                 self._bit_vector_solver()
-        with held_interrupts():
+        with deferred_interrupts():
             for name, sort in sorts.items():
                 self.translator.translate(var(name, sort))
             self._flush_domain()
@@ -111,7 +111,7 @@ class Session(Solving):
         core (3x the work on a minimisation at 24 seqnos; the same on a single proof)."""
         if self._domain_added or self._scopes:
             raise HarnessBug("declare() must come before anything is added to a session")
-        with held_interrupts():
+        with deferred_interrupts():
             self.engine = z3.SolverFor("QF_BV", ctx=self.translator.ctx)
             self.engine.set("random_seed", self.seed)
 
@@ -121,7 +121,7 @@ class Session(Solving):
         return self.translator.width
 
     def add(self, *exprs: Expr) -> None:
-        with held_interrupts():
+        with deferred_interrupts():
             for expr in exprs:
                 self.engine.add(self.translator.translate(expr))
             self._flush_domain()
@@ -133,7 +133,7 @@ class Session(Solving):
         translated once, which is much faster when one expression is asserted for
         many concrete inputs (a regression vector each).
         """
-        with held_interrupts():
+        with deferred_interrupts():
             self.engine.add(self.translator.instance(expr, values))
             self._flush_domain()
 
@@ -144,20 +144,20 @@ class Session(Solving):
             self._domain_added = len(domain)
 
     def push(self) -> None:
-        with held_interrupts():
+        with deferred_interrupts():
             self._flush_domain()
             self._scopes = (*self._scopes, self._domain_added)
             self.engine.push()
 
     def pop(self) -> None:
-        with held_interrupts():
+        with deferred_interrupts():
             self.engine.pop()
         # Range constraints of constants first met inside the scope went with it;
         # the next flush adds them again.
         self._domain_added, self._scopes = self._scopes[-1], self._scopes[:-1]
 
     def check(self, *assumptions: Expr, want: Iterable[str] = ()) -> SolverReply:
-        with held_interrupts():
+        with deferred_interrupts():
             extra = [self.translator.translate(a) for a in assumptions]
             self._flush_domain()
         call = run_check(self.engine, self.translator.ctx, extra, self.budget, self.deadline)
@@ -169,12 +169,12 @@ class Session(Solving):
     def core(self) -> list[str]:
         """After an unsat ``check``: the names of the Boolean variables among its
         assumptions that Z3's unsat core names (a subset that is unsat already)."""
-        with held_interrupts():  # by name: printing a non-variable assumption is slow
+        with deferred_interrupts():  # by name: printing a non-variable assumption is slow
             core = self.engine.unsat_core()
             return [c.decl().name() for c in core if z3.is_const(c) and c.num_args() == 0]
 
     def values(self, names: Iterable[str]) -> dict[str, Value]:
-        with held_interrupts():
+        with deferred_interrupts():
             model = self.engine.model()
             t = self.translator
             return {n: t.value(model, n) for n in names if n in t.consts}

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.humpty import format_decision, format_header
-from checker.interrupt import held
+from checker.interrupt import uninterruptible
 from checker.vectors.format import CORPUS_FILE, Corpus, Vector, dump_corpus
 from spec.errors import InvalidInput
 from spec.rules import Decider, RuleSet
@@ -171,7 +171,7 @@ def write_tree(out: Path, files: dict[str, str]) -> None:
     dcpcheck never replaces a directory it did not write.
     """
     check_out(out)
-    with held():  # Ctrl-C now would leave a tree written by a run that says it was not
+    with uninterruptible():  # Ctrl-C now would leave a tree written by a run that says it was not
         _replace_tree(out, files)
 
 
