@@ -195,8 +195,8 @@ def _review(
     from checker.loading import source_of
     from checker.report.emit import Outputs, emit
     from checker.result import Stats
+    from checker.review.findings import Review, judge, learnt_from
     from checker.review.report import reproductions, results, summary_json, text
-    from checker.review.review import Review, judge, learnt_from
     from checker.spark.sweep import SweepTimeout
 
     partial = partial_dir(args.out)

@@ -27,7 +27,7 @@ from checker.diff.report import PLURAL, answer_text, region_label, request_text
 from checker.diff.report import long_form as region_long_form
 from checker.diff.report import table as region_table
 from checker.result import Replayed, Result, Stats, Verdict
-from checker.review.review import Review, Within
+from checker.review.findings import Review, Within
 from spec.model.narrate import run_of
 from spec.properties import PROPERTIES
 
