@@ -6,7 +6,7 @@ import pytest
 from conftest import DATA
 
 from checker.diff.classify import Classification
-from checker.diff.engine import DiffReport, diff_rules
+from checker.diff.engine import DiffOptions, DiffReport, diff_rules
 from checker.diff.report import table
 from checker.loading import resolve
 from spec.bounds import Bounds
@@ -28,14 +28,14 @@ def rules(text: str) -> RuleSet:
     return resolve(RULE_SETS, RuleSet, text)
 
 
-def diff(a: str, b: str, bounds: Bounds = SMALL, **options: object) -> DiffReport:
+def diff(a: str, b: str, bounds: Bounds = SMALL, options: DiffOptions | None = None) -> DiffReport:
     return diff_rules(
         rules(a),
         rules(b),
         [CONSUMERS.get(c) for c in TEXTBOOK],
         bounds,
         table_entries=TABLE_ENTRIES,
-        **options,  # type: ignore[arg-type]
+        options=options or DiffOptions(),
     )
 
 
@@ -101,7 +101,7 @@ def test_unreached_regions_say_so_and_reached_ones_have_a_confirmed_witness(
 
 
 def test_dropping_the_purge_clause_is_a_safety_regression() -> None:
-    report = diff("kv-current", str(RULES / "no_purge.py"), minimise=False)
+    report = diff("kv-current", str(RULES / "no_purge.py"), options=DiffOptions(minimise=False))
     assert set(verdicts(report).values()) == {Classification.SAFETY_REGRESSION.value}
     assert all(r.region.case_a == "purge" for r in report.regions)
     missed = [e for r in report.regions for e in r.evidence if "no-missed-item" in e.regressions]
@@ -110,7 +110,7 @@ def test_dropping_the_purge_clause_is_a_safety_regression() -> None:
 
 
 def test_restoring_the_purge_clause_is_the_matching_safety_fix() -> None:
-    report = diff(str(RULES / "no_purge.py"), "kv-current", minimise=False)
+    report = diff(str(RULES / "no_purge.py"), "kv-current", options=DiffOptions(minimise=False))
     assert set(verdicts(report).values()) == {Classification.SAFETY_FIX.value}
     assert report.exit_code == EXIT_OK
     # correct is fixed too, and kv-current leaves it safe: real evidence
@@ -152,7 +152,9 @@ def test_the_purge_test_on_snap_start_costs_rollbacks_but_is_safe() -> None:
 
 
 def test_a_search_cut_short_is_incomplete_never_equivalent() -> None:
-    timed_out = diff("kv-current", str(RULES / "kv_current_rewrite.py"), timeout_s=1e-6)
+    timed_out = diff(
+        "kv-current", str(RULES / "kv_current_rewrite.py"), options=DiffOptions(timeout_s=1e-6)
+    )
     assert not timed_out.complete and not timed_out.equivalent
     assert "unknown" in timed_out.note
     assert timed_out.exit_code == EXIT_UNKNOWN
@@ -162,7 +164,7 @@ def test_a_search_cut_short_is_incomplete_never_equivalent() -> None:
         [],
         SMALL,
         table_entries=TABLE_ENTRIES,
-        max_regions=1,
+        options=DiffOptions(max_regions=1),
     )
     assert not capped.complete and "--max 1" in capped.note
     assert capped.exit_code == EXIT_UNKNOWN

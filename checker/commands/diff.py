@@ -41,7 +41,7 @@ from checker.commands.common import (
     budget_from,
     scenario_bounds_from,
 )
-from checker.diff.engine import DIFF_BUDGET, diff_consumers, diff_rules
+from checker.diff.engine import DIFF_BUDGET, DiffOptions, diff_consumers, diff_rules
 from checker.diff.report import report_json, text
 from checker.loading import resolve, resolve_many
 from checker.symbolic.budget import MILLION
@@ -96,12 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     budget = budget_from(args)
     bounds = scenario_bounds_from(args)
-    options = {
-        "max_regions": args.max,
-        "timeout_s": args.timeout,
-        "budget": budget,
-        "minimise": not args.no_minimise,
-    }
+    options = DiffOptions(args.max, args.timeout, not args.no_minimise, budget)
     if args.consumers:
         if args.rule_sets:
             raise UsageError(
@@ -114,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         variant_a, variant_b = (
             resolve(CONSUMERS, ConsumerVariant, c, "--consumers") for c in args.consumers
         )
-        report = diff_consumers(rules, variant_a, variant_b, bounds, **options)
+        report = diff_consumers(rules, variant_a, variant_b, bounds, options)
         rules_args = None
     else:
         if len(args.rule_sets) != 2:
@@ -142,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"dcpcheck diff: {rules_a.name} vs {rules_b.name} ...", file=sys.stderr,
                   flush=True)  # fmt: skip
-        report = diff_rules(rules_a, rules_b, consumers, bounds, table_entries, **options)
+        report = diff_rules(rules_a, rules_b, consumers, bounds, table_entries, options)
         rules_args = (args.rule_sets[0], args.rule_sets[1])
     if args.json:
         print(json.dumps(report_json(report), indent=2))

@@ -33,6 +33,7 @@ from spec.rules.language import RuleSet
 
 __all__ = [
     "DIFF_BUDGET",
+    "DiffOptions",
     "DiffReport",
     "RegionResult",
     "classify_rule_regions",
@@ -42,6 +43,16 @@ __all__ = [
 
 # Z3 resource units for a whole diff unless told otherwise (docs/cli.md).
 DIFF_BUDGET = 4_000 * MILLION
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """How one diff runs, read from the command line once."""
+
+    max_regions: int = 50  # stop after this many regions
+    timeout_s: float | None = None  # an outer wall-clock guard
+    minimise: bool = True  # each witness scenario minimised
+    budget: int | None = DIFF_BUDGET  # Z3 resource units for the whole diff (None: no limit)
 
 
 @dataclass
@@ -133,19 +144,16 @@ def diff_rules(
     consumers: list[ConsumerVariant],
     bounds: Bounds,
     table_entries: int,
-    max_regions: int = 50,
-    timeout_s: float | None = None,
-    minimise: bool = True,
-    budget: int | None = DIFF_BUDGET,
+    options: DiffOptions = DiffOptions(),
 ) -> DiffReport:
-    """``budget``: Z3 resource units for the whole diff (None: no limit); ``timeout_s``:
-    an outer wall-clock guard."""
     clock = Stopwatch()
-    spending, deadline = Budget(budget), deadline_after(timeout_s)
+    spending, deadline = Budget(options.budget), deadline_after(options.timeout_s)
     report = DiffReport(
         "rules", rules_a.name, rules_b.name, [c.name for c in consumers], bounds, table_entries
     )
-    search = search_regions(rules_a, rules_b, table_entries, max_regions, spending, deadline)
+    search = search_regions(
+        rules_a, rules_b, table_entries, options.max_regions, spending, deadline
+    )
     report.complete, report.note = search.complete, search.note
     report.any_length = search.any_length
     regions = [region for region, _ in search.found]
@@ -161,8 +169,8 @@ def diff_rules(
             examples,
             spending,
             deadline,
-            max_regions,
-            minimise,
+            options.max_regions,
+            options.minimise,
         )
     _unclassified(report, regions, examples)
     report.seconds, report.units = clock.read()[0], spending.spent
@@ -203,24 +211,21 @@ def diff_consumers(
     variant_a: ConsumerVariant,
     variant_b: ConsumerVariant,
     bounds: Bounds,
-    max_regions: int = 50,
-    timeout_s: float | None = None,
-    minimise: bool = True,
-    budget: int | None = DIFF_BUDGET,
+    options: DiffOptions = DiffOptions(),
 ) -> DiffReport:
     clock = Stopwatch()
-    spending, deadline = Budget(budget), deadline_after(timeout_s)
+    spending, deadline = Budget(options.budget), deadline_after(options.timeout_s)
     report = DiffReport(
         "consumers", variant_a.name, variant_b.name, [rules.name], bounds, table_entries=None
     )
     probe = Probe(consumer_pair(bounds, rules, variant_a, variant_b), spending, deadline)
     regions: list[Region] = []
     try:
-        survey = probe.survey(None, max_regions)
+        survey = probe.survey(None, options.max_regions)
         report.complete, report.note = survey.reach.complete, survey.reach.note
         regions = survey.regions
         for region in regions:
-            result = _classified(region, [probe], [survey.evidence[region]], minimise)
+            result = _classified(region, [probe], [survey.evidence[region]], options.minimise)
             report.regions.append(result)
     except KeyboardInterrupt:
         report.interrupted = True
