@@ -34,6 +34,7 @@ import shlex
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ from checker.commands.common import (
 from checker.inputs import parse_seconds
 from checker.loading import resolve, resolve_many
 from checker.progress import Progress
+from checker.runner import OnSpark
 from checker.symbolic.budget import MILLION
 from checker.timing import Stopwatch
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
@@ -65,6 +67,35 @@ if TYPE_CHECKING:
 
 REVIEW_BUDGET = 4_000 * MILLION
 MAX_INPUTS = 10**8
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """How one review runs, read from the command line once: nothing below ``run`` reads
+    the arguments."""
+
+    target: str  # --target as given (the reproducing command names it)
+    rules: str  # --rules as given
+    out: str  # the answers and summary.json, replaced whole when the review completes
+    budget: int | None  # Z3 resource units for the judge (None: no limit)
+    timeout_s: float | None  # the whole review
+    spark: OnSpark | None  # the learning's session; None: here (--no-spark)
+    parts: int = 0  # learn in this many parts (0: 4 per core)
+    quiet: bool = False
+    as_json: bool = False
+    html: str | None = None
+    junit: str | None = None
+
+
+def review_options(args: argparse.Namespace) -> ReviewOptions:
+    """The options given; a malformed ``--conf`` or ``--budget`` is a usage error."""
+    spark = None
+    if not args.no_spark:
+        spark = OnSpark(args.master, "dcpcheck review", spark_conf_from(args), args.executor_wait)
+    return ReviewOptions(
+        args.target, args.rules, args.out, budget_from(args), args.timeout, spark,
+        parts=args.parts, quiet=args.quiet, as_json=args.json, html=args.html, junit=args.junit,
+    )  # fmt: skip
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,12 +171,10 @@ def run(args: argparse.Namespace) -> int:
 
     clock = Stopwatch()
     timeout = parse_seconds(args.target_timeout, "--target-timeout")
-    if not args.no_spark:
-        spark_conf_from(args)
-    budget = budget_from(args)
-    writable_dir(args.out, "--out")
-    writable_file(args.html, "--html")
-    writable_file(args.junit, "--junit")
+    options = review_options(args)
+    writable_dir(options.out, "--out")
+    writable_file(options.html, "--html")
+    writable_file(options.junit, "--junit")
     base: RuleSet = resolve(RULE_SETS, RuleSet, args.rules, "--rules")
     consumers = [
         c
@@ -176,18 +205,17 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    deadline = None if args.timeout is None else time.monotonic() + args.timeout
-    return _review(args, job, base, consumers, target, bounds, budget, deadline, clock, humpty)
+    deadline = None if options.timeout_s is None else time.monotonic() + options.timeout_s
+    return _review(options, job, base, consumers, target, bounds, deadline, clock, humpty)
 
 
 def _review(
-    args: argparse.Namespace,
+    options: ReviewOptions,
     job: LearnJob,
     base: RuleSet,
     consumers: list[ConsumerVariant],
     target: Target,
     bounds: Bounds,
-    budget: int | None,
     deadline: float | None,
     clock: Stopwatch,
     humpty: bool,
@@ -199,17 +227,17 @@ def _review(
     from checker.review.report import reproductions, results, summary_json, text
     from checker.spark.sweep import SweepTimeout
 
-    partial = partial_dir(args.out)
+    partial = partial_dir(options.out)
     dataset = partial / "answers"
     dataset.mkdir()
-    progress = Progress(1, "reviews", quiet=args.quiet)
+    progress = Progress(1, "reviews", quiet=options.quiet)
     seconds: dict[str, float] = {}
     learning = [0, 1]  # parts learnt, of how many
     try:
         started = time.perf_counter()
         progress.start("learn")
         try:
-            parts, rows = _learn(args, job, dataset, deadline, progress, learning)
+            parts, rows = _learn(options, job, dataset, deadline, progress, learning)
         except KeyboardInterrupt:  # also in Spark's start-up: say how far it got, as verify
             progress.close()
             done = job.space.size * learning[0] // learning[1]
@@ -222,21 +250,21 @@ def _review(
         seconds["learn"] = time.perf_counter() - started
         rate = learnt.asked / max(seconds["learn"], 1e-9)
         progress.finish("learn", f"{learnt.asked:,} inputs asked, {rate:,.0f}/s")
-        review = Review(args.target, base, job.space, bounds, [c.name for c in consumers],
+        review = Review(options.target, base, job.space, bounds, [c.name for c in consumers],
                         learnt, humpty)  # fmt: skip
         started = time.perf_counter()
         if learnt.counts:
             progress.start("judge")
-            judge(review, str(dataset), consumers, target, budget, deadline)
+            judge(review, str(dataset), consumers, target, options.budget, deadline)
             progress.finish("judge", f"{len(learnt.counts)} regions")
         seconds["judge"] = time.perf_counter() - started
         review.seconds = seconds
         write_text_atomic(partial / "summary.json", json.dumps(summary_json(review), indent=2))
-        publish_dir(partial, args.out)
+        publish_dir(partial, options.out)
     except SweepTimeout:
         progress.close()
         print(
-            f"dcpcheck review: unknown: stopped at the --timeout {args.timeout:g} s limit "
+            f"dcpcheck review: unknown: stopped at the --timeout {options.timeout_s:g} s limit "
             "before every input was learnt; nothing was published",
             file=sys.stderr,
         )
@@ -245,26 +273,26 @@ def _review(
         progress.close()
         shutil.rmtree(partial, ignore_errors=True)
     wall, cpu = clock.read()
-    words = ["dcpcheck", "review", "--target", args.target, "--rules", args.rules]
+    words = ["dcpcheck", "review", "--target", options.target, "--rules", options.rules]
     words += ["--entries", str(job.space.entries), "--seqnos", str(job.space.seqnos)]
-    words += ["--distinct-uuids"] if args.distinct_uuids else []
+    words += [] if job.space.duplicate_uuids else ["--distinct-uuids"]
     command = shlex.join(words)
     named = [(base, base.name), *((c, c.name) for c in consumers)]
     sources = {name: source_of(d, name) for d, name in named if source_of(d, name) != name}
-    found = results(review, command, Stats(wall, cpu), args.out, sources)
+    found = results(review, command, Stats(wall, cpu), options.out, sources)
 
     def show(_parts: object) -> None:
-        print("\n".join(text(review, reproductions(review, args.out))))
+        print("\n".join(text(review, reproductions(review, options.out))))
 
     outputs = Outputs(
-        "dcpcheck review", args.out, as_json=args.json, html=args.html, junit=args.junit,
-        text=show,
+        "dcpcheck review", options.out, as_json=options.as_json, html=options.html,
+        junit=options.junit, text=show,
     )  # fmt: skip
     return emit(found, outputs)
 
 
 def _learn(
-    args: argparse.Namespace,
+    options: ReviewOptions,
     job: LearnJob,
     dataset: Path,
     deadline: float | None,
@@ -281,8 +309,8 @@ def _learn(
         rate = job.space.size * done / total / max(time.perf_counter() - started, 1e-9)
         progress.update("learn", f"{done}/{total} parts done, {rate:,.0f} inputs/s of the space")
 
-    if args.no_spark:
-        ranges = descriptors(job.space.size, args.parts or 4)
+    if options.spark is None:
+        ranges = descriptors(job.space.size, options.parts or 4)
         rows: list[dict[str, Any]] = []
         for n, (part, lo, hi) in enumerate(ranges):
             if deadline is not None and time.monotonic() > deadline:
@@ -295,9 +323,10 @@ def _learn(
     from checker.spark.review import learn_on_spark
     from checker.spark.session import scheduler_jvm, spark_session
 
-    conf = scheduler_jvm(spark_conf_from(args))
-    with spark_session(args.master, "dcpcheck review", conf, args.executor_wait) as spark:
+    place = options.spark
+    conf = scheduler_jvm(place.conf)
+    with spark_session(place.master, place.app, conf, place.executor_wait) as spark:
         context = spark.sparkContext  # type: ignore[attr-defined]  # spark_session: an object
-        parts = args.parts or 4 * max(cores, context.defaultParallelism)
+        parts = options.parts or 4 * max(cores, context.defaultParallelism)
         remaining = 3600.0 * 24 if deadline is None else max(0.001, deadline - time.monotonic())
         return learn_on_spark(spark, job, dataset, parts, timeout_s=remaining, progress=update)
