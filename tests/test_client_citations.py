@@ -149,3 +149,15 @@ def test_every_client_setting_the_docs_name_is_one_the_client_has() -> None:
 )
 def test_a_stated_default_is_read_from_the_sentence_after_the_option(text, stated) -> None:
     assert stated_defaults(text, "flagX") == stated
+
+
+def test_every_client_module_is_one_catalogue_pair_and_every_pair_a_module() -> None:
+    """Modules under spec/consumers/clients/ are registered; CATALOGUE only orders them."""
+    import importlib
+    import pkgutil
+
+    from spec.consumers import clients
+
+    found = pkgutil.iter_modules(clients.__path__, f"{clients.__name__}.")
+    pairs = [tuple(v.name for v in importlib.import_module(m.name).VARIANTS) for m in found]
+    assert sorted(pairs) == sorted(CATALOGUE)

@@ -8,6 +8,9 @@ docs/clients.md). User variants are ``ConsumerVariant`` instances in a
 A name may carry settings, ``go-dcp:mitigation=off`` (``spec.consumers.settings``).
 """
 
+import importlib
+import pkgutil
+
 from spec.consumers import api
 from spec.consumers.api import *  # noqa: F403 (the interface a variant is written against)
 from spec.consumers.settings import ConsumerRegistry
@@ -16,7 +19,8 @@ __all__ = ["CATALOGUE", "CONSUMERS", "TEXTBOOK", "catalogue_names", *api.__all__
 
 TEXTBOOK = ("correct", "collapse-snapshot")
 
-# (client, its smallest fix), in the order docs/clients.md tells them.
+# (client, its smallest fix), in the order docs/clients.md tells them; each pair is the
+# VARIANTS of a module under spec/consumers/clients/ (registered from there).
 CATALOGUE = (
     ("java-dcp-client", "java-dcp-client-fixed"),
     ("go-dcp", "go-dcp-fixed"),
@@ -43,7 +47,14 @@ def catalogue_names() -> list[str]:
 def _builtins() -> None:
     from spec.consumers import clients, collapse_snapshot, correct
 
-    for variant in (correct.VARIANT, collapse_snapshot.VARIANT, *clients.VARIANTS):
+    found = [
+        variant
+        for module in pkgutil.iter_modules(clients.__path__, f"{clients.__name__}.")
+        for variant in importlib.import_module(module.name).VARIANTS
+    ]
+    order = [name for pair in CATALOGUE for name in pair]
+    catalogued = sorted(found, key=lambda v: order.index(v.name) if v.name in order else len(order))
+    for variant in (correct.VARIANT, collapse_snapshot.VARIANT, *catalogued):
         CONSUMERS.register(variant.name, variant)
 
 
