@@ -9,7 +9,7 @@ compares every run against this table.
 from __future__ import annotations
 
 from spec.bounds import Bounds
-from spec.expected_clients import CLIENT_EXPECTED, SAFETY  # safety: from the kinds
+from spec.expected_clients import CLIENT_EXPECTED, RULE_SETS, SAFETY  # from the registries
 
 __all__ = [
     "CHANGED_AT_TWO_SESSIONS",
@@ -21,7 +21,6 @@ __all__ = [
 
 DEFAULT_BOUNDS = Bounds()
 
-RULE_SETS = ("kv-current", "rollback-doc")
 CONSUMERS = ("correct", "collapse-snapshot")
 # (rules, consumer, property) -> (verdict, why)
 EXPECTED: dict[tuple[str, str, str], tuple[str, str]] = {}

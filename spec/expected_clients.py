@@ -13,12 +13,13 @@ compares against.
 
 from __future__ import annotations
 
+from spec import rules
 from spec.consumers import catalogue_names
 from spec.properties import PROPERTIES
 
-__all__ = ["CLIENT_EXPECTED", "COSTS", "SAFETY"]
+__all__ = ["CLIENT_EXPECTED", "COSTS", "RULE_SETS", "SAFETY"]
 
-RULE_SETS = ("kv-current", "rollback-doc")
+RULE_SETS = tuple(rules.RULE_SETS.names())  # the built-in rule sets: kv-current, rollback-doc
 SAFETY = tuple(p.id for p in PROPERTIES if p.kind == "safety")  # the catalogue's kinds decide
 
 KEEPS_DATA = (

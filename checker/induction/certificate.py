@@ -192,7 +192,6 @@ def check_certificate(
 # make verify checks each stored one again (checker.commands.verify). The bounds are
 # smaller than make verify's: a certificate check at 8 seqnos does not fit its time.
 BOUNDS = Bounds(seqnos=3, keys=2, entries=3, failovers=2)
-SAFETY = ("no-missed-item", "no-foreign-snapshot", "bounded-rollback", "valid-request")
 TARGETS = (
     ("kv-current", "correct"),
     *(("kv-current", c) for c in ("java-dcp-client-fixed", "go-dcp-fixed", "cbgt-fixed")),
@@ -209,6 +208,7 @@ def regenerate(bounds: Bounds = BOUNDS, store: Path | None = None) -> None:
     import time
 
     from spec.consumers import CONSUMERS
+    from spec.expected_clients import SAFETY  # the catalogue's safety properties
     from spec.properties import PROPERTIES
     from spec.rules import RULE_SETS
 
