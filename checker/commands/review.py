@@ -326,7 +326,7 @@ def _learn(
     place = options.spark
     conf = scheduler_jvm(place.conf)
     with spark_session(place.master, place.app, conf, place.executor_wait) as spark:
-        context = spark.sparkContext  # type: ignore[attr-defined]  # spark_session: an object
+        context = spark.sparkContext
         parts = options.parts or 4 * max(cores, context.defaultParallelism)
         remaining = 3600.0 * 24 if deadline is None else max(0.001, deadline - time.monotonic())
         return learn_on_spark(spark, job, dataset, parts, timeout_s=remaining, progress=update)
