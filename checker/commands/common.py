@@ -15,13 +15,12 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from checker.atomic import publish_dir, writable_dir, writable_file, write_text_atomic
 from checker.inputs import count, seconds
 from checker.interrupt import uninterruptible
 from checker.loading import resolve_many
-from checker.report.emit import Outputs
 from checker.runner import HERE, OnSpark, Place
 from checker.symbolic.budget import CHECK_BUDGET, MILLION
 from spec.bounds import LIMITS, Bounds
@@ -29,6 +28,9 @@ from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.cluster.state import LEVEL_NAMES
 from spec.errors import EXIT_UNKNOWN, UsageError
 from spec.registry import Registry
+
+if TYPE_CHECKING:
+    from checker.report.emit import Outputs
 
 __all__ = [
     "ANY_SESSIONS",
@@ -368,6 +370,8 @@ def stopped_at_timeout(command: str, timeout_s: float | None, what: str) -> int:
 def outputs_from(args: argparse.Namespace, title: str) -> Outputs:
     """What ``add_output_arguments`` (and ``--junit``, where a command has it) asked for, as
     the report's ``Outputs``; a command sets its own fields on it with ``replace``."""
+    from checker.report.emit import Outputs  # only a command that reports pays the import
+
     junit = getattr(args, "junit", None)
     return Outputs(title, args.out, as_json=args.json, html=args.html, junit=junit)
 
