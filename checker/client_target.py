@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from dataclasses import replace
 from functools import partial
 
 from checker.adapter.check import ClientTarget, check_client, planned_client
@@ -24,10 +25,10 @@ from checker.adapter.count import scenario_count
 from checker.adapter.play import play
 from checker.adapter.protocol import AdapterFault, Hello
 from checker.adapter.search import PartSummary
-from checker.adapter.size import SPARK_START, Estimate, cores_of, refusal, sampled_rate
-from checker.commands.common import chosen, spark_conf_from
+from checker.adapter.size import SPARK_START, Estimate, announce, cores_of, sampled_rate
+from checker.commands.common import chosen, outputs_from, spark_conf_from
 from checker.progress import Progress
-from checker.report.emit import Outputs, emit
+from checker.report.emit import emit
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from spec.bounds import Bounds
@@ -87,15 +88,8 @@ class _Gate:
             client.close()
         processes = cores_of(self.args.master if self.spark else None)
         self.estimate = Estimate(self.total, rate, processes, SPARK_START if self.spark else 0.0)
-        stop = refusal("dcpcheck clients --target", self.bounds, self.estimate)
-        if stop is not None and not self.args.force:
-            raise UsageError(stop)
-        print(
-            f"dcpcheck clients: {self.estimate.describe()}"
-            + ("; --force: running anyway" if stop is not None else ""),
-            file=sys.stderr,
-            flush=True,
-        )
+        run = "dcpcheck clients --target"
+        announce("dcpcheck clients", self.bounds, self.estimate, self.args.force, run)
 
 
 def like_scenarios(
@@ -209,13 +203,6 @@ def run_target(args: argparse.Namespace, bounds: Bounds) -> int:
         for rules in rule_sets
     ]
     progress = Progress(len(jobs), quiet=args.quiet)
-    outputs = Outputs(
-        "dcpcheck clients",
-        args.out,
-        as_json=args.json,
-        html=args.html,
-        junit=args.junit,
-        streamed=True,
-    )
+    outputs = replace(outputs_from(args, "dcpcheck clients"), streamed=True)
     results = run_jobs(jobs, progress, each=None)
     return emit(results, outputs)

@@ -270,25 +270,16 @@ def test_a_slow_adapter_within_the_timeout_is_judged_as_a_prompt_one() -> None:
     assert [r.verdict for r in results] == [Verdict.HOLDS] * len(SAFETY)
 
 
+def _faulty_target(behaviour: str, seqnos: int, out: Path, *more: str) -> list[object]:
+    """``dcpcheck clients --target`` on the faulty adapter behaving as ``behaviour``."""
+    target = ["clients", "--target", f"jsonl:{PY} {FAULTY} {behaviour}", *more]
+    bounds = ["--seqnos", str(seqnos), "--keys", "1", "--entries", "2", "--failovers", "1"]
+    return [*DCPCHECK, *target, *bounds, "--out", out, "--quiet"]
+
+
 def test_a_crashing_adapter_exits_3_not_1(tmp_path) -> None:
     run = subprocess.run(
-        [
-            *DCPCHECK,
-            "clients",
-            "--target",
-            f"jsonl:{PY} {FAULTY} crash",
-            "--seqnos",
-            "1",
-            "--keys",
-            "1",
-            "--entries",
-            "2",
-            "--failovers",
-            "1",
-            "--out",
-            tmp_path,
-            "--quiet",
-        ],
+        _faulty_target("crash", 1, tmp_path),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -310,24 +301,7 @@ def _alive(pid: int) -> bool:
 def test_ctrl_c_exits_130_and_stops_every_adapter_process(tmp_path) -> None:
     pidfile = tmp_path / "adapter.pid"
     proc = subprocess.Popen(
-        [
-            *DCPCHECK,
-            "clients",
-            "--target",
-            f"jsonl:{PY} {FAULTY} slow {pidfile}",
-            "--no-spark",
-            "--seqnos",
-            "3",
-            "--keys",
-            "1",
-            "--entries",
-            "2",
-            "--failovers",
-            "1",
-            "--out",
-            tmp_path,
-            "--quiet",
-        ],
+        _faulty_target(f"slow {pidfile}", 3, tmp_path, "--no-spark"),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from conftest import DATA
+
 from checker.client_catalogue import client_tasks
 from spec.bounds import Bounds
 from spec.consumers import catalogue_names
@@ -57,20 +59,7 @@ def test_the_table_says_whether_each_verdict_is_the_pinned_one(spark, tmp_path: 
     assert "docs/clients.md" in result.out
 
 
-USER_CLIENT = """
-from spec.consumers import ConsumerVariant, Reaction
-
-
-class ClaimsRollbackPoint(ConsumerVariant):
-    name = "my-client"
-
-    def on_rollback(self, view, rollback_seqno, producer_log):
-        r = rollback_seqno
-        return Reaction(keep=r, claim=view.claim.at(r, uuid=view.log.covering(r)))
-
-
-VARIANT = ClaimsRollbackPoint()
-"""
+USER_CLIENT = (DATA / "claims_rollback_point.py").read_text()  # a user's client file
 
 
 def test_a_users_client_without_a_pinned_verdict_is_exit_1_when_violated(

@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import DATA
 
 from checker.cli import build_parser
 from checker.client_catalogue import client_tasks
@@ -26,20 +27,7 @@ from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS
 
 SMALL = ["--seqnos", "3", "--keys", "2", "--entries", "3", "--failovers", "1"]
-USER_CLIENT = """
-from spec.consumers import ConsumerVariant, Reaction
-
-
-class ClaimsRollbackPoint(ConsumerVariant):
-    name = "my-client"
-
-    def on_rollback(self, view, rollback_seqno, producer_log):
-        r = rollback_seqno
-        return Reaction(keep=r, claim=view.claim.at(r, uuid=view.log.covering(r)))
-
-
-VARIANT = ClaimsRollbackPoint()
-"""
+USER_CLIENT = (DATA / "claims_rollback_point.py").read_text()  # a user's client file
 
 
 def test_a_users_file_is_judged_beside_the_whole_catalogue(tmp_path: Path) -> None:

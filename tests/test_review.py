@@ -82,13 +82,18 @@ def reviewed(out: Path) -> tuple[Counter, set[int], dict]:
     return counts, ids, summary
 
 
+def review_here(cli, target: str, out: Path):
+    """``dcpcheck review`` of ``target`` over the smallest space (1 entry, seqnos 0..1),
+    in this process."""
+    return cli("review", "--target", target, "--entries", "1", "--seqnos", "1", "--no-spark",
+               "--out", out, "--quiet")  # fmt: skip
+
+
 def test_review_of_a_humpty_build_finds_the_inputs_the_sweep_finds_judged_as_diff_judges(
     cli, tmp_path: Path
 ) -> None:
     out = tmp_path / "review"
-    target = f"{HUMPTY} --variant purge-on-snap-start"
-    result = cli("review", "--target", target, "--entries", "1", "--seqnos", "1", "--no-spark",
-                 "--out", out, "--quiet")  # fmt: skip
+    result = review_here(cli, f"{HUMPTY} --variant purge-on-snap-start", out)
     assert result.code == 0, result.out + result.err  # a cost change only
     counts, ids, summary = reviewed(out)
     assert (counts, ids) == swept(1, 1, PURGE_ON_SNAP_START, humpty=True)
@@ -174,9 +179,7 @@ def test_a_build_that_crashes_is_reported_per_input_and_the_review_goes_on(
     cli, tmp_path: Path
 ) -> None:
     out = tmp_path / "r"
-    target = f"{HUMPTY} --crash-on-start 1"
-    result = cli("review", "--target", target, "--entries", "1", "--seqnos", "1", "--no-spark",
-                 "--out", out, "--quiet")  # fmt: skip
+    result = review_here(cli, f"{HUMPTY} --crash-on-start 1", out)
     assert result.code == 3, result.err  # nothing claimed about the inputs not answered
     summary = json.loads((out / "summary.json").read_text())
     (problem,) = summary["problems"]

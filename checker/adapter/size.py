@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -22,12 +23,14 @@ from dataclasses import dataclass, replace
 from checker.adapter.count import scenario_count
 from checker.engines.exhaustive import history_at, history_count, scenarios
 from spec.bounds import Bounds
+from spec.errors import UsageError
 from spec.scenario import Scenario
 
 __all__ = [
     "HOUR",
     "Estimate",
     "Tally",
+    "announce",
     "cores_of",
     "duration",
     "fitting_bounds",
@@ -165,6 +168,16 @@ def refusal(command: str, bounds: Bounds, estimate: Estimate, limit: float = HOU
         f"that fit: {listed or 'none at this rate'}; "
         "--force runs it anyway"
     )
+
+
+def announce(command: str, bounds: Bounds, estimate: Estimate, force: bool, run: str = "") -> None:
+    """Stop a run (``run``, default ``command``) that cannot finish within the hour
+    (``refusal``: a usage error) unless ``force``; else say on stderr how long it takes."""
+    stop = refusal(run or command, bounds, estimate)
+    if stop is not None and not force:
+        raise UsageError(stop)
+    forced = "; --force: running anyway" if stop is not None else ""
+    print(f"{command}: {estimate.describe()}{forced}", file=sys.stderr, flush=True)
 
 
 class Tally:

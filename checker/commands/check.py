@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import ExitStack
+from dataclasses import replace
 from functools import partial
 
 from checker.arguments.selection import add_selection_arguments, selection
@@ -40,13 +41,14 @@ from checker.commands.common import (
     add_scenario_bounds,
     add_spark_arguments,
     budget_from,
+    outputs_from,
     scenario_bounds_from,
     spark_conf_from,
 )
 from checker.engines.options import Options
 from checker.engines.registry import SCENARIO_ENGINES, scenario_engine_name
 from checker.progress import Progress
-from checker.report.emit import Emit, Outputs
+from checker.report.emit import Emit
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.scenario_check import CHECK_BUDGET, rounds_needed
@@ -133,13 +135,8 @@ def run(args: argparse.Namespace) -> int:
     combos = [(r, c, p) for r in rules for c in consumers for p in props]
     conf = spark_conf_from(args)
 
-    outputs = Outputs(
-        "dcpcheck check",
-        args.out,
-        as_json=args.json,
-        html=args.html,
-        streamed=True,
-        fail_on_cost=args.fail_on == "cost",
+    outputs = replace(
+        outputs_from(args, "dcpcheck check"), streamed=True, fail_on_cost=args.fail_on == "cost"
     )
     report = Emit(outputs)
     with ExitStack() as stack:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from checker.arguments.selection import add_selection_arguments
 from checker.client_catalogue import client_tasks, print_clients
@@ -35,12 +36,13 @@ from checker.commands.common import (
     add_scenario_bounds,
     add_spark_arguments,
     add_task_run_arguments,
+    outputs_from,
     task_place,
     task_run_inputs,
 )
 from checker.inputs import seconds
 from checker.progress import Progress
-from checker.report.emit import Outputs, emit
+from checker.report.emit import emit
 from checker.runner import Job, run_jobs
 from spec.errors import UsageError
 
@@ -107,12 +109,8 @@ def run(args: argparse.Namespace) -> int:
     )
     progress = Progress(len(tasks), "tasks", quiet=args.quiet)
     results = run_jobs([Job.of(t) for t in tasks], progress, place=place)
-    outputs = Outputs(
-        "dcpcheck clients",
-        args.out,
-        as_json=args.json,
-        html=args.html,
-        junit=args.junit,
+    outputs = replace(
+        outputs_from(args, "dcpcheck clients"),
         against_expected=True,
         text=lambda parts: print_clients(parts[0], bounds, args.out),
     )

@@ -10,20 +10,27 @@ Commands are thin: they turn arguments into jobs (``checker.scenario_check``,
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from checker.atomic import writable_dir, writable_file
+from checker.atomic import publish_dir, writable_dir, writable_file, write_text_atomic
 from checker.inputs import count, seconds
+from checker.interrupt import uninterruptible
 from checker.loading import resolve_many
 from checker.runner import HERE, OnSpark, Place
 from checker.symbolic.budget import CHECK_BUDGET, MILLION
 from spec.bounds import LIMITS, Bounds
 from spec.cluster import PRESETS, ClusterBounds, preset
 from spec.cluster.state import LEVEL_NAMES
-from spec.errors import UsageError
+from spec.errors import EXIT_UNKNOWN, UsageError
 from spec.registry import Registry
+
+if TYPE_CHECKING:
+    from checker.report.emit import Outputs
 
 __all__ = [
     "ANY_SESSIONS",
@@ -339,6 +346,34 @@ def add_output_arguments(
         parser.add_argument(
             "--html", metavar="FILE", help="also write an HTML report with timelines"
         )
+
+
+def publish_with_summary(partial: Path, out: str | Path, summary: object) -> None:
+    """``summary`` as ``summary.json`` in the run's ``partial`` directory, and the directory
+    published as ``out``: whole, or (a Ctrl-C before this) not at all."""
+    with uninterruptible():
+        write_text_atomic(partial / "summary.json", json.dumps(summary, indent=2))
+        publish_dir(partial, out)
+
+
+def stopped_at_timeout(command: str, timeout_s: float | None, what: str) -> int:
+    """The line a run stopped by ``--timeout`` before every input was ``what`` prints, and
+    its exit code (unknown)."""
+    print(
+        f"{command}: unknown: stopped at the --timeout {timeout_s:g} s limit before every "
+        f"input was {what}; nothing was published",
+        file=sys.stderr,
+    )
+    return EXIT_UNKNOWN
+
+
+def outputs_from(args: argparse.Namespace, title: str) -> Outputs:
+    """What ``add_output_arguments`` (and ``--junit``, where a command has it) asked for, as
+    the report's ``Outputs``; a command sets its own fields on it with ``replace``."""
+    from checker.report.emit import Outputs  # only a command that reports pays the import
+
+    junit = getattr(args, "junit", None)
+    return Outputs(title, args.out, as_json=args.json, html=args.html, junit=junit)
 
 
 def add_timeout(parser: argparse.ArgumentParser, default: float | None, what: str) -> None:

@@ -29,7 +29,7 @@ from checker.adapter.conform import conform
 from checker.adapter.count import scenario_count
 from checker.adapter.play import play
 from checker.adapter.protocol import AdapterFault
-from checker.adapter.size import Estimate, Tally, refusal, sampled_rate
+from checker.adapter.size import Estimate, Tally, announce, sampled_rate
 from checker.client_target import IN_PROCESS_SCENARIOS
 from checker.commands.common import (
     add_progress_arguments,
@@ -42,7 +42,7 @@ from checker.inputs import seconds
 from checker.progress import Progress
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS, ConsumerVariant
-from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
+from spec.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION
 from spec.model.narrate import run_of
 from spec.reference.simulate import NotARun
 from spec.rules import RULE_SETS, RuleSet
@@ -112,15 +112,7 @@ def _sized(args: argparse.Namespace, target: ClientTarget, variant: ConsumerVari
     finally:
         client.close()
     estimate = Estimate(total, rate)
-    stop = refusal("dcpcheck conform", bounds, estimate)
-    if stop is not None and not args.force:
-        raise UsageError(stop)
-    print(
-        f"dcpcheck conform: {estimate.describe()}"
-        + ("; --force: running anyway" if stop is not None else ""),
-        file=sys.stderr,
-        flush=True,
-    )
+    announce("dcpcheck conform", bounds, estimate, args.force)
     return total
 
 

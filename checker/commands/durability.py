@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
@@ -49,6 +50,7 @@ from checker.commands.common import (
     add_timeout,
     chosen,
     cluster_bounds_from,
+    outputs_from,
     spark_conf_from,
 )
 from checker.engines import STRATEGIES
@@ -62,7 +64,7 @@ from checker.engines.registry import (
 )
 from checker.loading import resolve
 from checker.progress import Progress
-from checker.report.emit import Emit, Outputs
+from checker.report.emit import Emit
 from checker.result import Result
 from checker.runner import HERE, Forked, Job, run_jobs
 from checker.tasks import ClusterTask
@@ -213,11 +215,8 @@ def run(args: argparse.Namespace) -> int:
     workers = engine.workers(options)
     place = Forked(workers) if workers > 1 else HERE
     report = Emit(
-        Outputs(
-            "dcpcheck durability",
-            args.out,
-            as_json=args.json,
-            html=args.html,
+        replace(
+            outputs_from(args, "dcpcheck durability"),
             streamed=True,
             expected=True,
             against_expected=True,

@@ -28,7 +28,6 @@ input the target did not answer, a witness it did not confirm, or the
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import shutil
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from checker.arguments.decision_space import add_distinct_uuids
-from checker.atomic import partial_dir, publish_dir, writable_dir, writable_file, write_text_atomic
+from checker.atomic import partial_dir, writable_dir, writable_file
 from checker.commands.common import (
     add_budget_arguments,
     add_count,
@@ -48,7 +47,9 @@ from checker.commands.common import (
     add_repeatable,
     add_spark_arguments,
     budget_from,
+    publish_with_summary,
     spark_conf_from,
+    stopped_at_timeout,
 )
 from checker.inputs import parse_seconds
 from checker.loading import resolve, resolve_many
@@ -57,7 +58,7 @@ from checker.runner import OnSpark
 from checker.symbolic.budget import MILLION
 from checker.timing import Stopwatch
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
-from spec.errors import EXIT_UNKNOWN, InvalidInput, UsageError
+from spec.errors import InvalidInput, UsageError
 from spec.rules import RULE_SETS, RuleSet
 
 if TYPE_CHECKING:
@@ -259,16 +260,10 @@ def _review(
             progress.finish("judge", f"{len(learnt.counts)} regions")
         seconds["judge"] = time.perf_counter() - started
         review.seconds = seconds
-        write_text_atomic(partial / "summary.json", json.dumps(summary_json(review), indent=2))
-        publish_dir(partial, options.out)
+        publish_with_summary(partial, options.out, summary_json(review))
     except SweepTimeout:
         progress.close()
-        print(
-            f"dcpcheck review: unknown: stopped at the --timeout {options.timeout_s:g} s limit "
-            "before every input was learnt; nothing was published",
-            file=sys.stderr,
-        )
-        return EXIT_UNKNOWN
+        return stopped_at_timeout("dcpcheck review", options.timeout_s, "learnt")
     finally:
         progress.close()
         shutil.rmtree(partial, ignore_errors=True)
@@ -326,7 +321,7 @@ def _learn(
     place = options.spark
     conf = scheduler_jvm(place.conf)
     with spark_session(place.master, place.app, conf, place.executor_wait) as spark:
-        context = spark.sparkContext  # type: ignore[attr-defined]  # spark_session: an object
+        context = spark.sparkContext
         parts = options.parts or 4 * max(cores, context.defaultParallelism)
         remaining = 3600.0 * 24 if deadline is None else max(0.001, deadline - time.monotonic())
         return learn_on_spark(spark, job, dataset, parts, timeout_s=remaining, progress=update)

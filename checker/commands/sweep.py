@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.arguments.decision_space import add_distinct_uuids
-from checker.atomic import partial_dir, publish_dir, writable_dir, write_text_atomic
+from checker.atomic import partial_dir, writable_dir
 from checker.commands.common import (
     add_count,
     add_progress_arguments,
@@ -39,12 +39,13 @@ from checker.commands.common import (
     add_spark_arguments,
     add_timeout,
     chosen,
+    publish_with_summary,
     spark_conf_from,
+    stopped_at_timeout,
 )
-from checker.interrupt import uninterruptible
 from checker.progress import Progress
 from checker.runner import OnSpark
-from spec.errors import EXIT_UNKNOWN, HarnessBug, UsageError
+from spec.errors import HarnessBug, UsageError
 from spec.rules import RULE_SETS, RuleSet
 
 if TYPE_CHECKING:
@@ -179,17 +180,10 @@ def _sweep(
             )
             progress.finish("cross-check with dcpcheck diff", summary.crosscheck.agreement.value)
         summary.seconds = time.perf_counter() - started
-        with uninterruptible():  # published whole, or (Ctrl-C before this) not at all
-            write_text_atomic(partial / "summary.json", json.dumps(summary_json(summary), indent=2))
-            publish_dir(partial, options.out)
+        publish_with_summary(partial, options.out, summary_json(summary))
     except SweepTimeout:
         progress.close()
-        print(
-            f"dcpcheck sweep: unknown: stopped at the --timeout {options.timeout_s:g} s limit "
-            "before every input was decided; nothing was published",
-            file=sys.stderr,
-        )
-        return EXIT_UNKNOWN
+        return stopped_at_timeout("dcpcheck sweep", options.timeout_s, "decided")
     finally:
         progress.close()
         shutil.rmtree(partial, ignore_errors=True)

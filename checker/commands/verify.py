@@ -40,6 +40,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from checker.arguments.selection import add_selection_arguments, selection
 from checker.client_catalogue import client_tasks, print_clients
@@ -50,6 +51,7 @@ from checker.commands.common import (
     add_scenario_bounds,
     add_spark_arguments,
     add_task_run_arguments,
+    outputs_from,
     task_place,
     task_run_inputs,
 )
@@ -57,7 +59,7 @@ from checker.engines.options import Options
 from checker.induction.certificate import BOUNDS as CERTIFIED
 from checker.induction.certificate import stored_checks
 from checker.progress import Progress
-from checker.report.emit import Outputs, Section, emit
+from checker.report.emit import Section, emit
 from checker.report.text import summary_table
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
@@ -183,12 +185,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print("\n" + closing_line([*results, *decision], elapsed))
 
-    outputs = Outputs(
-        "dcpcheck verify",
-        args.out,
-        as_json=args.json,
-        html=args.html,
-        junit=args.junit,
+    outputs = replace(
+        outputs_from(args, "dcpcheck verify"),
         against_expected=True,
         sections=sections,
         text=text,

@@ -26,12 +26,16 @@ import resource
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from checker.adapter.search import PartSummary, judge_part, merge
 from checker.spark.parts import until_decided
 from checker.spark.shipping import ship
 from spec.bounds import Bounds
 from spec.scenario import Scenario
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["PARTS_PER_CORE", "judge_on_spark"]
 
@@ -84,11 +88,11 @@ def _task_cpu() -> float:
 
 
 def judge_on_spark(
-    spark,
+    spark: SparkSession,
     spec: str,
     timeout: float,
     rules: str,
-    props: Sequence[str],  # type: ignore[no-untyped-def]
+    props: Sequence[str],
     bounds: Bounds,
     mitigation: bool,
     first: tuple[Scenario, ...] = (),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from checker.engines.cubes import SolveCubes, Split, solve_cube
 from checker.engines.finding import Finding
@@ -27,6 +28,9 @@ from checker.spark.parts import until_decided
 from checker.spark.shipping import ship
 from checker.symbolic.budget import Budget
 from spec.bounds import Bounds
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["cubes_on_spark"]
 
@@ -53,7 +57,7 @@ def _solve_there(
 
 
 def cubes_on_spark(
-    spark,  # type: ignore[no-untyped-def]
+    spark: SparkSession,
     rules: str,
     consumer: str,
     prop: str,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.engines.finding import Finding
 from checker.engines.registry import SearchOnSpark
@@ -26,6 +26,9 @@ from checker.spark.shipping import ship
 from spec.bounds import Bounds
 from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["exhaustive_on_spark"]
 
@@ -42,7 +45,7 @@ def _chunk(names: tuple[str, str, str], bounds: Bounds, start: int, end: int) ->
     examined = 0
     for index in range(start, end):
         found = search(model, prop, history=history_at(model.bounds, index))
-        examined += found.examined
+        examined += found.examined or 0
         if found.verdict is Verdict.VIOLATED:
             return examined, index, found.scenario, time.process_time() - started
     return examined, None, None, time.process_time() - started
@@ -58,7 +61,7 @@ def _decided(done: Mapping[int, Summary], chunks: int) -> int | None:
     return None
 
 
-def exhaustive_on_spark(spark, rules: str, consumer: str, prop: str) -> SearchOnSpark:  # type: ignore[no-untyped-def]
+def exhaustive_on_spark(spark: SparkSession, rules: str, consumer: str, prop: str) -> SearchOnSpark:
     """The exhaustive engine for the check of (``rules``, ``consumer``, ``prop``), named
     as the executors resolve them, run on ``spark``."""
     names = (ship(spark, rules), ship(spark, consumer), ship(spark, prop))

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import marshal
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ class Where:
     root: str
     partitions: int
 
-    def filesystem(self):  # type: ignore[no-untyped-def]
+    def filesystem(self) -> tuple[Any, str]:  # pyarrow's, untyped
         """(pyarrow filesystem, the root's path on it)."""
         from pyarrow import fs
 
@@ -396,14 +396,14 @@ class _Sent:
         )
 
 
-def _write_ipc(stream, table) -> None:  # type: ignore[no-untyped-def]
+def _write_ipc(stream: Any, table: Any) -> None:  # pyarrow's (untyped)
     import pyarrow as pa
 
     with pa.ipc.new_file(stream, table.schema) as writer:
         writer.write_table(table)
 
 
-def _read_visited(fs, level_dir: str, q: int) -> dict[int, Any]:  # type: ignore[no-untyped-def]
+def _read_visited(fs: Any, level_dir: str, q: int) -> dict[int, Any]:
     """Model -> its sorted fingerprints that partition ``q`` visited."""
     import numpy as np
     import pyarrow as pa
@@ -418,16 +418,16 @@ def _read_visited(fs, level_dir: str, q: int) -> dict[int, Any]:  # type: ignore
     return out
 
 
-class _Empty(dict):  # type: ignore[type-arg]
+class _Empty(dict[int, Any]):
     """No fingerprints for a model the file does not list."""
 
-    def __missing__(self, key: int):  # type: ignore[no-untyped-def]
+    def __missing__(self, key: int) -> Any:  # an empty numpy array
         import numpy as np
 
         return np.empty(0, dtype=np.int64)
 
 
-def _atomic(fs, path: str, write) -> None:  # type: ignore[no-untyped-def]
+def _atomic(fs: Any, path: str, write: Callable[[Any], None]) -> None:
     folder, name = path.rsplit("/", 1)
     temp = f"{folder}/.{name}.tmp"  # a name no reader of the level lists
     with fs.open_output_stream(temp) as stream:

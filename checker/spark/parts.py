@@ -14,7 +14,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
+
+if TYPE_CHECKING:
+    from pyspark.accumulators import Accumulator, AccumulatorParam
+    from pyspark.sql import SparkSession
 
 __all__ = ["until_decided"]
 
@@ -34,7 +38,7 @@ class _ByPart(Generic[R]):
 
 
 def until_decided(
-    spark,  # type: ignore[no-untyped-def]
+    spark: SparkSession,
     count: int,
     work: Callable[[int], R],
     decided: Callable[[Mapping[int, R]], bool],
@@ -49,7 +53,8 @@ def until_decided(
 
     sc = spark.sparkContext
     parts = list(order) if order is not None else list(range(count))
-    results = sc.accumulator({}, _ByPart())
+    by_part = cast("AccumulatorParam[dict[int, R]]", _ByPart())  # the protocol it implements
+    results: Accumulator[dict[int, R]] = sc.accumulator({}, by_part)
     tag = f"dcpcheck-parts-{id(results)}"
     failure: list[BaseException] = []
 

@@ -18,24 +18,28 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from checker.review.learn import LearnJob
 from checker.spark.shipping import on_executor, ship
 from checker.spark.sweep import tasks_on_spark
 from checker.sweep.job import descriptors
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 __all__ = ["learn_on_spark"]
 
 
 def learn_on_spark(
-    spark,  # type: ignore[no-untyped-def]
+    spark: SparkSession,
     job: LearnJob,
     dataset: Path,
     parts: int,
     *,
     timeout_s: float,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[int, list[dict]]:  # type: ignore[type-arg]
+) -> tuple[int, list[dict[str, Any]]]:
     """Learn ``job`` in ``parts`` parts on ``spark`` into ``dataset``; the number of parts
     and every part's tally rows (``checker.review.learn.TALLY``, as dicts)."""
     ranges = descriptors(job.space.size, parts)
@@ -47,8 +51,10 @@ def learn_on_spark(
     return len(ranges), rows
 
 
-def _task(job: LearnJob, dataset: str) -> Callable[[Iterator], Iterator]:  # type: ignore[type-arg]
-    def run(ranges):  # type: ignore[no-untyped-def]
+def _task(
+    job: LearnJob, dataset: str
+) -> Callable[[Iterator[tuple[int, int, int]]], Iterator[dict[str, Any]]]:
+    def run(ranges: Iterator[tuple[int, int, int]]) -> Iterator[dict[str, Any]]:
         local = replace(job, base=on_executor(job.base))
         for part, lo, hi in ranges:
             yield from local.write_part(Path(dataset), part, lo, hi).to_pylist()

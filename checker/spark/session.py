@@ -41,11 +41,16 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from checker import interrupt
 from checker.spark.shipping import forget
 from spec.errors import InvalidInput, Unavailable
+
+if TYPE_CHECKING:
+    from py4j.java_gateway import JavaGateway
+    from pyspark import SparkConf, SparkContext
+    from pyspark.sql import SparkSession
 
 __all__ = ["LOCAL", "check_master", "interruptible", "spark_session"]
 
@@ -96,7 +101,7 @@ def check_master(master: str) -> None:
         )
 
 
-def _forward(stream, target: int) -> None:  # type: ignore[no-untyped-def]
+def _forward(stream: IO[bytes], target: int) -> None:
     """Copy the JVM's stderr to ours, line by line, without the start-up chatter (and
     nothing once Ctrl-C has stopped the command)."""
     for line in iter(stream.readline, b""):
@@ -129,17 +134,16 @@ def _quiet_py4j() -> None:
         logging.getLogger().addFilter(_PY4J_ON_ROOT)
 
 
-def _launch(conf):  # type: ignore[no-untyped-def]
+def _launch(conf: SparkConf) -> JavaGateway:
     """The JVM gateway, its stderr filtered (pyspark's ``popen_kwargs`` hook), in a
     process session of its own: the terminal's Ctrl-C is dcpcheck's to handle."""
     from pyspark.java_gateway import launch_gateway
 
     popen = {"stderr": subprocess.PIPE, "start_new_session": True}
-    gateway = launch_gateway(conf, popen_kwargs=popen)
+    gateway: JavaGateway = launch_gateway(conf, popen_kwargs=popen)  # type: ignore[no-untyped-call]  # pyspark leaves it untyped
     if gateway.proc is not None:
-        forward = threading.Thread(
-            target=_forward, args=(gateway.proc.stderr, sys.__stderr__.fileno()), daemon=True
-        )
+        stderr = sys.__stderr__.fileno() if sys.__stderr__ is not None else 2
+        forward = threading.Thread(target=_forward, args=(gateway.proc.stderr, stderr), daemon=True)
         forward.start()
     return gateway
 
@@ -153,12 +157,12 @@ def _zip_packages(staging: Path) -> str:
     return shutil.make_archive(str(staging / "dcpcheck"), "zip", staging / "src")
 
 
-def _executors(sc) -> int:  # type: ignore[no-untyped-def]
+def _executors(sc: SparkContext) -> int:
     """Executors registered now (the driver is not one)."""
     return max(0, len(sc._jsc.sc().statusTracker().getExecutorInfos()) - 1)
 
 
-def wait_for_executors(sc, master: str, seconds: float) -> None:  # type: ignore[no-untyped-def]
+def wait_for_executors(sc: SparkContext, master: str, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while _executors(sc) == 0:
         if time.monotonic() >= deadline:
@@ -198,7 +202,7 @@ def spark_session(
     app: str = "dcpcheck",
     conf: Mapping[str, str] | None = None,
     executor_wait: float = 60.0,
-) -> Iterator[object]:
+) -> Iterator[SparkSession]:
     """The active session if there is one (tests share one), else a new one, stopped
     (and its shipped files removed) when the block ends."""
     from pyspark.sql import SparkSession
@@ -231,7 +235,8 @@ def spark_session(
     }
     spark_conf = SparkConf().setMaster(master).setAppName(app).setAll(list(settings.items()))
     staging = Path(tempfile.mkdtemp(prefix="dcpcheck-pyfiles-"))
-    sc = gateway = None
+    sc: SparkContext | None = None
+    gateway: JavaGateway | None = None
     _quiet_py4j()
     try:
         # Ctrl-C waits until the JVM is up (half-launched it would outlive us); the block
@@ -253,7 +258,7 @@ def spark_session(
             forget()
 
 
-def _stop(sc, gateway) -> None:  # type: ignore[no-untyped-def]
+def _stop(sc: SparkContext | None, gateway: JavaGateway | None) -> None:
     """Stop the context and end the JVM this session launched (it would otherwise live
     until this process exits, or longer when a cancelled job holds it)."""
     from pyspark import SparkContext
@@ -267,11 +272,11 @@ def _stop(sc, gateway) -> None:  # type: ignore[no-untyped-def]
     finally:
         proc = getattr(gateway, "proc", None)
         if proc is not None:
-            SparkContext._gateway = SparkContext._jvm = None  # type: ignore[attr-defined]
+            SparkContext._gateway = SparkContext._jvm = None
             _end(proc)
 
 
-def _end(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
+def _end(proc: subprocess.Popen[bytes]) -> None:
     """End the JVM's process group (``spark-submit``'s shell and the java it starts)."""
     for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
         with suppress(ProcessLookupError):
@@ -283,7 +288,7 @@ def _end(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
             continue
 
 
-def interruptible(spark, action: Callable[[], T]) -> T:  # type: ignore[no-untyped-def]
+def interruptible(spark: SparkSession, action: Callable[[], T]) -> T:
     """``action()`` (a blocking Spark action) in a helper thread; Ctrl-C in the main
     thread cancels every job and raises ``KeyboardInterrupt`` once the action is over."""
     return interrupt.in_helper_thread(

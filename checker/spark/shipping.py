@@ -16,6 +16,10 @@ import hashlib
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["SHIPPED", "forget", "on_executor", "ship"]
 
@@ -34,7 +38,7 @@ def _split(text: str) -> tuple[Path, str] | None:
     return None
 
 
-def ship(spark, text: str) -> str:  # type: ignore[no-untyped-def]
+def ship(spark: SparkSession, text: str) -> str:
     """The name executors resolve for ``text`` (unchanged for a registered name)."""
     from checker.spark.session import LOCAL
 
@@ -43,7 +47,7 @@ def ship(spark, text: str) -> str:  # type: ignore[no-untyped-def]
         return text  # a name, or a missing file: resolving it reports the problem
     path, pick = parts
     sc = spark.sparkContext
-    if LOCAL.match(sc.master):
+    if LOCAL.match(sc.master or ""):
         return f"{path.resolve()}{pick}"
     data = path.read_bytes()
     name = f"dcpcheck_user_{hashlib.sha1(data).hexdigest()[:12]}_{path.stem}.py"

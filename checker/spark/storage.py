@@ -8,21 +8,27 @@ Publishing is a rename: a reader sees a directory whole or not at all.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["Storage"]
 
 
 class Storage:
-    def __init__(self, spark, root: str) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, spark: SparkSession, root: str) -> None:
         self._spark = spark
-        self._jvm = spark.sparkContext._jvm
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None  # a live session's
+        self._jvm: Any = jvm  # py4j's view of the JVM: untyped
         conf = spark.sparkContext._jsc.hadoopConfiguration()
         if "://" not in root:
             root = Path(root).resolve().as_uri()
         self.root = root.rstrip("/")
         self._fs = self._path(self.root).getFileSystem(conf)
 
-    def _path(self, uri: str):  # type: ignore[no-untyped-def]
+    def _path(self, uri: str) -> Any:  # a Hadoop Path (py4j)
         return self._jvm.org.apache.hadoop.fs.Path(uri)
 
     def uri(self, *parts: str) -> str:

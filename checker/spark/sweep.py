@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
@@ -27,7 +28,13 @@ from checker.spark.session import interruptible
 from checker.spark.shipping import on_executor, ship
 from checker.sweep.job import TALLY, SweepJob, descriptors
 
+if TYPE_CHECKING:
+    from pyspark import SparkContext
+    from pyspark.sql import DataFrame, Row, SparkSession
+
 __all__ = ["SweepTimeout", "TallyRow", "parts_on_spark", "sweep_on_spark", "tasks_on_spark"]
+
+T = TypeVar("T")
 
 PART_INPUTS = 1 << 20  # at most this many inputs per partition (more partitions, finer progress)
 
@@ -49,7 +56,7 @@ class TallyRow:
 
 
 def sweep_on_spark(
-    spark,  # type: ignore[no-untyped-def]
+    spark: SparkSession,
     job: SweepJob,
     dataset: Path,
     *,
@@ -60,7 +67,7 @@ def sweep_on_spark(
     number of parts and the tally. ``progress(done, total)`` is called as parts finish."""
     parts = max(2 * spark.sparkContext.defaultParallelism, -(-job.space.size // PART_INPUTS))
 
-    def reduce(tallies):  # type: ignore[no-untyped-def]
+    def reduce(tallies: DataFrame) -> list[Row]:
         from pyspark.sql import functions as F
 
         return (
@@ -86,21 +93,21 @@ def sweep_on_spark(
 
 
 def parts_on_spark(
-    spark,  # type: ignore[no-untyped-def]
-    executor: Callable[[Iterator], Iterator],  # type: ignore[type-arg]
+    spark: SparkSession,
+    executor: Callable[[Iterator[Any]], Iterator[Any]],  # record batches (pyarrow: untyped)
     ranges: list[tuple[int, int, int]],
     tally: pa.Schema,
     what: str,
-    reduce: Callable,  # type: ignore[type-arg]
+    reduce: Callable[[DataFrame], list[Row]],
     *,
     timeout_s: float,
     progress: Callable[[int, int], None] | None = None,
-) -> list:  # type: ignore[type-arg]
+) -> list[Row]:
     """One Spark task per range ``(part, lo, hi)``: ``executor`` (a ``mapInArrow``
     function) turns each into record batches of schema ``tally``; ``reduce(frame)`` is
     what the driver gets back. Cancelled at ``timeout_s`` (``SweepTimeout``) or Ctrl-C."""
 
-    def action():  # type: ignore[no-untyped-def]
+    def action() -> list[Row]:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         context = spark.sparkContext
@@ -113,33 +120,34 @@ def parts_on_spark(
 
 
 def tasks_on_spark(
-    spark,  # type: ignore[no-untyped-def]
-    task: Callable[[Iterator[tuple[int, int, int]]], Iterator],  # type: ignore[type-arg]
+    spark: SparkSession,
+    task: Callable[[Iterator[tuple[int, int, int]]], Iterator[Any]],
     ranges: list[tuple[int, int, int]],
     what: str,
     *,
     timeout_s: float,
     progress: Callable[[int, int], None] | None = None,
-) -> list:  # type: ignore[type-arg]
+) -> list[Any]:
     """``parts_on_spark`` on the RDD API: one task per range, ``task`` (a
     ``mapPartitions`` function of the ranges) yields picklable rows, the driver collects
     them all. No SQL plan, no Arrow in the JVM: for a job whose result is a few rows per
     part, Spark's share of the CPU is what scheduling the tasks costs."""
 
-    def action():  # type: ignore[no-untyped-def]
-        return spark.sparkContext.parallelize(ranges, len(ranges)).mapPartitions(task).collect()
+    def action() -> list[Any]:
+        rdd = spark.sparkContext.parallelize(ranges, len(ranges))
+        return rdd.mapPartitions(task).collect()  # type: ignore[arg-type]  # pyspark's stub wants a function of any Iterable; a task's is the partition's iterator
 
     return _guarded(spark, what, len(ranges), action, timeout_s, progress)
 
 
-def _guarded(  # type: ignore[no-untyped-def]
-    spark,
+def _guarded(
+    spark: SparkSession,
     what: str,
     tasks: int,
-    action: Callable[[], list],  # type: ignore[type-arg]
+    action: Callable[[], list[T]],
     timeout_s: float,
     progress: Callable[[int, int], None] | None,
-) -> list:  # type: ignore[type-arg]
+) -> list[T]:
     """``action()`` as one job group: cancelled at ``timeout_s`` (``SweepTimeout``) or
     Ctrl-C, its ``tasks`` tasks reported done as they finish."""
     context = spark.sparkContext
@@ -162,7 +170,7 @@ def _guarded(  # type: ignore[no-untyped-def]
         timer.start()
         watcher.start()
 
-        def collect() -> list:  # type: ignore[type-arg]
+        def collect() -> list[T]:
             context.setJobGroup(group, what, True)  # this thread's jobs
             return action()
 
@@ -182,12 +190,12 @@ def _guarded(  # type: ignore[no-untyped-def]
         finished.set()
         timer.cancel()
         watcher.stop()
-        context.setLocalProperty("spark.jobGroup.id", None)
+        context.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]  # None clears it (SparkContext.setLocalProperty's doc); the stub says str
     return reduced
 
 
-def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator], Iterator]:  # type: ignore[type-arg]
-    def run(descriptor_batches):  # type: ignore[no-untyped-def]
+def _executor(job: SweepJob, dataset: str) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    def run(descriptor_batches: Iterator[Any]) -> Iterator[Any]:  # pyarrow record batches
         local = replace(job, rules=tuple(on_executor(spec) for spec in job.rules))
         for descriptors_batch in descriptor_batches:
             for part, lo, hi in zip(
@@ -204,7 +212,7 @@ class _Watcher:
 
     def __init__(
         self,
-        context,  # type: ignore[no-untyped-def]
+        context: SparkContext,
         group: str,
         total: int,
         report: Callable[[int, int], None] | None,
@@ -221,6 +229,8 @@ class _Watcher:
         self._thread.start()
 
     def _run(self) -> None:
+        report = self.report
+        assert report is not None  # start() runs this thread only with a report
         tracker = self.context.statusTracker()
         shown = -1
         while not self._stop.wait(1.0):
@@ -233,7 +243,7 @@ class _Watcher:
                         done = max(done, stage.numCompletedTasks)
             if done != shown:
                 shown = done
-                self.report(done, self.total)  # type: ignore[misc]
+                report(done, self.total)
 
     def stop(self) -> None:
         self._stop.set()

@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import fields, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from checker.result import Result, interrupted
 from checker.spark.shipping import on_executor, ship
 from checker.tasks import AnyTask, ScenarioGroupTask, planned_any, run_any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["GROUP", "one_task_each", "run_tasks"]
 
@@ -34,7 +37,7 @@ def _names(task: AnyTask, rename: Callable[[str], str]) -> AnyTask:
     changes: dict[str, object] = {name: rename(getattr(task, name)) for name in named}
     if isinstance(task, ScenarioGroupTask):
         changes["properties"] = tuple(rename(p) for p in task.properties)
-    return replace(task, **changes)  # type: ignore[arg-type]
+    return replace(task, **changes)  # type: ignore[arg-type]  # str or tuple fields, by name
 
 
 def _run_there(task: AnyTask) -> list[Result]:
@@ -42,7 +45,7 @@ def _run_there(task: AnyTask) -> list[Result]:
 
 
 def run_tasks(
-    spark,  # type: ignore[no-untyped-def]
+    spark: SparkSession,
     tasks: Sequence[AnyTask],
     *,
     on_start: Callable[[int], None] | None = None,
@@ -78,13 +81,13 @@ def _named_here(task: AnyTask, results: list[Result]) -> list[Result]:
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped ``one_task_each``: ``results`` holds what was decided (None: not)."""
 
-    def __init__(self, results: list) -> None:  # type: ignore[type-arg]
+    def __init__(self, results: list[Any]) -> None:
         super().__init__()
         self.results = results
 
 
 def one_task_each(
-    spark,  # type: ignore[no-untyped-def]
+    spark: SparkSession,
     run: Callable[[T], R],
     items: Sequence[T],
     *,

@@ -19,6 +19,9 @@ Historical behaviour, from kv_engine's engines/ep/src/failover-table.cc as it wa
 
 from __future__ import annotations
 
+import argparse
+
+from producer_logic import BUGS
 from producer_logic import needs_rollback as kv_current
 
 
@@ -118,3 +121,14 @@ VARIANTS = {
 
 # Variants that answer every humpty-expressible request as kv-current does.
 HUMPTY_EQUIVALENT = ("kv-before-mb-27800",)
+
+
+def target_parser() -> argparse.ArgumentParser:
+    """The switches both test targets take (humpty_target.py and jsonl_target.py add theirs)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
+    parser.add_argument("--variant", choices=sorted(VARIANTS))
+    parser.add_argument("--crash-on-start", type=int)
+    parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--garbage", action="store_true")
+    return parser

@@ -13,23 +13,17 @@ with start N; ``--hang`` never answers; ``--garbage`` prints noise.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
-from hand_written import VARIANTS
-from producer_logic import BUGS, needs_rollback
+from hand_written import VARIANTS, target_parser
+from producer_logic import needs_rollback
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
-    parser.add_argument("--variant", choices=sorted(VARIANTS))
+    parser = target_parser()
     parser.add_argument("--lie-above", type=int)
-    parser.add_argument("--crash-on-start", type=int)
-    parser.add_argument("--hang", action="store_true")
-    parser.add_argument("--garbage", action="store_true")
     parser.add_argument("table")
     parser.add_argument("high", type=int)
     parser.add_argument("purge", type=int)

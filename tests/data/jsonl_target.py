@@ -12,24 +12,18 @@ set can give, since rule sets do not read that entry.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
-from hand_written import VARIANTS
-from producer_logic import BUGS, stream_request
+from hand_written import VARIANTS, target_parser
+from producer_logic import stream_request
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bug", action="append", default=[], choices=sorted(BUGS))
-    parser.add_argument("--variant", choices=sorted(VARIANTS))
-    parser.add_argument("--crash-on-start", type=int)
+    parser = target_parser()
     parser.add_argument("--error-on-start", type=int)
     parser.add_argument("--oldest-decides", action="store_true")
-    parser.add_argument("--hang", action="store_true")
-    parser.add_argument("--garbage", action="store_true")
     args = parser.parse_args()
     for line in sys.stdin:
         message = json.loads(line)
