@@ -282,9 +282,11 @@ class ConsumerVariant:
 
     ``rollback_mitigation``: the client is only sent items every replica has
     persisted (go-dcp's rollback mitigation, java-dcp-client's
-    ``mitigateRollbacks``), so no failover branches below what it holds: a
-    scenario in which one does is not a run of this client (both
-    interpretations leave it out: ``spec.model.build``, ``spec.reference.simulate``).
+    ``mitigateRollbacks``), so no failover branches below the end of a snapshot
+    it holds whole (a promoted replica branches at the last snapshot it received
+    whole: kv_engine ``CheckpointManager::getFailoverSeqno``): a scenario in which
+    one does is not a run of this client (both interpretations leave it out:
+    ``spec.model.build``, ``spec.reference.simulate``).
 
     ``settings``: the client's options that change a verdict; the class
     attributes are the defaults, and ``configured`` gives the variant under

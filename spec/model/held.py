@@ -19,7 +19,12 @@ from spec.expr import Expr, any_of, const, ite, max_of, min_of
 from spec.model.history import History, InitialStream
 from spec.model.scans import marker_ends, marker_starts
 
-__all__ = ["CutVars", "HeldData"]
+__all__ = ["CutVars", "HeldData", "highest_whole"]
+
+
+def highest_whole(boundary: dict[int, Expr]) -> Expr:
+    """The end of the highest snapshot held whole (``HeldData.boundary``), 0 if none."""
+    return max_of(const(0), *(ite(ends, const(x), const(0)) for x, ends in boundary.items()))
 
 
 @dataclass(frozen=True)
