@@ -81,11 +81,13 @@ wins", and a record's uuid taken from an older stream's log (with one
 resume, the log the consumer holds is the one its checkpoints were taken
 with).
 
-``xdcr-fixed``: ``dcpEnablePurgeRollback`` on (no ``0x80``), a record
-always with its marker (the fallback not taken: ``snapshot-marker=kept``
-only; a record at a lower point while the target holds more above it, as
-a skipped checkpoint or a sparser cadence leaves, is not covered by the
-proof), and on
+``xdcr-fixed``: ``dcpEnablePurgeRollback`` on (no ``0x80``); a record
+whose marker is lost (``snapshot-marker=lost``) claims ``{s, [c, E]}``
+instead of ``(s, s)``: c the highest point <= s it knows whole, E the end
+of the newest marker it saw (the model: the lost marker's own end); with
+``(s, s)`` the fix misses a deduplicated mutation (tests/test_xdcr.py). A
+record at a lower point while the target holds more above it, as a skipped
+checkpoint or a sparser cadence leaves, is not covered by the proof. And on
 ROLLBACK(R) the target is reconciled to the resume point: every key XDCR
 replicated above the highest whole-snapshot point c <= R gets the source's
 version at c (deleted where the source has none), then it resumes from c
@@ -94,6 +96,8 @@ with the producer's uuid covering c. That is not a small change to XDCR
 do to converge after a source rollback. dcpcheck verifies it
 (docs/clients.md).
 """
+
+from dataclasses import replace
 
 from spec.consumers.api import (
     ConsumerVariant,
@@ -197,6 +201,19 @@ class Xdcr(ConsumerVariant):
 class XdcrFixed(ConsumerVariant):
     name = "xdcr-fixed"
     summary = "xdcr with purge rollback on, reconciling the target to a whole snapshot <= R"
+    marker_lost = False
+    settings = (SNAPSHOT_MARKER,)
+
+    def remembered(self, view: ConsumerView) -> ResumeRequest:
+        """The record at the last item s, with its marker. When the marker is lost the fix
+        claims a range that contains it instead of (s, s): from the highest point c <= s
+        it knows whole to the end E of the newest marker it saw (at least the lost one's;
+        the model takes the least, the lost marker's own end)."""
+        record = super().remembered(view)
+        if not self.marker_lost:
+            return record
+        whole = view.consistent_at_or_below(record.start)
+        return replace(record, snap_start=whole)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
