@@ -244,7 +244,9 @@ class VariantClient:
         items = [i for _, _, its in self.snapshots for i in its]
         received = max([self.advanced, *(i.seqno for i in items)])
         snapshots = [Snapshot(s, e, tuple(its)) for s, e, its in self.snapshots]
-        self.consumer.cut_stream(self.start, snapshots, received, self.opened)
+        self.consumer.cut_stream(
+            self.start, snapshots, received, self.opened, self.variant.seqno_advanced
+        )
 
     def ask_request(self) -> StreamRequest:
         if not self.remembered:

@@ -359,7 +359,12 @@ class Step:
             agree=agree,
             received_from=start,
             received_upto=upto,
-            offset=offset_after_cut(data, last_got, (start, snap_start, snap_end)),
+            offset=offset_after_cut(
+                data,
+                last_got,
+                (start, snap_start, snap_end),
+                self.model.variant.seqno_advanced,
+            ),
         )
         return after, all_of(*parts)
 

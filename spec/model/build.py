@@ -358,7 +358,9 @@ class ScenarioModel:
                 filter=drop_upto,
                 rolled_back=FALSE,
                 rollback_seqno=const(0),
-                offset=offset_after_cut(data, last_got, (start, snap_start, snap_end)),
+                offset=offset_after_cut(
+                    data, last_got, (start, snap_start, snap_end), self.variant.seqno_advanced
+                ),
             )
             happens = happens & self._accepted(trace) & v[f"s{r + 1}.on"]
             self._held_after_cuts.append((happens, data.boundary))

@@ -91,7 +91,11 @@ def simulate(
             start, request.snap_start, request.snap_end, cut.disk, cut.snapshot_ends
         )
         consumer.cut_stream(
-            start, snapshots, cut.received, (request.snap_start, request.snap_end)
+            start,
+            snapshots,
+            cut.received,
+            (request.snap_start, request.snap_end),
+            variant.seqno_advanced,
         )
         consumer.adopt_log(ReferenceLog.of_table(producer.table))  # sent on acceptance
         _mitigation_allows(variant, consumer, cut.failovers)
