@@ -39,7 +39,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import Protocol
+from typing import Protocol, Self
 
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, FALSE, INT, Expr, Sort, brief, const, ite, lift
@@ -77,13 +77,13 @@ class LogView(Protocol):
 
     def covering(self, seqno: Expr | int) -> Expr: ...
 
-    def pruned(self, seqno: Expr | int) -> LogView: ...
+    def pruned(self, seqno: Expr | int) -> Self: ...
 
-    def dropped(self, count: Expr | int) -> LogView: ...
+    def dropped(self, count: Expr | int) -> Self: ...
 
-    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> LogView: ...
+    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> Self: ...
 
-    def choose(self, condition: Expr, other: LogView) -> LogView: ...
+    def choose(self, condition: Expr, other: Self) -> Self: ...
 
 
 @dataclass(frozen=True)
@@ -364,8 +364,8 @@ class ConsumerVariant:
             view.last,
             snap_start,
             snap_end,
-            strict=self.strict,
-            ignore_purged=self.ignore_purged,
+            strict=lift(self.strict),
+            ignore_purged=lift(self.ignore_purged),
         )
 
     def request(self, view: ConsumerView) -> ResumeRequest:

@@ -554,7 +554,9 @@ def _reacted(
     if reaction.keep is not None:
         keep = ite(rolled_back, min_of(keep, reaction.keep), keep)
     if reaction.log is not None:
-        log = reaction.log.choose(rolled_back, log)  # type: ignore[attr-defined]
+        chosen = reaction.log.choose(rolled_back, log)
+        assert isinstance(chosen, TableExprs)  # a log from the view: the symbolic one
+        log = chosen
     if reaction.claim is not None:
         claim = choose_request(rolled_back, reaction.claim, claim)
     if reaction.filter is not None:

@@ -111,8 +111,8 @@ class HeldData:
                 same_snapshot = same_snapshot & ~ends[y - 1]
                 superseded.append(same_snapshot & p.present(y) & (p.key[y] == p.key[x]))
             purged = p.deleted[x] & (const(x) <= purge)
-            above = (const(x) > start) & (new_end[x] != 0)
-            sent[x] = above & ~any_of(*superseded) & ~purged
+            streamed = (const(x) > start) & (new_end[x] != 0)
+            sent[x] = streamed & ~any_of(*superseded) & ~purged
         got = {x: sent[x] & (const(x) <= cut.received) for x in xs}
         stored = {x: got[x] & (const(x) > drop_upto) for x in xs}
         held: dict[int, Expr] = {}

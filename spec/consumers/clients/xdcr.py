@@ -108,7 +108,7 @@ from spec.consumers.api import (
     Setting,
 )
 from spec.consumers.citations import Citation
-from spec.expr import Expr, ite, max_of, min_of, saturating_sub
+from spec.expr import Expr, ite, lift, max_of, min_of, saturating_sub
 
 REPO, AT = "couchbase/goxdcr", "7845cfd4"
 CKMGR = "pipeline_svc/checkpoint_manager.go"
@@ -164,7 +164,9 @@ class Xdcr(ConsumerVariant):
     marker_lost = False
     settings = (PURGE_ROLLBACK, SNAPSHOT_MARKER)
 
-    def checkpoint(self, view: ConsumerView, seqno: Expr, ignore_purged: Expr) -> ResumeRequest:
+    def checkpoint(
+        self, view: ConsumerView, seqno: Expr, ignore_purged: Expr | bool
+    ) -> ResumeRequest:
         """The checkpoint record at ``seqno`` (a record at every item): its snapshot marker
         (``(seqno, seqno)`` when the marker is lost), the uuid of the newest entry at or
         below the snapshot's end, start clamped into the snapshot
@@ -179,7 +181,7 @@ class Xdcr(ConsumerVariant):
             seqno,
             ite(none, 0, min_of(snap_start, seqno)),
             ite(none, 0, max_of(snap_end, seqno)),
-            ignore_purged=ignore_purged,
+            ignore_purged=lift(ignore_purged),
         )
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
