@@ -226,11 +226,11 @@ def _obligations(variant: ConsumerVariant) -> list[tuple[str, Fresh, Expr, Expr]
     remembered request is valid, and the one a rollback reaction remembers."""
     out = []
     ended = Fresh("ended")
-    remembered = calls.remembered(variant, AbstractView(ended, None))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+    remembered = calls.remembered(variant, AbstractView(ended, None))
     out.append(("the request remembered when a stream ends", ended, TRUE, _valid(remembered)))
     sending = Fresh("sending")
     claim = sending.request("claim")
-    sent = calls.request(variant, AbstractView(sending, claim))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+    sent = calls.request(variant, AbstractView(sending, claim))
     out.append(("the request sent", sending, _valid(claim), _valid(sent)))
     reacting = Fresh("reacting")
     claim = reacting.request("claim")
@@ -238,9 +238,9 @@ def _obligations(variant: ConsumerVariant) -> list[tuple[str, Fresh, Expr, Expr]
     rollback_seqno = reacting.value("R")
     reaction = calls.reaction(
         variant,
-        view,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+        view,
         rollback_seqno,
-        view.producer_log,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+        view.producer_log,
     )
     if reaction.claim is not None:
         what = "the request remembered after a rollback"

@@ -32,6 +32,12 @@ KEEPS_DATA_AFTER_PURGE = (
     "mitigation leaves the purge rollback: rolled back to 0 because a tombstone it needed "
     "was purged, it keeps its data, and the deleted key stays live",
 )
+KEEPS_DATA_PART_SNAPSHOT = (
+    "violated",
+    "mitigation leaves a branch below what it holds: a promoted replica's entry is the end of "
+    "the last snapshot it received whole (kv_engine getFailoverSeqno), below a snapshot the "
+    "client held in part; rolled back there, it keeps items no later active has",
+)
 IGNORES_PURGED = (
     "violated",
     "IgnorePurgedTombstones (0x80, on by design since 2e20fdc): a deletion purged while it "
@@ -69,8 +75,15 @@ WALKS_CHECKPOINTS = (
 # Verdicts other than a plain "holds", per client name (with its settings).
 VIOLATIONS: dict[str, dict[str, tuple[str, str]]] = {
     "java-dcp-client": {"no-missed-item": KEEPS_DATA, "no-foreign-snapshot": KEEPS_DATA},
-    "java-dcp-client:mitigation=on": {"no-missed-item": KEEPS_DATA_AFTER_PURGE},
-    "go-dcp": {"no-missed-item": IGNORES_PURGED, "bounded-rollback": RETRY_LOOP},
+    "java-dcp-client:mitigation=on": {
+        "no-missed-item": KEEPS_DATA_AFTER_PURGE,
+        "no-foreign-snapshot": KEEPS_DATA_PART_SNAPSHOT,
+    },
+    "go-dcp": {
+        "no-missed-item": IGNORES_PURGED,
+        "no-foreign-snapshot": KEEPS_DATA_PART_SNAPSHOT,
+        "bounded-rollback": RETRY_LOOP,
+    },
     "go-dcp:mitigation=off": {
         "no-missed-item": KEEPS_DATA,
         "no-foreign-snapshot": KEEPS_DATA,

@@ -206,3 +206,30 @@ def test_every_verdict_that_changes_at_two_sessions_has_its_counterexample() -> 
         assert replay.confirmed, replay.detail
         assert replay.trace is not None and replay.trace.later  # it needs the second resume
     assert stored == set(CHANGED_AT_TWO_SESSIONS)
+
+
+# 1:SET(A) 2:SET(B) 3:DEL(B), the tombstone purged: the consumer got 1:SET(A) of [1,1],
+# is rolled back to 0 (purge), and the backfill from 0 sends [0,3] without 3:DEL(B).
+PURGED_SNAPSHOT_END = Scenario(
+    history=(Mutation(0), Mutation(1), Mutation(1, deleted=True)),
+    table=FailoverTable.of((1111, 0)),
+    first_snapshot_start=1,
+    snapshot_ends=(1, 3),
+    received=1,
+    purge_seqno=3,
+    later=(Cut(disk=True, snapshot_ends=(3,), received=3, purge_seqno=3),),
+)
+
+
+def test_seqno_advanced_moves_sg_dcp_clients_offset_to_the_snapshot_end() -> None:
+    # Sync Gateway's client negotiates collections: SeqnoAdvanced(3) ends [0,3] and
+    # updateSeq stores 3, so it resumes from 3 (accepted); from its last item, 1, the
+    # purge rule would roll it back to 0 again. A reference or model that moves the offset
+    # on items only (as for java-dcp-client) fails it.
+    model = model_of("kv-current", "sg-dcp-client")
+    trace = simulate(PURGED_SNAPSHOT_END, model.rules, model.variant, BOUNDS.rounds)
+    (second,) = trace.later
+    first = second.rounds[0]
+    assert (first.request.start, first.request.snap_start, first.request.snap_end) == (3, 0, 3)
+    assert second.accepted and len(second.rounds) == 1
+    assert model.predicted(PURGED_SNAPSHOT_END) == trace_values(trace, BOUNDS)

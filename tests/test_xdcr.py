@@ -2,7 +2,7 @@
 
 Hand-written scenarios replayed on the reference implementation, the model predicting the
 same trace (no solver search: each test is one replay). make verify pins the catalogue's
-verdicts; these pin the stories docs/clients.md tells and the two changes of xdcr-fixed.
+verdicts; these pin the stories docs/clients.md tells and the three changes of xdcr-fixed.
 """
 
 from __future__ import annotations
@@ -127,3 +127,25 @@ def test_with_the_snapshot_fallback_the_checkpoint_is_accepted_and_a_is_missed()
     request = only.request
     assert (request.start, request.snap_start, request.snap_end) == (2, 2, 2)
     assert only.decision.rollback_seqno is None
+
+
+class XdcrFixedFallbackAsShipped(XdcrFixed):
+    """xdcr-fixed with the marker lost and XDCR's own fallback: the record claims (s, s)."""
+
+    name = "xdcr-fixed-s-s"
+    marker_lost = True
+
+    def remembered(self, view):
+        record = super().remembered(view)
+        return record.at(record.start)
+
+
+def test_xdcr_fixed_with_the_marker_lost_claims_a_range_containing_it() -> None:
+    # The fix's reconciliation alone does not survive XDCR's (s, s) fallback (seed 001):
+    # the record must claim from a whole point up to an end at or past the lost marker's.
+    assert replayed(COLLAPSED, XdcrFixedFallbackAsShipped()).violated_on_reference
+    replay = replayed(COLLAPSED, "xdcr-fixed:snapshot-marker=lost")
+    assert not replay.violated_on_reference
+    first = replay.trace.rounds[0]
+    assert (first.request.start, first.request.snap_start, first.request.snap_end) == (2, 0, 3)
+    assert first.decision.rollback_seqno == 0

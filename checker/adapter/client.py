@@ -221,9 +221,9 @@ class VariantClient:
             view = self.consumer.view(producer_log)
             reaction = calls.reaction(
                 self.variant,
-                view,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+                view,
                 const(event["seqno"]),
-                producer_log,  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+                producer_log,
             )
             self.consumer.react(reaction, event["seqno"])
         elif kind == "accepted":
@@ -244,15 +244,17 @@ class VariantClient:
         items = [i for _, _, its in self.snapshots for i in its]
         received = max([self.advanced, *(i.seqno for i in items)])
         snapshots = [Snapshot(s, e, tuple(its)) for s, e, its in self.snapshots]
-        self.consumer.cut_stream(self.start, snapshots, received, self.opened)
+        self.consumer.cut_stream(
+            self.start, snapshots, received, self.opened, self.variant.seqno_advanced
+        )
 
     def ask_request(self) -> StreamRequest:
         if not self.remembered:
             view = self.consumer.view()
-            self.consumer.remember(calls.remembered(self.variant, view))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+            self.consumer.remember(calls.remembered(self.variant, view))
             self.remembered = True
         view = self.consumer.view()
-        request = stream_request_of(calls.request(self.variant, view))  # type: ignore[arg-type]  # LogView's choose takes any LogView, not Self
+        request = stream_request_of(calls.request(self.variant, view))
         self.start, self.opened = request.start, (request.snap_start, request.snap_end)
         return request
 

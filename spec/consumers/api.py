@@ -21,7 +21,8 @@ The consumer's state, as a variant sees it (``ConsumerView``):
   ``seqno_at(i)``, ``length``, ``covering(x)``; new logs from
   ``pruned(x)``, ``dropped(n)``, ``single(uuid)``, ``choose_log(c, a, b)``;
 * its own offset (``offset``): where its last stream left it, moved only by
-  the items that stream delivered (a client that keeps such bookkeeping, as
+  the items that stream delivered, and by SeqnoAdvanced for a variant that is
+  sent it (``seqno_advanced``) (a client that keeps such bookkeeping, as
   java-dcp-client's ``PartitionState`` does, remembers it instead of its data);
 * this resume so far: ``rolled_back`` (a ROLLBACK was answered) and
   ``rollback_seqno`` (the last R, 0 if none), and ``filter`` (re-streamed
@@ -38,7 +39,7 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import Protocol
+from typing import Protocol, Self
 
 from spec.errors import RuleLanguageError
 from spec.expr import BOOL, FALSE, INT, Expr, Sort, brief, const, ite, lift
@@ -76,13 +77,13 @@ class LogView(Protocol):
 
     def covering(self, seqno: Expr | int) -> Expr: ...
 
-    def pruned(self, seqno: Expr | int) -> LogView: ...
+    def pruned(self, seqno: Expr | int) -> Self: ...
 
-    def dropped(self, count: Expr | int) -> LogView: ...
+    def dropped(self, count: Expr | int) -> Self: ...
 
-    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> LogView: ...
+    def single(self, uuid: Expr | int, seqno: Expr | int = 0) -> Self: ...
 
-    def choose(self, condition: Expr, other: LogView) -> LogView: ...
+    def choose(self, condition: Expr, other: Self) -> Self: ...
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,9 @@ class ConsumerView(Protocol):
     def offset(self) -> tuple[Expr, Expr, Expr]:
         """(start, snap_start, snap_end): where the consumer's last stream left it, moved
         only by data events. The seqno of the last item that stream delivered (a filtered
-        one too) and that item's snapshot marker; while it delivered none, the start and
+        one too) and that item's snapshot marker, or, for a variant sent SeqnoAdvanced
+        (``seqno_advanced``), the end of a later snapshot it received whole without its
+        last item (a purged tombstone) and that marker; while it delivered none, the start and
         snapshot of the request that opened it (the initial stream: ``(0, 0, 0)``). It
         differs from ``last`` and ``snapshot_of(last)`` when the consumer keeps items
         above the start it resumed from (a rollback it did not truncate for)."""
@@ -282,9 +285,16 @@ class ConsumerVariant:
 
     ``rollback_mitigation``: the client is only sent items every replica has
     persisted (go-dcp's rollback mitigation, java-dcp-client's
-    ``mitigateRollbacks``), so no failover branches below what it holds: a
-    scenario in which one does is not a run of this client (both
-    interpretations leave it out: ``spec.model.build``, ``spec.reference.simulate``).
+    ``mitigateRollbacks``), so no failover branches below the end of a snapshot
+    it holds whole (a promoted replica branches at the last snapshot it received
+    whole: kv_engine ``CheckpointManager::getFailoverSeqno``): a scenario in which
+    one does is not a run of this client (both interpretations leave it out:
+    ``spec.model.build``, ``spec.reference.simulate``).
+
+    ``seqno_advanced``: the client negotiates collections, so kv_engine sends it
+    SeqnoAdvanced at the end of a snapshot whose last item it does not send (kv_engine
+    eba4298 ``ActiveStream::isSeqnoAdvancedEnabled``: a collection-enabled stream
+    without sync replication); its ``offset`` moves there too.
 
     ``settings``: the client's options that change a verdict; the class
     attributes are the defaults, and ``configured`` gives the variant under
@@ -297,6 +307,7 @@ class ConsumerVariant:
     strict: bool = False
     ignore_purged: bool = False
     rollback_mitigation: bool = False
+    seqno_advanced: bool = False
     settings: tuple[Setting, ...] = ()
     choices: Mapping[str, str] = NO_CHOICES
 
@@ -353,8 +364,8 @@ class ConsumerVariant:
             view.last,
             snap_start,
             snap_end,
-            strict=self.strict,
-            ignore_purged=self.ignore_purged,
+            strict=lift(self.strict),
+            ignore_purged=lift(self.ignore_purged),
         )
 
     def request(self, view: ConsumerView) -> ResumeRequest:
@@ -383,7 +394,7 @@ class ConsumerVariant:
                         f"setting {setting.name}'s default sets {attribute} = {value!r}, but "
                         f"the class has {getattr(self, attribute, None)!r}"
                     )
-        for flag in ("strict", "ignore_purged", "rollback_mitigation"):
+        for flag in ("strict", "ignore_purged", "rollback_mitigation", "seqno_advanced"):
             if not isinstance(getattr(self, flag), bool):
                 out.append(f"{flag} must be True or False")
         return out

@@ -66,7 +66,7 @@ from spec.expr import (
     var,
 )
 from spec.model.build import ScenarioModel
-from spec.model.held import CutVars, HeldData
+from spec.model.held import CutVars, HeldData, highest_whole
 from spec.model.history import History, first_history
 from spec.model.variables import failover_uuid
 from spec.model.view import ConsumerState, first_offset, offset_after_cut
@@ -315,11 +315,15 @@ class SessionStep:
         # Failovers between this resume and the next: numbered on from ``used``.
         history, table, agree = producer, s.table, producer.high
         previous_on, previous_high, happened = const(True), producer.high, []
+        # Rollback mitigation: no branch below a snapshot held whole (ScenarioModel._mitigated).
+        lowest = highest_whole(data.boundary) if self.model.variant.rollback_mitigation else None
         for f in range(1, b.failovers + 1):
             on, branch, high = c(f"f{f}.on"), c(f"f{f}.branch"), c(f"f{f}.high")
             parts += [implies(on, previous_on), implies(on, s.used + f <= b.failovers)]
             parts.append(implies(on, (branch <= previous_high) & (branch <= high)))
             parts.append(implies(~on, (branch == 0) & (high == 0)))
+            if lowest is not None:
+                parts.append(implies(on, branch >= lowest))
             written = {x: on & (const(x) > branch) for x in xs}
             for x in xs:
                 live = written[x] & (const(x) <= high)
@@ -355,7 +359,12 @@ class SessionStep:
             agree=agree,
             received_from=start,
             received_upto=upto,
-            offset=offset_after_cut(data, last_got, (start, snap_start, snap_end)),
+            offset=offset_after_cut(
+                data,
+                last_got,
+                (start, snap_start, snap_end),
+                self.model.variant.seqno_advanced,
+            ),
         )
         return after, all_of(*parts)
 

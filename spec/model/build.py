@@ -41,7 +41,7 @@ from spec.expr import (
     min_of,
     substitute,
 )
-from spec.model.held import CutVars, HeldData
+from spec.model.held import CutVars, HeldData, highest_whole
 from spec.model.history import History, InitialStream, producer_after_failovers
 from spec.model.variables import ScenarioVars
 from spec.model.view import ConsumerState, SymbolicView, first_offset, offset_after_cut
@@ -252,26 +252,30 @@ class ScenarioModel:
 
     def _mitigated(self) -> list[Expr]:
         """With rollback mitigation (``ConsumerVariant.rollback_mitigation``) the client
-        is only sent items every replica has persisted, so no failover branches below
-        what it holds: each failover of a gap branches at or above the consumer's last
-        item then (``received`` before the first resume; after cut j, what it holds once
-        that stream was cut, when that resume happens)."""
+        is only sent items every replica has persisted. A promoted replica's failover
+        entry is the end of the last snapshot it received whole (kv_engine eba4298,
+        ``CheckpointManager::getFailoverSeqno`` = ``lastSnapshotHighSeqno``), which can lie
+        below a seqno every replica persisted (a flush can stop mid-snapshot). The
+        replica's markers read as the consumer's, each failover of a gap branches at or
+        above the end of every snapshot the consumer held whole then (it persisted past
+        them): ``boundary`` before the first resume; after cut j, the consumer's once that
+        stream was cut, when that resume happens."""
         if not self.variant.rollback_mitigation:
             return []
         v = self.vars
         parts = []
         for f in v.failover_ids:
-            for gap, (happens, last) in enumerate(self._held_before_gaps):
+            for gap, (happens, whole) in enumerate(self._held_before_gaps):
                 in_gap = v[f"f{f}.on"] & (v.gap(f) == gap) & happens
-                parts.append(implies(in_gap, v[f"f{f}.branch"] >= last))
+                parts.append(implies(in_gap, v[f"f{f}.branch"] >= highest_whole(whole)))
         return parts
 
     @cached_property
-    def _held_before_gaps(self) -> list[tuple[Expr, Expr]]:
+    def _held_before_gaps(self) -> list[tuple[Expr, dict[int, Expr]]]:
         """Per gap (0: before the first resume; j: after cut j): (whether the gap's
-        failovers happen, the consumer's last item when they do)."""
+        failovers happen, the ends of the snapshots the consumer holds whole when they do)."""
         _ = self.sessions  # fills _held_after_cuts
-        return [(TRUE, self.vars["received"]), *self._held_after_cuts]
+        return [(TRUE, self.stream.boundary), *self._held_after_cuts]
 
     def _cuts_within_histories(self) -> list[Expr]:
         """A cut's snapshot ends and ``received`` lie within the history of the producer
@@ -327,7 +331,7 @@ class ScenarioModel:
         )
         purges = [v["purge"], *(v[f"s{j}.purge"] for j in v.cut_ids)]
         happens: Expr = TRUE
-        self._held_after_cuts: list[tuple[Expr, Expr]] = []
+        self._held_after_cuts: list[tuple[Expr, dict[int, Expr]]] = []
         out: list[tuple[Expr, dict[str, Expr]]] = []
         for r in range(self.bounds.sessions):
             producer, table = self._producers[r]
@@ -354,10 +358,12 @@ class ScenarioModel:
                 filter=drop_upto,
                 rolled_back=FALSE,
                 rollback_seqno=const(0),
-                offset=offset_after_cut(data, last_got, (start, snap_start, snap_end)),
+                offset=offset_after_cut(
+                    data, last_got, (start, snap_start, snap_end), self.variant.seqno_advanced
+                ),
             )
             happens = happens & self._accepted(trace) & v[f"s{r + 1}.on"]
-            self._held_after_cuts.append((happens, SymbolicView(data, state, table).last))
+            self._held_after_cuts.append((happens, data.boundary))
         return out
 
     def resume(
@@ -548,7 +554,9 @@ def _reacted(
     if reaction.keep is not None:
         keep = ite(rolled_back, min_of(keep, reaction.keep), keep)
     if reaction.log is not None:
-        log = reaction.log.choose(rolled_back, log)  # type: ignore[attr-defined]
+        chosen = reaction.log.choose(rolled_back, log)
+        assert isinstance(chosen, TableExprs)  # a log from the view: the symbolic one
+        log = chosen
     if reaction.claim is not None:
         claim = choose_request(rolled_back, reaction.claim, claim)
     if reaction.filter is not None:

@@ -19,7 +19,12 @@ from spec.expr import Expr, any_of, const, ite, max_of, min_of
 from spec.model.history import History, InitialStream
 from spec.model.scans import marker_ends, marker_starts
 
-__all__ = ["CutVars", "HeldData"]
+__all__ = ["CutVars", "HeldData", "highest_whole"]
+
+
+def highest_whole(boundary: dict[int, Expr]) -> Expr:
+    """The end of the highest snapshot held whole (``HeldData.boundary``), 0 if none."""
+    return max_of(const(0), *(ite(ends, const(x), const(0)) for x, ends in boundary.items()))
 
 
 @dataclass(frozen=True)
@@ -106,8 +111,8 @@ class HeldData:
                 same_snapshot = same_snapshot & ~ends[y - 1]
                 superseded.append(same_snapshot & p.present(y) & (p.key[y] == p.key[x]))
             purged = p.deleted[x] & (const(x) <= purge)
-            above = (const(x) > start) & (new_end[x] != 0)
-            sent[x] = above & ~any_of(*superseded) & ~purged
+            streamed = (const(x) > start) & (new_end[x] != 0)
+            sent[x] = streamed & ~any_of(*superseded) & ~purged
         got = {x: sent[x] & (const(x) <= cut.received) for x in xs}
         stored = {x: got[x] & (const(x) > drop_upto) for x in xs}
         held: dict[int, Expr] = {}

@@ -23,7 +23,7 @@ from typing import Any
 from spec.failover_table import FailoverTable
 from spec.reference.vbucket import Snapshot, VBucket
 from spec.run import Cell, Exchange, Lane, Mark, Picture, Rounds, Run, Span, Step
-from spec.scenario import Cut, Item, Mutation, Scenario, key_name, live_versions
+from spec.scenario import Cut, Failover, Item, Mutation, Scenario, key_name, live_versions
 from spec.trace import Round, Trace
 from spec.types import Decision, Outcome
 
@@ -207,7 +207,11 @@ def run_of(trace: Trace) -> Run:
 
 
 def _failover_steps(
-    rec: _Recorder, items: list[Item], table: FailoverTable, failovers: tuple, epoch: int
+    rec: _Recorder,
+    items: list[Item],
+    table: FailoverTable,
+    failovers: tuple[Failover, ...],
+    epoch: int,
 ) -> tuple[list[Item], FailoverTable, int]:
     """Record ``failovers`` (the first numbered ``epoch + 1``): the producer's new state."""
     for f in failovers:
@@ -330,7 +334,9 @@ def _item_cell(i: Item, kind: str) -> Cell:
     return Cell(i.seqno, f"{Mutation(i.key, i.deleted)}" + "'" * i.epoch, kind)
 
 
-def _failover_lanes(lanes: list[Lane], marks: list[Mark], failovers: tuple, epoch: int) -> None:
+def _failover_lanes(
+    lanes: list[Lane], marks: list[Mark], failovers: tuple[Failover, ...], epoch: int
+) -> None:
     for n, f in enumerate(failovers, start=epoch + 1):
         cells = tuple(
             Cell(x, f"{m}" + "'" * n, _kind(m.deleted))

@@ -14,8 +14,8 @@ from functools import cached_property
 from operator import attrgetter
 
 from spec.consumers.api import ResumeRequest
-from spec.expr import Expr, any_of, const, ite, lift
-from spec.model.held import HeldData
+from spec.expr import Expr, any_of, const, ite, lift, max_of
+from spec.model.held import HeldData, highest_whole
 from spec.model.scans import pick_step, snapshot_step
 from spec.table_exprs import TableExprs
 
@@ -114,11 +114,17 @@ def first_offset(data: HeldData, keep: Expr) -> tuple[Expr, Expr, Expr]:
 
 
 def offset_after_cut(
-    data: HeldData, last_got: Expr, opened: tuple[Expr, Expr, Expr]
+    data: HeldData, last_got: Expr, opened: tuple[Expr, Expr, Expr], seqno_advanced: bool
 ) -> tuple[Expr, Expr, Expr]:
     """The offset after a stream opened at ``opened`` (start, snap_start, snap_end) was
     cut: its last delivered item ``last_got`` and that item's marker (the stream's, in
-    ``data``), or ``opened`` when it delivered none (``last_got`` 0)."""
+    ``data``), or ``opened`` when it delivered none (``last_got`` 0). With
+    ``seqno_advanced`` (``ConsumerVariant.seqno_advanced``) the end of the stream's last
+    snapshot received whole counts as an event too (SeqnoAdvanced when its last item was
+    not sent)."""
+    if seqno_advanced:
+        above = {x: w & (const(x) > opened[0]) for x, w in data.boundary.items()}
+        last_got = max_of(last_got, highest_whole(above))
     start, end = _marker_of(data, last_got)
     event = last_got > 0
     return (

@@ -334,11 +334,13 @@ class ReferenceConsumer:
         snapshots: Sequence[Snapshot],
         received: int,
         snapshot: tuple[int, int],
+        seqno_advanced: bool = False,
     ) -> None:
         """An accepted stream from ``start`` (with the request's ``snapshot`` range) ran
         until the consumer had every item sent at or below ``received``; then it
         disconnected (docs/model.md, "Several sessions"). Its offset moves to the last
-        item the stream delivered and that item's marker; it stays the request's if none.
+        item the stream delivered and that item's marker (with ``seqno_advanced``, to the
+        end of a later snapshot received whole); it stays the request's if none.
 
         Markers and whole snapshots above ``start`` are the stream's (the consumer's older
         ones there are forgotten, and items above ``keep`` were already dropped); a stored
@@ -365,6 +367,8 @@ class ReferenceConsumer:
                     self._held[item.seqno] = item
             if sent.snap_end <= received:
                 self.whole_snapshot_ends.append(sent.snap_end)
+                if seqno_advanced:  # SeqnoAdvanced(snap_end) when its last item was not sent
+                    self.offset = (sent.snap_end, sent.snap_start, sent.snap_end)
         self.keep = max(self.keep, last_got)
 
     def react(self, reaction: Reaction, rollback_seqno: int) -> None:

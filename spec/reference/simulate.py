@@ -8,8 +8,8 @@ as a ``spec.trace.Trace``:
    deduplicated item at or below ``received``, then disconnects;
 3. the failovers, in order, then compaction (the final purge seqno); a
    consumer with rollback mitigation was only sent items every replica had
-   persisted, so a failover branching below its last item is not a run of
-   it (``NotARun``);
+   persisted, so a failover branching below the end of a snapshot it holds
+   whole is not a run of it (``NotARun``);
 4. the resume: the consumer remembers the request its variant says it
    would send; then at most ``rounds`` rounds of request -> decision;
    ROLLBACK applies the variant's reaction (the data it keeps, the request
@@ -91,7 +91,11 @@ def simulate(
             start, request.snap_start, request.snap_end, cut.disk, cut.snapshot_ends
         )
         consumer.cut_stream(
-            start, snapshots, cut.received, (request.snap_start, request.snap_end)
+            start,
+            snapshots,
+            cut.received,
+            (request.snap_start, request.snap_end),
+            variant.seqno_advanced,
         )
         consumer.adopt_log(ReferenceLog.of_table(producer.table))  # sent on acceptance
         _mitigation_allows(variant, consumer, cut.failovers)
@@ -134,16 +138,20 @@ class NotARun(ValueError):
 def _mitigation_allows(
     variant: ConsumerVariant, consumer: ReferenceConsumer, failovers: tuple[Failover, ...]
 ) -> None:
-    """A client with rollback mitigation was only sent items every replica had persisted:
-    whichever node takes over holds them, so no failover branches below its last item."""
+    """A client with rollback mitigation was only sent items every replica had persisted,
+    so whichever replica takes over received whole every snapshot the client holds whole
+    (its markers read as the client's) and branches at or above their ends: its failover
+    entry is the end of the last snapshot it received whole (kv_engine eba4298,
+    ``CheckpointManager::getFailoverSeqno``), which can lie below the client's last item."""
     if not variant.rollback_mitigation:
         return
-    last = consumer.last()
+    whole = max(consumer.whole_snapshot_ends, default=0)
     for failover in failovers:
-        if failover.branch < last:
+        if failover.branch < whole:
             raise NotARun(
-                f"{variant.name} has rollback mitigation: it holds seqno {last}, which every "
-                f"replica had persisted, so no failover branches at {failover.branch}"
+                f"{variant.name} has rollback mitigation: it holds the snapshot ending at "
+                f"{whole} whole, which every replica had persisted, so no failover "
+                f"branches at {failover.branch}"
             )
 
 

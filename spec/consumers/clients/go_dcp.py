@@ -9,8 +9,11 @@ Our reading of its source (``CITATIONS`` below, machine-readable):
   or below the persisted seqno, which ``couchbase/rollback_mitigation.go:
   getMinSeqNo`` takes as the minimum over the active and every replica
   (0 when their vbuuids differ). So the application is only given items
-  every copy has persisted: no failover branches below what it received
-  (``rollback_mitigation``; ``go-dcp:mitigation=off`` drops that).
+  every copy has persisted (``rollback_mitigation``; ``go-dcp:mitigation=off``
+  drops that). A promoted replica still branches at the end of the last
+  snapshot it received whole (kv_engine eba4298
+  ``CheckpointManager::getFailoverSeqno``), which can be below those: the
+  model allows no branch below a snapshot the client holds whole.
 * **What it remembers.** ``couchbase/observer.go``: ``Mutation``/``Deletion``
   hand the listener an ``models.Offset`` with the current snapshot marker,
   the event's seqno and ``vbUUID``, which ``couchbase/client.go: OpenStream``
@@ -50,10 +53,10 @@ Our reading of its source (``CITATIONS`` below, machine-readable):
   than the one in memory:
   restarts are not modelled, so the interval changes no verdict here.
 
-Not modelled: where a failover entry sits relative to what a replica
-persisted (mitigation is modelled as "no failover branches below what the
-client holds": kv_engine places the entry at the last complete snapshot the
-promoted replica received, which can be lower), restarts (the checkpoint
+Not modelled: a promoted replica keeping its items above its failover
+entry (the model's new branch rewrites them at once: one failover stands
+for a chain in which a replica rolled back to that entry is promoted next),
+a replica whose markers differ from the client's, restarts (the checkpoint
 loaded may be older), a listener that acks late or not at all (its checkpoint is
 older: more is re-streamed), the skip window, collections.
 

@@ -40,9 +40,10 @@ rollback removes: uuid 0 next; docs/authoring-consumers.md shows it as a
 variant), seqno-advanced and system events (collections: negotiated only when
 ``collectionsAware`` is set, off by default, so a default stream gets
 neither), and, with
-mitigation on, a failover entry below what every replica persisted
-(kv_engine places it at the promoted replica's last complete snapshot:
-mitigation is modelled as "no failover branches below what it received").
+mitigation on, what go-dcp's docstring lists (a promoted replica keeping
+its items above its entry; markers that differ from the client's): the
+model allows no branch below a snapshot the client holds whole (kv_engine
+``CheckpointManager::getFailoverSeqno``).
 
 ``java-dcp-client-fixed``: the application's ``onRollback`` drops its data
 above the highest point at or below R where it holds a whole snapshot (0,

@@ -66,6 +66,8 @@ until a header's seqno is its snapshot's end, or reset at 0), so that [h, h]
 is true of the data kept. dcpcheck verifies the fix (docs/clients.md).
 """
 
+from typing import TYPE_CHECKING
+
 from spec.consumers.api import (
     ConsumerVariant,
     ConsumerView,
@@ -77,6 +79,9 @@ from spec.consumers.api import (
     choose_request,
 )
 from spec.expr import Expr, ite
+
+if TYPE_CHECKING:
+    from spec.consumers.citations import Citation
 
 MIDPOINT = Setting(
     "midpoint",
@@ -156,7 +161,7 @@ VARIANTS = (KvReplica(), KvReplicaFixed())
 
 
 # Where each behaviour above was read (machine-readable; spec.consumers.citations).
-def _citations() -> tuple:
+def _citations() -> "tuple[Citation, ...]":
     from spec.consumers.citations import Citation
 
     kv, at, ep = "couchbase/kv_engine", "eba4298", "engines/ep/src"

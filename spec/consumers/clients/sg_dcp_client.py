@@ -5,11 +5,20 @@ tasks) through ``base/gocb_dcp_client.go: GoCBDCPClient``, not through cbgt
 (``cbgt`` models the sharded import feed). Our reading (couchbase/sync_gateway
 f39abe1; ``CITATIONS`` below):
 
-* **What it remembers.** ``base/dcp_client_worker.go: DCPWorker.Start``
-  keeps a snapshot marker pending and ``updateSeq`` -> ``checkPendingSnapshot``
-  stores it with the first item after it (``dcpMetadataBase.SetSnapshot``),
-  then ``UpdateSeq`` stores the item's seqno: the last item's seqno and
-  marker (``remembered``).
+* **What it remembers: its own metadata, not its data.**
+  ``base/dcp_client_worker.go: DCPWorker.Start`` keeps a snapshot marker
+  pending and ``updateSeq`` -> ``checkPendingSnapshot`` stores it with the
+  first event after it (``dcpMetadataBase.SetSnapshot``), then ``UpdateSeq``
+  stores the event's seqno, for a mutation, a deletion or a SeqnoAdvanced
+  (``seqnoAdvancedEvent``); ``dcpMetadataBase.Rollback`` sets it too
+  (below). It negotiates collections (``base/gocb_dcp_client.go:
+  getAgentConfig`` sets ``IoConfig.UseCollections``; ``openStreamRequest``
+  passes ``FilterOptions``; ``base/dcp_client_stream_observer.go:
+  SeqNoAdvanced`` forwards the event), so kv_engine sends it SeqnoAdvanced
+  (``ActiveStream::isSeqnoAdvancedEnabled``, kv_engine eba4298: a
+  collection-enabled stream without sync replication) at the end of a
+  snapshot whose last item it does not send: ``seqno_advanced``,
+  ``remembered`` = ``view.offset``.
 * **Which uuid.** When a stream opens, ``openStreamRequest``'s callback calls
   ``dcpMetadataBase.SetFailoverEntries``: the producer's log is stored and
   ``VbUUID = getVbUUID(log, StartSeqNo)``. ``getVbUUID`` walks the log from
@@ -76,6 +85,15 @@ from spec.expr import Expr, min_of
 REPO, AT = "couchbase/sync_gateway", "f39abe1"
 CITATIONS = (
     Citation(REPO, "base/dcp_client_worker.go", "updateSeq", AT, "marker stored with an item"),
+    Citation(REPO, "base/gocb_dcp_client.go", "getAgentConfig", AT, "UseCollections"),
+    Citation(REPO, "base/dcp_client_stream_observer.go", "SeqNoAdvanced", AT, "to the worker"),
+    Citation(
+        "couchbase/kv_engine",
+        "engines/ep/src/dcp/active_stream.cc",
+        "ActiveStream::isSeqnoAdvancedEnabled",
+        "eba4298",
+        "collection-enabled, no sync replication",
+    ),
     Citation(REPO, "base/dcp_client_metadata.go", "SetFailoverEntries", AT, "uuid at open"),
     Citation(REPO, "base/gocb_dcp_client.go", "getVbUUID", AT, "oldest entry <= the start"),
     Citation("couchbase/gocbcore", "dcpcomponent.go", "OpenStream", "fd54a52", "wire order"),
@@ -96,11 +114,13 @@ CITATIONS = (
 class SgDcpClient(ConsumerVariant):
     name = "sg-dcp-client"
     summary = "uuid = its log's oldest entry; on rollback min(R,start) with {x,x}; keeps its data"
+    seqno_advanced = True  # getAgentConfig: UseCollections
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
         # SetFailoverEntries: getVbUUID(log, start at open) walks from the oldest entry, whose
         # seqno is at or below the start at open (the cache feed opens at the high seqno).
-        return super().remembered(view).but(uuid=view.log.oldest_uuid)
+        # The start and snapshot: its own metadata, moved by updateSeq (view.offset).
+        return ResumeRequest(view.log.oldest_uuid, *view.offset)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
@@ -113,6 +133,10 @@ class SgDcpClient(ConsumerVariant):
 class SgDcpClientFixed(ConsumerVariant):
     name = "sg-dcp-client-fixed"
     summary = "sg-dcp-client sending its log's newest uuid; drops data above a whole snapshot <= R"
+    seqno_advanced = True
+
+    def remembered(self, view: ConsumerView) -> ResumeRequest:
+        return ResumeRequest(view.log.latest_uuid, *view.offset)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView

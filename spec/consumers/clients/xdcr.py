@@ -81,11 +81,13 @@ wins", and a record's uuid taken from an older stream's log (with one
 resume, the log the consumer holds is the one its checkpoints were taken
 with).
 
-``xdcr-fixed``: ``dcpEnablePurgeRollback`` on (no ``0x80``), a record
-always with its marker (the fallback not taken: ``snapshot-marker=kept``
-only; a record at a lower point while the target holds more above it, as
-a skipped checkpoint or a sparser cadence leaves, is not covered by the
-proof), and on
+``xdcr-fixed``: ``dcpEnablePurgeRollback`` on (no ``0x80``); a record
+whose marker is lost (``snapshot-marker=lost``) claims ``{s, [c, E]}``
+instead of ``(s, s)``: c the highest point <= s it knows whole, E the end
+of the newest marker it saw (the model: the lost marker's own end); with
+``(s, s)`` the fix misses a deduplicated mutation (tests/test_xdcr.py). A
+record at a lower point while the target holds more above it, as a skipped
+checkpoint or a sparser cadence leaves, is not covered by the proof. And on
 ROLLBACK(R) the target is reconciled to the resume point: every key XDCR
 replicated above the highest whole-snapshot point c <= R gets the source's
 version at c (deleted where the source has none), then it resumes from c
@@ -94,6 +96,8 @@ with the producer's uuid covering c. That is not a small change to XDCR
 do to converge after a source rollback. dcpcheck verifies it
 (docs/clients.md).
 """
+
+from dataclasses import replace
 
 from spec.consumers.api import (
     ConsumerVariant,
@@ -104,7 +108,7 @@ from spec.consumers.api import (
     Setting,
 )
 from spec.consumers.citations import Citation
-from spec.expr import Expr, ite, max_of, min_of, saturating_sub
+from spec.expr import Expr, ite, lift, max_of, min_of, saturating_sub
 
 REPO, AT = "couchbase/goxdcr", "7845cfd4"
 CKMGR = "pipeline_svc/checkpoint_manager.go"
@@ -160,7 +164,9 @@ class Xdcr(ConsumerVariant):
     marker_lost = False
     settings = (PURGE_ROLLBACK, SNAPSHOT_MARKER)
 
-    def checkpoint(self, view: ConsumerView, seqno: Expr, ignore_purged: Expr) -> ResumeRequest:
+    def checkpoint(
+        self, view: ConsumerView, seqno: Expr, ignore_purged: Expr | bool
+    ) -> ResumeRequest:
         """The checkpoint record at ``seqno`` (a record at every item): its snapshot marker
         (``(seqno, seqno)`` when the marker is lost), the uuid of the newest entry at or
         below the snapshot's end, start clamped into the snapshot
@@ -175,7 +181,7 @@ class Xdcr(ConsumerVariant):
             seqno,
             ite(none, 0, min_of(snap_start, seqno)),
             ite(none, 0, max_of(snap_end, seqno)),
-            ignore_purged=ignore_purged,
+            ignore_purged=lift(ignore_purged),
         )
 
     def remembered(self, view: ConsumerView) -> ResumeRequest:
@@ -197,6 +203,19 @@ class Xdcr(ConsumerVariant):
 class XdcrFixed(ConsumerVariant):
     name = "xdcr-fixed"
     summary = "xdcr with purge rollback on, reconciling the target to a whole snapshot <= R"
+    marker_lost = False
+    settings = (SNAPSHOT_MARKER,)
+
+    def remembered(self, view: ConsumerView) -> ResumeRequest:
+        """The record at the last item s, with its marker. When the marker is lost the fix
+        claims a range that contains it instead of (s, s): from the highest point c <= s
+        it knows whole to the end E of the newest marker it saw (at least the lost one's;
+        the model takes the least, the lost marker's own end)."""
+        record = super().remembered(view)
+        if not self.marker_lost:
+            return record
+        whole = view.consistent_at_or_below(record.start)
+        return replace(record, snap_start=whole)
 
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
