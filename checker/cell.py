@@ -1,6 +1,6 @@
 """One cell of the single-node matrix (rule set, consumer, property within bounds): the one door.
 
-``check_cell`` is what every command and task that checks one cell calls
+``check_cell`` is what every command and task that checks one cell (a ``MatrixCell``) calls
 (``dcpcheck check``, ``checker.tasks.ScenarioTask`` and so ``verify`` and
 ``clients``, ``ScenarioGroupTask`` through ``check_cells``), so one cell gives
 one ``Result`` whichever door it came in by. Every choice a check makes lives
@@ -21,6 +21,7 @@ object:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from checker.engines.options import DEFAULT, Options
 from checker.engines.registry import Z3_ENGINE, ScenarioEngine, SparkSolvers
@@ -29,16 +30,36 @@ from checker.result import Result, Verdict
 from checker.scenario_check import against_textbook, check, planned
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
+from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.rules.language import RuleSet
 
-__all__ = ["TextbookVerdicts", "check_cell", "check_cells", "planned_cell", "refusal"]
+__all__ = [
+    "MatrixCell",
+    "TextbookVerdicts",
+    "check_cell",
+    "check_cells",
+    "planned_cell",
+    "refusal",
+]
 
 # correct's verdicts, by (rules as named, property id, bounds, options): filled by the
 # checks of correct a process runs and by the comparisons, so a command (or a Spark
 # worker running many tasks) checks correct once per (rules, property).
 TextbookVerdicts = dict[tuple[str, str], Verdict]
 _SEEN: dict[tuple[Bounds, Options], TextbookVerdicts] = {}
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    """What one check of the single-node model is of: ``prop`` of ``variant`` under
+    ``rules``, within ``bounds`` (a rule set x consumer x property cell of ``dcpcheck
+    check``'s and ``verify``'s matrix); the options and the engine say how it is checked."""
+
+    rules: RuleSet
+    variant: ConsumerVariant
+    prop: Property
+    bounds: Bounds
 
 
 def refusal(engine: ScenarioEngine, options: Options) -> str | None:
@@ -49,28 +70,20 @@ def refusal(engine: ScenarioEngine, options: Options) -> str | None:
 
 
 def planned_cell(
-    rules: RuleSet,
-    variant: ConsumerVariant,
-    prop: Property,
-    bounds: Bounds,
-    options: Options = DEFAULT,
-    engine: ScenarioEngine = Z3_ENGINE,
+    cell: MatrixCell, options: Options = DEFAULT, engine: ScenarioEngine = Z3_ENGINE
 ) -> Result:
     """The cell's result before anything is decided (what an interrupted run reports)."""
-    base = planned(rules, variant, prop, bounds, engine.name, options)
+    base = planned(cell.rules, cell.variant, cell.prop, cell.bounds, engine.name, options)
     if not options.every_session:
         return _expected(base)
     from checker.induction.every_session import EverySession
 
-    every = base.but(bounds=EverySession(bounds), command=f"{base.command} --sessions any")
+    every = base.but(bounds=EverySession(cell.bounds), command=f"{base.command} --sessions any")
     return every.but(expected="holds") if options.certificate is not None else every
 
 
 def check_cell(
-    rules: RuleSet,
-    variant: ConsumerVariant,
-    prop: Property,
-    bounds: Bounds,
+    cell: MatrixCell,
     options: Options = DEFAULT,
     engine: ScenarioEngine = Z3_ENGINE,
     solvers: SparkSolvers | None = None,
@@ -83,10 +96,10 @@ def check_cell(
         from checker.induction.every_session import check_every_session
 
         result = check_every_session(
-            rules,
-            variant,
-            prop,
-            bounds,
+            cell.rules,
+            cell.variant,
+            cell.prop,
+            cell.bounds,
             options,
             show_invariant=options.show_invariant,
             houdini=options.certificate is None,
@@ -95,13 +108,13 @@ def check_cell(
         return result.but(expected="holds") if options.certificate is not None else result
     if engine.needs_spark and solvers is not None:
         names = (
-            source_of(rules, rules.name),
-            source_of(variant, variant.name),
-            source_of(prop, prop.id),
+            source_of(cell.rules, cell.rules.name),
+            source_of(cell.variant, cell.variant.name),
+            source_of(cell.prop, cell.prop.id),
         )
         engine = engine.on_spark(solvers, names, update or (lambda _: None))
-    found = check(rules, variant, prop, bounds, options, engine)
-    return _compared(found, rules, prop, bounds, options)
+    found = check(cell.rules, cell.variant, cell.prop, cell.bounds, options, engine)
+    return _compared(found, cell.rules, cell.prop, cell.bounds, options)
 
 
 def check_cells(
@@ -116,7 +129,7 @@ def check_cells(
     from checker.together import check_together
     from spec.consumers import CONSUMERS, TEXTBOOK
 
-    results = check_together(rules, variant, props, bounds, options)
+    results = check_together(ScenarioModel(bounds, rules, variant), props, options)
     seen = _seen(bounds, options)
     asked = [
         p
@@ -127,7 +140,8 @@ def check_cells(
     ]
     if len(asked) > 1:  # correct's verdicts on them together: one proof when it holds them
         textbook = CONSUMERS.get(TEXTBOOK[0])
-        for r in check_together(rules, textbook, asked, bounds, options.but(minimise=False)):
+        textbook_model = ScenarioModel(bounds, rules, textbook)
+        for r in check_together(textbook_model, asked, options.but(minimise=False)):
             if not r.interrupted:
                 seen[(source_of(rules, rules.name), r.property)] = r.verdict
     return [_compared(r, rules, p, bounds, options) for r, p in zip(results, props, strict=True)]

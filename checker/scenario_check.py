@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import shlex
+from collections.abc import Mapping
 from dataclasses import replace
 
 from checker.confirm import explain, replay_scenario
@@ -46,20 +47,17 @@ __all__ = [
 
 
 def reproduce_command(
-    rules: str,
-    consumer: str,
-    prop: str,
-    b: Bounds,
-    engine: str = Z3_ENGINE.name,
-    options: Options = DEFAULT,
+    given: Mapping[str, str], b: Bounds, engine: str = Z3_ENGINE.name, options: Options = DEFAULT
 ) -> str:
     """The ``dcpcheck check`` line that reproduces one check: the definitions as a command
-    line names them (built-in names, or the user's files: ``checker.loading.source_of``),
-    the four size bounds, and every other option that can change the verdict when it is
-    not its default (``--rounds``, ``--max-entries``, ``--sessions``, ``--engine``,
-    ``--budget``, ``--examples``)."""
-    words: list[str | int] = ["dcpcheck", "check", "--rules", rules, "--consumer", consumer]
-    words += ["--property", prop]
+    line names them (``given``: ``rules``, ``consumer`` and ``property``, each a built-in
+    name or the user's file: ``checker.loading.source_of``), the four size bounds, and
+    every other option that can change the verdict when it is not its default
+    (``--rounds``, ``--max-entries``, ``--sessions``, ``--engine``, ``--budget``,
+    ``--examples``)."""
+    words: list[str | int] = ["dcpcheck", "check"]
+    for flag in ("rules", "consumer", "property"):
+        words += [f"--{flag}", given[flag]]
     words += ["--seqnos", b.seqnos, "--keys", b.keys, "--entries", b.entries]
     words += ["--failovers", b.failovers]
     if b.rounds != b.entries + 3:  # Bounds: rounds 0 means entries + 3
@@ -93,8 +91,8 @@ def planned(
         "consumer": (source_of(variant, variant.name), variant.name),
         "property": (source_of(prop, prop.id), prop.id),
     }
-    rules_source, consumer_source, prop_source = (source for source, _ in named.values())
-    command = reproduce_command(rules_source, consumer_source, prop_source, bounds, engine, options)
+    given = {kind: source for kind, (source, _) in named.items()}
+    command = reproduce_command(given, bounds, engine, options)
     sources = {kind: source for kind, (source, name) in named.items() if source != name}
     return not_run("scenario", subject, prop, bounds, engine, command, sources=sources)
 

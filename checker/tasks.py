@@ -21,9 +21,8 @@ from spec.bounds import Bounds
 from spec.cluster import ClusterBounds
 
 if TYPE_CHECKING:
+    from checker.cell import MatrixCell
     from spec.cluster import AckRule, BranchRule, ClusterProperty
-    from spec.consumers import ConsumerVariant
-    from spec.properties import Property
     from spec.rules import RuleSet
 
 __all__ = [
@@ -52,16 +51,18 @@ class ScenarioTask:
         every = " (every number of sessions)" if self.options.every_session else ""
         return f"{self.rules}/{self.consumer}: {self.property}{every}"
 
-    def _named(self) -> tuple[RuleSet, ConsumerVariant, Property]:
+    def _cell(self) -> MatrixCell:
+        from checker.cell import MatrixCell
         from checker.loading import resolve
         from spec.consumers import CONSUMERS, ConsumerVariant
         from spec.properties import PROPERTIES, Property
         from spec.rules import RULE_SETS, RuleSet
 
-        return (
+        return MatrixCell(
             resolve(RULE_SETS, RuleSet, self.rules),
             resolve(CONSUMERS, ConsumerVariant, self.consumer),
             resolve(PROPERTIES, Property, self.property),
+            self.bounds,
         )
 
     def run(self) -> Result:
@@ -69,14 +70,14 @@ class ScenarioTask:
         from checker.cell import check_cell
         from checker.engines.registry import scenario_engine
 
-        return check_cell(*self._named(), self.bounds, self.options, scenario_engine(self.engine))
+        return check_cell(self._cell(), self.options, scenario_engine(self.engine))
 
     def planned(self) -> Result:
         """The result before anything is decided (``checker.cell.planned_cell``)."""
         from checker.cell import planned_cell
         from checker.engines.registry import scenario_engine
 
-        return planned_cell(*self._named(), self.bounds, self.options, scenario_engine(self.engine))
+        return planned_cell(self._cell(), self.options, scenario_engine(self.engine))
 
 
 @dataclass(frozen=True)

@@ -37,18 +37,15 @@ __all__ = ["check_together"]
 
 
 def check_together(
-    rules: RuleSet,
-    variant: ConsumerVariant,
-    props: Sequence[Property],
-    bounds: Bounds,
-    options: Options = DEFAULT,
+    model: ScenarioModel, props: Sequence[Property], options: Options = DEFAULT
 ) -> list[Result]:
-    """One ``Result`` per property, in ``props``' order (Z3 engine). ``options.budget``:
-    Z3 resource units for each joint query and for each property checked on its own (the
-    verdicts are then the same on any machine); ``options.timeout_s``: an outer guard."""
+    """One ``Result`` per property of ``model`` (its rule set and consumer within its
+    bounds), in ``props``' order (Z3 engine). ``options.budget``: Z3 resource units for
+    each joint query and for each property checked on its own (the verdicts are then the
+    same on any machine); ``options.timeout_s``: an outer guard."""
     results: dict[str, Result] = {}
     pending = list(props)
-    model = ScenarioModel(bounds, rules, variant)
+    rules, variant, bounds = model.rules, model.variant, model.bounds
     while len(pending) > 1:
         clock = Stopwatch()
         spent = options.new_budget()

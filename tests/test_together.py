@@ -9,6 +9,7 @@ from checker.scenario_check import check
 from checker.together import check_together
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
+from spec.model.build import ScenarioModel
 from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS
 
@@ -21,7 +22,7 @@ def test_together_every_property_gets_the_verdict_and_counterexample_of_checking
     consumer,
 ) -> None:
     rules, variant = RULE_SETS.get("kv-current"), CONSUMERS.get(consumer)
-    together = check_together(rules, variant, ALL, SMALL)
+    together = check_together(ScenarioModel(SMALL, rules, variant), ALL)
     assert [r.property for r in together] == [p.id for p in ALL]
     for prop, joint in zip(ALL, together, strict=True):
         alone = check(rules, variant, prop, SMALL)
@@ -33,7 +34,8 @@ def test_together_every_property_gets_the_verdict_and_counterexample_of_checking
 
 def test_properties_proved_together_share_one_query_and_say_so() -> None:
     safety = [p for p in ALL if p.kind == "safety"]
-    results = check_together(RULE_SETS.get("kv-current"), CONSUMERS.get("correct"), safety, SMALL)
+    model = ScenarioModel(SMALL, RULE_SETS.get("kv-current"), CONSUMERS.get("correct"))
+    results = check_together(model, safety)
     assert all(r.verdict is Verdict.HOLDS for r in results)
     assert all("one solver query with 3 other properties" in r.note for r in results)
     assert len({r.stats.cpu_seconds for r in results}) == 1

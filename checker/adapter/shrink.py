@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from typing import TypeVar
 
 from checker.adapter.search import size
 from spec.failover_table import FailoverTable
 from spec.scenario import Cut, Failover, Scenario
 
 __all__ = ["shrink"]
+
+# What one session streams: the first (a scenario's own fields) or a later one (a cut).
+Streamed = TypeVar("Streamed", Scenario, Cut)
 
 
 def _moves(s: Scenario) -> Iterator[Scenario]:
@@ -45,12 +49,7 @@ def _moves(s: Scenario) -> Iterator[Scenario]:
     if len(s.table) > 1:
         entries = s.table.entries[:-1]
         yield replace(s, table=FailoverTable(entries, s.max_entries))
-    for e in s.snapshot_ends:
-        yield replace(s, snapshot_ends=tuple(x for x in s.snapshot_ends if x != e))
-    for r in range(s.received):
-        yield replace(s, received=r)
-    if s.purge_seqno:
-        yield replace(s, purge_seqno=0)
+    yield from _session_moves(s)
     if s.first_snapshot_start:
         yield replace(s, first_snapshot_start=0)
 
@@ -58,12 +57,18 @@ def _moves(s: Scenario) -> Iterator[Scenario]:
 def _cut_moves(cut: Cut) -> Iterator[Cut]:
     if cut.failovers:
         yield replace(cut, failovers=cut.failovers[:-1])
-    for e in cut.snapshot_ends:
-        yield replace(cut, snapshot_ends=tuple(x for x in cut.snapshot_ends if x != e))
-    for r in range(cut.received):
-        yield replace(cut, received=r)
-    if cut.purge_seqno:
-        yield replace(cut, purge_seqno=0)
+    yield from _session_moves(cut)
+
+
+def _session_moves(session: Streamed) -> Iterator[Streamed]:
+    """Fewer snapshots, less received, nothing purged: the moves the first session and
+    a later cut share."""
+    for e in session.snapshot_ends:
+        yield replace(session, snapshot_ends=tuple(x for x in session.snapshot_ends if x != e))
+    for r in range(session.received):
+        yield replace(session, received=r)
+    if session.purge_seqno:
+        yield replace(session, purge_seqno=0)
 
 
 def shrink(scenario: Scenario, fails: Callable[[Scenario], bool]) -> tuple[Scenario, int]:

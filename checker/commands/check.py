@@ -31,7 +31,7 @@ from functools import partial
 
 from checker.arguments.selection import add_selection_arguments, selection
 from checker.atomic import writable_dir, writable_file
-from checker.cell import check_cell, planned_cell, refusal
+from checker.cell import MatrixCell, check_cell, planned_cell, refusal
 from checker.commands.common import (
     ANY_SESSIONS,
     add_budget_arguments,
@@ -132,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
     writable_dir(args.out, "--out")
     writable_file(args.html, "--html")
     rules, consumers, props = selection(args)
-    combos = [(r, c, p) for r in rules for c in consumers for p in props]
+    cells = [
+        MatrixCell(r.item, c.item, p.item, bounds) for r in rules for c in consumers for p in props
+    ]
     conf = spark_conf_from(args)
 
     outputs = replace(
@@ -150,11 +152,11 @@ def run(args: argparse.Namespace) -> int:
             solvers = SparkSolvers(spark)
         jobs = [
             Job.one(
-                f"{r.item.name}/{c.item.name}: {p.item.id}",
-                partial(check_cell, r.item, c.item, p.item, bounds, options, engine, solvers),
-                partial(planned_cell, r.item, c.item, p.item, bounds, options, engine),
+                f"{cell.rules.name}/{cell.variant.name}: {cell.prop.id}",
+                partial(check_cell, cell, options, engine, solvers),
+                partial(planned_cell, cell, options, engine),
             )
-            for r, c, p in combos
+            for cell in cells
         ]
         progress = Progress(len(jobs), quiet=args.quiet)
         results = run_jobs(jobs, progress, each=report.one)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from checker.atomic import publish_dir, writable_dir, writable_file, write_text_atomic
+from checker.atomic import partial_dir, publish_dir, writable_dir, writable_file, write_text_atomic
 from checker.inputs import count, seconds
 from checker.interrupt import uninterruptible
 from checker.loading import resolve_many
@@ -30,6 +32,7 @@ from spec.errors import EXIT_UNKNOWN, UsageError
 from spec.registry import Registry
 
 if TYPE_CHECKING:
+    from checker.progress import Progress
     from checker.report.emit import Outputs
 
 __all__ = [
@@ -346,6 +349,20 @@ def add_output_arguments(
         parser.add_argument(
             "--html", metavar="FILE", help="also write an HTML report with timelines"
         )
+
+
+@contextmanager
+def partial_run(out: str | Path, progress: Progress) -> Iterator[Path]:
+    """A run that publishes a directory as ``out`` (sweep, review): a new directory beside
+    it to build the contents in (``checker.atomic.partial_dir``), published by
+    ``publish_with_summary``; however the run ends, ``progress`` is closed and what was not
+    published is removed."""
+    partial = partial_dir(out)
+    try:
+        yield partial
+    finally:
+        progress.close()
+        shutil.rmtree(partial, ignore_errors=True)
 
 
 def publish_with_summary(partial: Path, out: str | Path, summary: object) -> None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from checker.arguments.decision_space import add_distinct_uuids
-from checker.atomic import partial_dir, writable_dir, writable_file
+from checker.atomic import writable_dir, writable_file
 from checker.commands.common import (
     add_budget_arguments,
     add_count,
@@ -47,6 +46,7 @@ from checker.commands.common import (
     add_repeatable,
     add_spark_arguments,
     budget_from,
+    partial_run,
     publish_with_summary,
     spark_conf_from,
     stopped_at_timeout,
@@ -228,45 +228,41 @@ def _review(
     from checker.review.report import reproductions, results, summary_json, text
     from checker.spark.sweep import SweepTimeout
 
-    partial = partial_dir(options.out)
-    dataset = partial / "answers"
-    dataset.mkdir()
     progress = Progress(1, "reviews", quiet=options.quiet)
     seconds: dict[str, float] = {}
     learning = [0, 1]  # parts learnt, of how many
     try:
-        started = time.perf_counter()
-        progress.start("learn")
-        try:
-            parts, rows = _learn(options, job, dataset, deadline, progress, learning)
-        except KeyboardInterrupt:  # also in Spark's start-up: say how far it got, as verify
-            progress.close()
-            done = job.space.size * learning[0] // learning[1]
-            print(
-                f"interrupted after {time.perf_counter() - started:.1f}s: {done:,} of "
-                f"{job.space.size:,} inputs learnt; nothing was published"
-            )
-            raise
-        learnt = learnt_from(parts, rows)
-        seconds["learn"] = time.perf_counter() - started
-        rate = learnt.asked / max(seconds["learn"], 1e-9)
-        progress.finish("learn", f"{learnt.asked:,} inputs asked, {rate:,.0f}/s")
-        review = Review(options.target, base, job.space, bounds, [c.name for c in consumers],
-                        learnt, humpty)  # fmt: skip
-        started = time.perf_counter()
-        if learnt.counts:
-            progress.start("judge")
-            judge(review, str(dataset), consumers, target, options.budget, deadline)
-            progress.finish("judge", f"{len(learnt.counts)} regions")
-        seconds["judge"] = time.perf_counter() - started
-        review.seconds = seconds
-        publish_with_summary(partial, options.out, summary_json(review))
+        with partial_run(options.out, progress) as partial:
+            dataset = partial / "answers"
+            dataset.mkdir()
+            started = time.perf_counter()
+            progress.start("learn")
+            try:
+                parts, rows = _learn(options, job, dataset, deadline, progress, learning)
+            except KeyboardInterrupt:  # also in Spark's start-up: say how far it got, as verify
+                progress.close()
+                done = job.space.size * learning[0] // learning[1]
+                print(
+                    f"interrupted after {time.perf_counter() - started:.1f}s: {done:,} of "
+                    f"{job.space.size:,} inputs learnt; nothing was published"
+                )
+                raise
+            learnt = learnt_from(parts, rows)
+            seconds["learn"] = time.perf_counter() - started
+            rate = learnt.asked / max(seconds["learn"], 1e-9)
+            progress.finish("learn", f"{learnt.asked:,} inputs asked, {rate:,.0f}/s")
+            review = Review(options.target, base, job.space, bounds, [c.name for c in consumers],
+                            learnt, humpty)  # fmt: skip
+            started = time.perf_counter()
+            if learnt.counts:
+                progress.start("judge")
+                judge(review, str(dataset), consumers, target, options.budget, deadline)
+                progress.finish("judge", f"{len(learnt.counts)} regions")
+            seconds["judge"] = time.perf_counter() - started
+            review.seconds = seconds
+            publish_with_summary(partial, options.out, summary_json(review))
     except SweepTimeout:
-        progress.close()
         return stopped_at_timeout("dcpcheck review", options.timeout_s, "learnt")
-    finally:
-        progress.close()
-        shutil.rmtree(partial, ignore_errors=True)
     wall, cpu = clock.read()
     words = ["dcpcheck", "review", "--target", options.target, "--rules", options.rules]
     words += ["--entries", str(job.space.entries), "--seqnos", str(job.space.seqnos)]

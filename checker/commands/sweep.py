@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from checker.arguments.decision_space import add_distinct_uuids
-from checker.atomic import partial_dir, writable_dir
+from checker.atomic import writable_dir
 from checker.commands.common import (
     add_count,
     add_progress_arguments,
@@ -39,6 +38,7 @@ from checker.commands.common import (
     add_spark_arguments,
     add_timeout,
     chosen,
+    partial_run,
     publish_with_summary,
     spark_conf_from,
     stopped_at_timeout,
@@ -150,43 +150,43 @@ def _sweep(
     from checker.sweep.summary import summarise, summary_json, text
 
     progress = Progress(1, "sweeps", quiet=options.quiet)
-    partial = partial_dir(options.out)
-    dataset = partial / "decisions"
-    dataset.mkdir()
     try:
-        progress.start("sweep")
-        place = options.spark
-        with spark_session(place.master, place.app, place.conf, place.executor_wait) as spark:
-            parts, rows = sweep_on_spark(
-                spark,
-                SweepJob(space, tuple(specs)),
-                dataset,
-                timeout_s=max(0.001, deadline - time.monotonic()),
-                progress=lambda done, total: progress.update("sweep", f"{done}/{total} parts done"),
-            )
-        missing = [p for p in range(parts) if not (dataset / part_name(p)).is_file()]
-        if missing:
-            raise HarnessBug(f"the sweep finished without parts {missing[:5]} of its dataset")
-        for stray in dataset.glob(".*"):  # a partial file of a task attempt that was lost
-            stray.unlink()
-        progress.finish("sweep", f"{parts} parts")
-        summary = summarise(space, rule_sets, parts, rows)
-        summary.specs = {r.name: spec for r, spec in zip(rule_sets, specs, strict=True)}
-        summary.dataset = str(Path(options.out) / "decisions")
-        if len(rule_sets) > 1:
-            progress.start("cross-check with dcpcheck diff")
-            summary.crosscheck = crosscheck(
-                space, rule_sets, summary.found(), max(0.001, deadline - time.monotonic())
-            )
-            progress.finish("cross-check with dcpcheck diff", summary.crosscheck.agreement.value)
-        summary.seconds = time.perf_counter() - started
-        publish_with_summary(partial, options.out, summary_json(summary))
+        with partial_run(options.out, progress) as partial:
+            dataset = partial / "decisions"
+            dataset.mkdir()
+            progress.start("sweep")
+            place = options.spark
+            with spark_session(place.master, place.app, place.conf, place.executor_wait) as spark:
+                parts, rows = sweep_on_spark(
+                    spark,
+                    SweepJob(space, tuple(specs)),
+                    dataset,
+                    timeout_s=max(0.001, deadline - time.monotonic()),
+                    progress=lambda done, total: progress.update(
+                        "sweep", f"{done}/{total} parts done"
+                    ),
+                )
+            missing = [p for p in range(parts) if not (dataset / part_name(p)).is_file()]
+            if missing:
+                raise HarnessBug(f"the sweep finished without parts {missing[:5]} of its dataset")
+            for stray in dataset.glob(".*"):  # a partial file of a task attempt that was lost
+                stray.unlink()
+            progress.finish("sweep", f"{parts} parts")
+            summary = summarise(space, rule_sets, parts, rows)
+            summary.specs = {r.name: spec for r, spec in zip(rule_sets, specs, strict=True)}
+            summary.dataset = str(Path(options.out) / "decisions")
+            if len(rule_sets) > 1:
+                progress.start("cross-check with dcpcheck diff")
+                summary.crosscheck = crosscheck(
+                    space, rule_sets, summary.found(), max(0.001, deadline - time.monotonic())
+                )
+                progress.finish(
+                    "cross-check with dcpcheck diff", summary.crosscheck.agreement.value
+                )
+            summary.seconds = time.perf_counter() - started
+            publish_with_summary(partial, options.out, summary_json(summary))
     except SweepTimeout:
-        progress.close()
         return stopped_at_timeout("dcpcheck sweep", options.timeout_s, "decided")
-    finally:
-        progress.close()
-        shutil.rmtree(partial, ignore_errors=True)
     if options.as_json:
         print(json.dumps(summary_json(summary), indent=2))
     else:

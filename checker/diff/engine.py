@@ -17,6 +17,8 @@ the baseline.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from checker.diff.classify import Classification, Evidence, Probe, Witness, classify
@@ -146,34 +148,32 @@ def diff_rules(
     table_entries: int,
     options: DiffOptions = DiffOptions(),
 ) -> DiffReport:
-    clock = Stopwatch()
-    spending, deadline = Budget(options.budget), deadline_after(options.timeout_s)
     report = DiffReport(
         "rules", rules_a.name, rules_b.name, [c.name for c in consumers], bounds, table_entries
     )
-    search = search_regions(
-        rules_a, rules_b, table_entries, options.max_regions, spending, deadline
-    )
-    report.complete, report.note = search.complete, search.note
-    report.any_length = search.any_length
-    regions = [region for region, _ in search.found]
-    examples = dict(search.found)
-    report.interrupted = search.interrupted
-    if regions and not search.interrupted:
-        classify_rule_regions(
-            report,
-            rules_a,
-            rules_b,
-            consumers,
-            regions,
-            examples,
-            spending,
-            deadline,
-            options.max_regions,
-            options.minimise,
+    with _spending(report, options) as (spending, deadline):
+        search = search_regions(
+            rules_a, rules_b, table_entries, options.max_regions, spending, deadline
         )
-    _unclassified(report, regions, examples)
-    report.seconds, report.units = clock.read()[0], spending.spent
+        report.complete, report.note = search.complete, search.note
+        report.any_length = search.any_length
+        regions = [region for region, _ in search.found]
+        examples = dict(search.found)
+        report.interrupted = search.interrupted
+        if regions and not search.interrupted:
+            classify_rule_regions(
+                report,
+                rules_a,
+                rules_b,
+                consumers,
+                regions,
+                examples,
+                spending,
+                deadline,
+                options.max_regions,
+                options.minimise,
+            )
+        _unclassified(report, regions, examples)
     return report
 
 
@@ -213,26 +213,34 @@ def diff_consumers(
     bounds: Bounds,
     options: DiffOptions = DiffOptions(),
 ) -> DiffReport:
-    clock = Stopwatch()
-    spending, deadline = Budget(options.budget), deadline_after(options.timeout_s)
     report = DiffReport(
         "consumers", variant_a.name, variant_b.name, [rules.name], bounds, table_entries=None
     )
-    probe = Probe(consumer_pair(bounds, rules, variant_a, variant_b), spending, deadline)
-    regions: list[Region] = []
-    try:
-        survey = probe.survey(None, options.max_regions)
-        report.complete, report.note = survey.reach.complete, survey.reach.note
-        regions = survey.regions
-        for region in regions:
-            result = _classified(region, [probe], [survey.evidence[region]], options.minimise)
-            report.regions.append(result)
-    except KeyboardInterrupt:
-        report.interrupted = True
-        report.note = "interrupted (Ctrl-C) before every region was found"
-    _unclassified(report, regions, {})
-    report.seconds, report.units = clock.read()[0], spending.spent
+    with _spending(report, options) as (spending, deadline):
+        probe = Probe(consumer_pair(bounds, rules, variant_a, variant_b), spending, deadline)
+        regions: list[Region] = []
+        try:
+            survey = probe.survey(None, options.max_regions)
+            report.complete, report.note = survey.reach.complete, survey.reach.note
+            regions = survey.regions
+            for region in regions:
+                result = _classified(region, [probe], [survey.evidence[region]], options.minimise)
+                report.regions.append(result)
+        except KeyboardInterrupt:
+            report.interrupted = True
+            report.note = "interrupted (Ctrl-C) before every region was found"
+        _unclassified(report, regions, {})
     return report
+
+
+@contextmanager
+def _spending(report: DiffReport, options: DiffOptions) -> Iterator[tuple[Budget, float | None]]:
+    """A diff's Z3 budget and wall-clock deadline (``options``); when the diff is done,
+    what it took (seconds, Z3 units) goes in ``report``."""
+    clock = Stopwatch()
+    spending = Budget(options.budget)
+    yield spending, deadline_after(options.timeout_s)
+    report.seconds, report.units = clock.read()[0], spending.spent
 
 
 def _unclassified(
