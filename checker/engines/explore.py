@@ -344,6 +344,9 @@ def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, pro
             progress(len(trace), max_depth, time.perf_counter() - started)
             next_report += every
 
+    if bfs:
+        frontier.close()  # its file, if it has one: the search is over
+
     def key(state: Any) -> int:
         return fingerprint(keep(state))
 

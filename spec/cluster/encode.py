@@ -56,7 +56,7 @@ _OPS = (PREPARE, COMMIT, SET)
 _WRITE = len(SyncWrite._fields)  # the numbers of a SyncWrite
 _OP_CODE = {op: code for code, op in enumerate(_OPS)}
 _HALF = 1 << 63  # XXH3's unsigned 64 bits, moved into the signed range
-_MEMORY = 200_000  # nodes remembered each way before the memory is cleared
+_MEMORY = 50_000  # nodes remembered each way before the memory is cleared
 
 _node_bytes: dict[NodeState, bytes] = {}
 # the same by the node object's id (no call to its __hash__), with the node kept alive

@@ -45,7 +45,7 @@ __all__ = ["encode_representative", "permute", "representative"]
 _RESET = reset_uuid(0)  # reset uuids: reset_uuid(0) .. reset_uuid(255); epoch uuids are above
 _RESETS = 0x100
 _OWN, _OTHERS = 1, 2  # what a masked key writes for the node's own / another node's reset uuid
-_MEMORY = 200_000  # node keys remembered before the memory is cleared
+_MEMORY = 50_000  # node keys remembered before the memory is cleared
 
 _PER_NODE = ClusterState.PER_NODE
 _NODE_INDEX = ClusterState.NODE_INDEX
