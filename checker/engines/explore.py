@@ -215,7 +215,16 @@ def _out_of_room(
     return stopped
 
 
-def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
+def _exact(
+    model: Any,
+    watch: _Watch,
+    represent: Callable[[Any], Any] | None,
+    strategy: str,
+    max_states: int | None,
+    timeout_s: float | None,
+    progress: Progress | None,
+    every: int,
+) -> _Found[Any, Any]:
     """The visited set keeps every state (a representative, under symmetry) with its
     parent and the action from it."""
     started = time.perf_counter()
@@ -276,7 +285,16 @@ def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, e
     )
 
 
-def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
+def _fingerprinted(
+    model: Any,
+    watch: _Watch,
+    represent: Callable[[Any], Any] | None,
+    strategy: str,
+    max_states: int | None,
+    timeout_s: float | None,
+    progress: Progress | None,
+    every: int,
+) -> _Found[Any, Any]:
     """The visited set keeps a 64-bit fingerprint of each state's bytes; the frontier
     holds the bytes; the trace, each state's parent and action (by number)."""
     from checker.engines.fingerprints import FingerprintSet, Queue, Trace

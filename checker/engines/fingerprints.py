@@ -151,7 +151,7 @@ class FingerprintSet:
             _place(self._table, keys[start : start + _BATCH])
 
 
-def _place(table: np.ndarray, keys: np.ndarray) -> None:  # type: ignore[type-arg]
+def _place(table: np.ndarray, keys: np.ndarray) -> None:
     """Put distinct nonzero ``keys``, none in the table yet, in it by linear probing, a
     round per probe distance: each key takes its slot unless it is taken or another
     key claims it first; the others probe the next slot."""

@@ -82,7 +82,7 @@ class Where:
     root: str
     partitions: int
 
-    def filesystem(self):  # type: ignore[no-untyped-def]
+    def filesystem(self) -> tuple[Any, str]:
         """(pyarrow filesystem, the root's path on it)."""
         from pyarrow import fs
 

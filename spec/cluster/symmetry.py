@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from itertools import permutations, product
 from operator import attrgetter
+from typing import Any
 
 from spec.cluster.encode import encode, head_key, head_part, node_bytes, node_part
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
@@ -51,7 +52,7 @@ _PER_NODE = ClusterState.PER_NODE
 _NODE_INDEX = ClusterState.NODE_INDEX
 
 
-def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ...]]:
+def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[Any, ...]]:
     """The values of the fields ``names`` as a tuple (one name: a tuple of one)."""
     if len(names) > 1:
         return attrgetter(*names)
@@ -59,14 +60,14 @@ def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ..
     return lambda state: (one(state),)
 
 
-_per_node: Callable[[ClusterState], tuple[Sequence[object], ...]] = _getter(_PER_NODE)  # type: ignore[assignment]
+_per_node = _getter(_PER_NODE)
 _indices = _getter(_NODE_INDEX)
 _SLOTS = [list(range(n)) for n in range(257)]
 # every field a state is made from, in ``ClusterState.make``'s order, and where in it
 # the per-node fields (the nodes first apart), the node indices are
 _FIELDS = tuple(f.name for f in fields(ClusterState) if f.init)
-_fields: Callable[[ClusterState], tuple[object, ...]] = attrgetter(*_FIELDS)
-_make: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]
+_fields: Callable[[ClusterState], tuple[Any, ...]] = attrgetter(*_FIELDS)
+_make: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]  # made by _state_value
 _NODES_AT = _FIELDS.index("nodes")
 _PER_NODE_AT = tuple(_FIELDS.index(name) for name in _PER_NODE)
 _OTHERS_AT = tuple(j for j in _PER_NODE_AT if j != _NODES_AT)
@@ -79,7 +80,7 @@ _parts: dict[int, tuple[NodeState, bytes | None]] = {}
 # (kept alive by ``_parts``, cleared with it)
 _masked_keys: dict[tuple[int, int], bytes] = {}
 # (a node's id, its renamed uuids (old, new)...) -> (the node, kept alive; the node renamed)
-_renamed_nodes: dict[tuple[int, ...], tuple[NodeState, NodeState]] = {}
+_renamed_nodes: dict[tuple[object, ...], tuple[NodeState, NodeState]] = {}
 # (a state's head_key, an order of its slots) -> the head of the state reordered so
 _moved_heads: dict[tuple[tuple[object, ...], tuple[int, ...]], bytes] = {}
 
@@ -122,7 +123,8 @@ def _masked_key(node: NodeState, index: int) -> bytes:
         )
         for e in node.table.entries
     )
-    return node_bytes(node.but(table=FailoverTable(masked, node.table.max_entries)))
+    table = FailoverTable(masked, node.table.max_entries)
+    return node_bytes(node.but(table=table))  # type: ignore[attr-defined]  # made by _state_value
 
 
 def permute(
@@ -152,8 +154,8 @@ def _moved(
             moved = [_renamed(v, renamed, shared) if type(v) is NodeState else v for v in moved]
         changes[name] = tuple(moved)
     for name, index in zip(_NODE_INDEX, _indices(state), strict=True):
-        changes[name] = None if index is None else where[index]  # type: ignore[index]
-    return state.but(**changes)  # type: ignore[attr-defined,no-any-return]
+        changes[name] = None if index is None else where[index]
+    return state.but(**changes)  # type: ignore[attr-defined,no-any-return]  # made by _state_value
 
 
 def _renamed(
@@ -180,7 +182,7 @@ def _rename(
         tuple(FailoverEntry(renamed.get(e.uuid, e.uuid), e.seqno) for e in entries),
         node.table.max_entries,
     )
-    node = node.but(table=table)
+    node = node.but(table=table)  # type: ignore[attr-defined]  # made by _state_value
     return node if shared is None else shared(node)
 
 
@@ -253,32 +255,32 @@ def encode_representative(
 
 
 def _slot_keys(
-    values: tuple[object, ...], node_keys: list[tuple[bool, bytes]], slots: list[int]
-) -> list[tuple[object, ...]]:
+    values: tuple[Any, ...], node_keys: list[tuple[bool, bytes]], slots: list[int]
+) -> list[tuple[Any, ...]]:
     """Each slot's sort key: its node's key, its other per-node values, and whether each
     node index (the active) names it."""
     return list(
         zip(
             node_keys,
-            *[values[j] for j in _OTHERS_AT],  # type: ignore[misc]
+            *[values[j] for j in _OTHERS_AT],
             *[[values[j] == i for i in slots] for j in _INDEX_AT],
             strict=True,
         )
     )
 
 
-def _reordered(values: tuple[object, ...], order: Sequence[int]) -> ClusterState:
+def _reordered(values: tuple[Any, ...], order: Sequence[int]) -> ClusterState:
     """The state of ``values`` (every field, in order) with old slot ``order[k]`` at
     ``k`` and no uuid renamed: ``_moved`` without a keyword call or a rename."""
     new = list(values)
     for j in _PER_NODE_AT:
-        column: Sequence[object] = values[j]  # type: ignore[assignment]
+        column: Sequence[object] = values[j]
         new[j] = tuple([column[old] for old in order])
     if _INDEX_AT:
         where = _where(order)
         for j in _INDEX_AT:
             index = values[j]
-            new[j] = None if index is None else where[index]  # type: ignore[index]
+            new[j] = None if index is None else where[index]
     return _make(*new)
 
 
