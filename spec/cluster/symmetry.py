@@ -12,12 +12,15 @@ index) and renames the node ids inside the data (the ``reset_uuid`` uuids in
 every node's failover table).
 
 ``representative`` picks one state of a state's orbit (all its renamings): it
-sorts the node slots by a key (the slot's node encoded by
-``spec.cluster.encode`` with reset uuids masked as "its own" or "another's",
-then its other per-node values, then whether it is the active); slots with
-equal keys are ordered by trying their arrangements and keeping the least
-encoding, when some table holds a reset uuid (otherwise equal keys are equal
-slots). The key is the same for a slot and its renamed copy, so the
+sorts the node slots by a key (the slot's node's part of ``spec.cluster.encode``'s
+bytes, or, if its table holds a reset uuid, its bytes with reset uuids masked as
+"its own" or "another's"; then its other per-node values, then whether it is
+the active); slots with equal keys are ordered by trying their arrangements
+and keeping the least encoding, when some table holds a reset uuid (otherwise
+equal keys are equal slots). ``encode_representative`` gives the
+representative's bytes, for most states without making it: the head of the
+reordered state (remembered per head and order) and the nodes' parts sorted.
+The key is the same for a slot and its renamed copy, so the
 representative is the same for every state of an orbit (canonical): two
 states are one state of the reduced search exactly when one is a renaming of
 the other, the full reduction the symmetric group allows.
