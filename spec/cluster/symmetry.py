@@ -29,7 +29,8 @@ The proof obligation (tests/test_cluster_symmetry.py): on reachable states of
 several presets and random permutations, ``permute`` commutes with the
 model's successors (the successors of ``permute(s, p)`` are the renamings of
 those of ``s``), every property's ``holds`` is unchanged, and
-``representative(permute(s, p)) == representative(s)``.
+``representative(permute(s, p)) == representative(s)``, whose bytes
+``encode_representative(permute(s, p))`` are.
 """
 
 from __future__ import annotations
