@@ -2,7 +2,7 @@
 the whole process tree (the driver, Spark's JVM and its Python workers, forked cube
 workers: every descendant's own CPU, sampled every 0.2 s while the command runs, so a
 process's last 0.2 s may be missed), peak resident memory of the driver and of the
-JVM."""
+JVM, and the peak of the tree's resident memory summed (``tree``, at those samples)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,16 @@ def tree(pid):
             todo.append(child)
     return out
 
+def rss(pid):
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
 def hwm(pid):
     try:
         lines = Path(f"/proc/{pid}/status").read_text().splitlines()
@@ -49,10 +59,12 @@ def hwm(pid):
 
 # Every descendant's own CPU ticks (user + system), sampled until the command ends: Spark's
 # Python workers may end with the session, unreaped by anyone this process waits for.
-seen, jvm, done = {}, [0], threading.Event()
+seen, jvm, done, together = {}, [0], threading.Event(), [0]
 
 def sample():
-    for pid, stat in tree(ME):
+    kin = tree(ME)
+    together[0] = max(together[0], rss(ME) + sum(rss(pid) for pid, _ in kin))
+    for pid, stat in kin:
         seen[(pid, stat[19])] = int(stat[11]) + int(stat[12])  # keyed by pid and start time
         try:
             if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes()[:200]:
@@ -76,8 +88,8 @@ wall = time.perf_counter() - started
 done.set()
 sample()
 cpu = time.process_time() + sum(seen.values()) / TICK
-print(json.dumps({"code": code, "wall": wall, "cpu": cpu, "driver": hwm(ME), "jvm": jvm[0]}),
-      file=sys.stderr)
+print(json.dumps({"code": code, "wall": wall, "cpu": cpu, "driver": hwm(ME), "jvm": jvm[0],
+                  "tree": max(together[0], hwm(ME))}), file=sys.stderr)
 """
 
 

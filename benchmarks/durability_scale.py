@@ -12,12 +12,16 @@ rule x branch rule x both properties) in a process of its own, once per way:
 * ``spark local[1]``, ``spark local[2]``: the Spark search (representatives,
   fingerprints: its own).
 
-Each row: unique states (summed over the checks), CPU seconds of the process
-tree, wall seconds, the driver's peak resident memory (``--workers``: the
-parent's only; Spark: the JVM's beside it), and the verdicts (one letter per
+Each row: unique states (summed over the checks; representatives where
+symmetry is on), CPU seconds of the process tree, wall seconds, the peak of the
+tree's resident memory summed (driver, ``--workers`` processes, Spark's JVM
+and workers; the JVM's own peak beside it), and the verdicts (one letter per
 check: v violated, h holds, u unknown). The benchmark fails when two ways
 decide a check differently, or a way's decided verdict differs from the one
-spec/cluster/expected.py records.
+spec/cluster/expected.py records. Under the table, the issue's goals where the
+rows judge them: the fastest way that decided every check of a preset (under
+10 minutes wall and 4 GiB for mb-34150-wide), and Spark local[2] against one
+process (at most 1.5x its CPU) and local[1] (at least 1.7x as fast).
 
 A way can take hours on the large presets; ``--max-states N`` caps each check
 (a capped check is ``unknown``: it is not compared, and the table says
@@ -25,6 +29,13 @@ A way can take hours on the large presets; ``--max-states N`` caps each check
 
     python -m benchmarks.durability_scale --presets mb-34150 mb-34150-wide \\
         --ways exact both --max-states 100000
+
+The whole wide preset's goals (hours on a loaded machine; a check of it needs
+more than durability's default --max-states and --timeout):
+
+    python -m benchmarks.durability_scale --presets mb-34150-wide --ways both \\
+        "both, --workers 2" "spark local[1]" "spark local[2]" \\
+        --max-states 60000000 --timeout 14000
 
 ``python -m benchmarks durability_scale`` runs mb-34150 every way and
 mb-34150-wide the four in-process ways, capped at 100,000 states a check.
@@ -35,6 +46,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tabulate import tabulate
 
@@ -52,28 +64,87 @@ WAYS: dict[str, list[str]] = {
 }
 IN_PROCESS = ["exact", "symmetry", "fingerprints", "both"]
 LETTER = {"violated": "v", "holds": "h", "unknown": "u"}
+GOAL_PRESET = "mb-34150-wide"  # whole, on the fastest way: under 10 minutes and 4 GiB
+GOAL_WALL = 600.0
+GOAL_MEMORY = 4 * 2**30
 
 
-def _one(preset: str, way: str, max_states: int | None) -> tuple[list[object], list[dict]]:  # type: ignore[type-arg]
+@dataclass(frozen=True)
+class Row:
+    preset: str
+    way: str
+    states: int  # summed over the checks (representatives, under symmetry)
+    capped: bool  # some check is unknown
+    cpu: float
+    wall: float
+    tree: int  # peak resident bytes of the process tree, summed
+    jvm: int  # of which Spark's JVM (its own peak)
+    verdicts: str
+
+    def cells(self) -> list[object]:
+        memory = f"{self.tree / 2**20:,.0f} MB"
+        if self.jvm:
+            memory += f" (JVM {self.jvm / 2**20:,.0f} MB)"
+        return [
+            self.preset,
+            self.way,
+            f"{self.states:,}" + (" capped" if self.capped else ""),
+            f"{self.cpu:.1f}",
+            f"{self.wall:.1f}",
+            memory,
+            self.verdicts,
+        ]
+
+
+def _one(
+    preset: str, way: str, max_states: int | None, timeout: float | None
+) -> tuple[Row, list[dict]]:  # type: ignore[type-arg]
     args = ["durability", "--preset", preset, "--quiet", *WAYS[way]]
     if max_states is not None:
         args += ["--max-states", str(max_states)]
+    if timeout is not None:
+        args += ["--timeout", f"{timeout:g}"]
     measured, results = measured_run(args, codes=(0, 1, 3))
-    states = sum(r["states"] or 0 for r in results)
-    capped = any(r["verdict"] == "unknown" for r in results)
-    memory = f"{measured['driver'] / 2**20:,.0f} MB"
-    if measured["jvm"]:
-        memory += f" (+JVM {measured['jvm'] / 2**20:,.0f} MB)"
-    row = [
+    row = Row(
         preset,
         way,
-        f"{states:,}" + (" capped" if capped else ""),
-        f"{measured['cpu']:.1f}",
-        f"{measured['wall']:.1f}",
-        memory,
+        sum(r["states"] or 0 for r in results),
+        any(r["verdict"] == "unknown" for r in results),
+        measured["cpu"],
+        measured["wall"],
+        measured.get("tree", measured["driver"]),
+        measured["jvm"],
         "".join(LETTER[r["verdict"]] for r in results),
-    ]
+    )
     return row, results
+
+
+def goals(rows: Sequence[Row]) -> list[str]:
+    """The issue's goals, for the presets whose rows let them be judged: the fastest way
+    that decided every check (wall, peak memory); Spark local[2] against one process
+    (CPU) and against local[1] (wall)."""
+    out = []
+    for preset in dict.fromkeys(r.preset for r in rows):
+        mine = {r.way: r for r in rows if r.preset == preset}
+        decided = [r for r in mine.values() if "u" not in r.verdicts]
+        if decided:
+            best = min(decided, key=lambda r: r.wall)
+            line = f"{preset}: fastest way '{best.way}' {best.wall:,.0f} s wall, "
+            line += f"{best.tree / 2**30:.2f} GiB"
+            if preset == GOAL_PRESET:
+                met = best.wall < GOAL_WALL and best.tree < GOAL_MEMORY
+                line += f" (goal < {GOAL_WALL:.0f} s, < {GOAL_MEMORY / 2**30:.0f} GiB): "
+                line += "met" if met else "missed"
+            out.append(line)
+        one, spark1, spark2 = (mine.get(w) for w in ("both", "spark local[1]", "spark local[2]"))
+        if one and spark1 and spark2 and not (one.capped or spark1.capped or spark2.capped):
+            cpu, speed = spark2.cpu / one.cpu, spark1.wall / spark2.wall
+            out.append(
+                f"{preset}: Spark local[2] {cpu:.2f}x the CPU of one process (goal <= 1.5), "
+                f"{speed:.2f}x as fast as local[1] (goal >= 1.7): "
+                f"{'met' if cpu <= 1.5 and speed >= 1.7 else 'missed'}"
+            )
+    return out
 
 
 def _disagreements(preset: str, runs: dict[str, list[dict]]) -> list[str]:  # type: ignore[type-arg]
@@ -98,23 +169,30 @@ def _disagreements(preset: str, runs: dict[str, list[dict]]) -> list[str]:  # ty
     return out
 
 
-def measure(presets: Sequence[str], ways: Sequence[str], max_states: int | None) -> int:
+def measure(
+    presets: Sequence[str],
+    ways: Sequence[str],
+    max_states: int | None,
+    timeout: float | None = None,
+) -> int:
     rows, wrong = [], []
     for preset in presets:
         runs = {}
         for way in ways:
-            row, runs[way] = _one(preset, way, max_states)
+            row, runs[way] = _one(preset, way, max_states, timeout)
             rows.append(row)
-            print("  " + " | ".join(str(c) for c in row), flush=True)
+            print("  " + " | ".join(str(c) for c in row.cells()), flush=True)
         wrong += _disagreements(preset, runs)
     print(
         tabulate(
-            rows,
+            [r.cells() for r in rows],
             headers=["preset", "way", "states", "CPU s", "wall s", "peak RSS", "verdicts"],
         )
     )
     if max_states is not None:
         print(f"(each check capped at {max_states:,} states: a capped check is unknown)")
+    for line in goals(rows):
+        print(line)
     for line in wrong:
         print(f"VERDICTS DIFFER: {line}")
     return 1 if wrong else 0
@@ -133,8 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presets", nargs="+", default=["mb-34150"])
     parser.add_argument("--ways", nargs="+", choices=list(WAYS), default=list(WAYS))
     parser.add_argument("--max-states", type=int, help="cap each check (default: none)")
+    parser.add_argument("--timeout", type=float, help="seconds a check may take (durability's)")
     args = parser.parse_args(argv)
-    return measure(args.presets, args.ways, args.max_states)
+    return measure(args.presets, args.ways, args.max_states, args.timeout)
 
 
 if __name__ == "__main__":

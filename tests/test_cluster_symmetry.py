@@ -19,6 +19,7 @@ from durabilityhelp import MODELS, PROPERTIES
 from checker.cluster_check import SANITY, model_for, result_of
 from checker.engines.explore import explore
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS, ClusterModel
+from spec.cluster.encode import encode
 from spec.cluster.state import ClusterState, reset_uuid
 from spec.cluster.symmetry import permute, representative
 from spec.rules import RULE_SETS
@@ -72,6 +73,7 @@ def test_renaming_nodes_commutes_with_successors_and_keeps_every_property(
         after = {model.next_state(renamed, a) for a in model.actions(renamed)}
         assert after == {permute(model.next_state(state, a), where) for a in model.actions(state)}
         assert representative(renamed) == representative(state)
+        assert model.encode_representative(renamed) == encode(representative(state))
 
 
 @pytest.mark.parametrize("preset", SAMPLED)

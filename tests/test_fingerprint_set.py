@@ -40,6 +40,23 @@ def test_the_queue_gives_back_what_it_was_given_in_order() -> None:
     assert out == made
 
 
+def test_a_queue_past_its_memory_waits_on_disk_and_gives_back_in_order() -> None:
+    rng = random.Random(2)
+    queue = Queue(held=1)  # every sealed chunk to the file
+    made = [rng.randbytes(n % 29) for n in range(3 * 4096 + 5)]
+    out = []
+    for data in made[: 2 * 4096]:
+        queue.append(data)
+    assert queue.on_disk() > 0
+    out += [queue.popleft() for _ in range(4097)]
+    for data in made[2 * 4096 :]:
+        queue.append(data)
+    while queue:
+        out.append(queue.popleft())
+    assert out == made and queue.on_disk() == 0
+    queue.close()
+
+
 def test_a_trace_gives_the_fingerprints_from_an_initial_state() -> None:
     trace = Trace()
     root = trace.add(10, -1, 0)

@@ -36,9 +36,12 @@ FORMAT = CLUSTER_FORMAT
 class Search(Protocol):
     """What a record says of the search that found it (an ``Exploration`` has these)."""
 
-    strategy: str
-    states: int
-    seconds: float
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def states(self) -> int: ...
+    @property
+    def seconds(self) -> float: ...
 
 
 def counterexample_id(result: Result, actions: list[Action]) -> str:

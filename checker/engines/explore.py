@@ -215,7 +215,16 @@ def _out_of_room(
     return stopped
 
 
-def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
+def _exact(
+    model: Any,
+    watch: _Watch,
+    represent: Callable[[Any], Any] | None,
+    strategy: str,
+    max_states: int | None,
+    timeout_s: float | None,
+    progress: Progress | None,
+    every: int,
+) -> _Found[Any, Any]:
     """The visited set keeps every state (a representative, under symmetry) with its
     parent and the action from it."""
     started = time.perf_counter()
@@ -276,7 +285,16 @@ def _exact(model, watch, represent, strategy, max_states, timeout_s, progress, e
     )
 
 
-def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, progress, every):  # type: ignore[no-untyped-def]
+def _fingerprinted(
+    model: Any,
+    watch: _Watch,
+    represent: Callable[[Any], Any] | None,
+    strategy: str,
+    max_states: int | None,
+    timeout_s: float | None,
+    progress: Progress | None,
+    every: int,
+) -> _Found[Any, Any]:
     """The visited set keeps a 64-bit fingerprint of each state's bytes; the frontier
     holds the bytes; the trace, each state's parent and action (by number)."""
     from checker.engines.fingerprints import FingerprintSet, Queue, Trace
@@ -288,11 +306,13 @@ def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, pro
     bfs = strategy == "bfs"
     frontier: Any = Queue() if bfs else deque()
     encode, decode = model.encode, model.decode
+    # the bytes the search keeps for a state: its representative's, under symmetry
+    keep: Callable[[Any], bytes] = encode
+    if represent is not None:
+        keep = getattr(model, "encode_representative", None) or (lambda s: encode(represent(s)))
     done = False
     for state in model.init_states():
-        if represent is not None:
-            state = represent(state)
-        data = encode(state)
+        data = keep(state)
         fp = fingerprint(data)
         if seen.add(fp):
             number = trace.add(fp, -1, 0)
@@ -325,20 +345,13 @@ def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, pro
             if after is None:
                 continue
             transitions += 1
-            blob = encode(after)
+            blob = keep(after)
             fp = fingerprint(blob)
-            if represent is not None:
-                if fp in seen:  # a representative already (most are): known
-                    continue
-                kept = represent(after)
-                if kept is not after:
-                    after = kept
-                    blob = encode(after)
-                    fp = fingerprint(blob)
             if not add(fp):
                 continue
             found = record(fp, number, index)
             frontier.append(blob if bfs else (blob, found, depth + 1))
+            # the successor, not its representative: every property judges them alike
             if check(after, found):
                 stopped = "all properties decided"
                 break
@@ -349,8 +362,11 @@ def _fingerprinted(model, watch, represent, strategy, max_states, timeout_s, pro
             progress(len(trace), max_depth, time.perf_counter() - started)
             next_report += every
 
+    if bfs:
+        frontier.close()  # its file, if it has one: the search is over
+
     def key(state: Any) -> int:
-        return fingerprint(encode(state if represent is None else represent(state)))
+        return fingerprint(keep(state))
 
     def path_to(number: int) -> Path[Any, Any]:
         return concrete(model, trace.lineage(number), key)

@@ -11,7 +11,8 @@ placed yet).
 ``Queue``: a breadth-first frontier of encoded states, first in first out,
 kept as zlib-compressed chunks of 4,096 states (neighbouring states share most
 of their bytes): a few bytes a state where a list of ``bytes`` takes 40 more
-than the state's own bytes.
+than the state's own bytes (14 at 1,000,000 states of mb-34150-wide); past
+32 MiB of chunks, the newer ones wait in a temporary file.
 
 ``Trace``: per state in the order the search found it, its fingerprint, its
 parent's number (-1: an initial state) and the index of the action that led
@@ -26,9 +27,11 @@ with probability 2^-64).
 
 from __future__ import annotations
 
+import tempfile
 import zlib
 from array import array
 from collections import deque
+from typing import BinaryIO
 
 import numpy as np
 
@@ -37,6 +40,8 @@ __all__ = ["FingerprintSet", "Queue", "Trace", "collision_probability"]
 _CHUNK = 4096  # states a sealed chunk of a queue holds
 
 _FIRST = 1 << 16  # slots of a new table
+_BATCH = 1 << 18  # keys put back into a grown table at a time
+_HELD = 32 << 20  # bytes of a queue's chunks kept in memory; the rest wait on disk
 
 
 def collision_probability(states: int) -> float:
@@ -134,16 +139,22 @@ class FingerprintSet:
             at = (at + 1) & mask
 
     def _grow(self) -> None:
+        """Double the table: its keys taken out, the old table freed before the new one is
+        made, the keys put back a batch at a time (so that growing holds 4 bytes a slot
+        of the new table besides it, not the 6-8 copies NumPy's temporaries would make)."""
+        size = 2 * (self._mask + 1)
         keys = self._table[self._table != 0]
         self._slots.release()
-        self._allocate(2 * (self._mask + 1))
-        _place(self._table, keys)
+        del self._table, self._slots
+        self._allocate(size)
+        for start in range(0, len(keys), _BATCH):
+            _place(self._table, keys[start : start + _BATCH])
 
 
-def _place(table: np.ndarray, keys: np.ndarray) -> None:  # type: ignore[type-arg]
-    """Put distinct nonzero ``keys`` in an empty table by linear probing, a round per
-    probe distance: each key takes its slot unless it is taken or another key claims
-    it first; the others probe the next slot."""
+def _place(table: np.ndarray, keys: np.ndarray) -> None:
+    """Put distinct nonzero ``keys``, none in the table yet, in it by linear probing, a
+    round per probe distance: each key takes its slot unless it is taken or another
+    key claims it first; the others probe the next slot."""
     mask = len(table) - 1
     where = keys & mask
     pending = keys
@@ -160,33 +171,55 @@ def _place(table: np.ndarray, keys: np.ndarray) -> None:  # type: ignore[type-ar
 
 
 class Queue:
-    """Byte strings, first in first out, compressed in chunks."""
+    """Byte strings, first in first out, compressed in chunks; past ``held`` bytes of
+    chunks in memory, the newer chunks wait in a temporary file (unlinked when made,
+    so it goes with the process; emptied whenever the queue has read it all)."""
 
-    __slots__ = ("_chunks", "_length", "_out", "_tail")
+    __slots__ = ("_chunks", "_file", "_held", "_length", "_limit", "_out", "_tail")
 
-    def __init__(self) -> None:
-        self._chunks: deque[tuple[array, bytes]] = deque()  # type: ignore[type-arg]
+    def __init__(self, held: int = _HELD) -> None:
+        # a sealed chunk: (its sizes, its compressed bytes) in memory, or (its number of
+        # states, where it starts in the file, its length) on disk
+        self._chunks: deque[tuple[array, bytes] | tuple[int, int, int]] = deque()  # type: ignore[type-arg]
         self._tail: list[bytes] = []  # the newest, not sealed yet
         self._out: deque[bytes] = deque()  # the oldest, unpacked
         self._length = 0
+        self._held = 0  # bytes of the chunks in memory
+        self._limit = held
+        self._file: BinaryIO | None = None
 
     def __len__(self) -> int:
         return self._length
+
+    def on_disk(self) -> int:
+        """Bytes of the chunks waiting in the file."""
+        return sum(c[2] for c in self._chunks if len(c) == 3)
 
     def append(self, data: bytes) -> None:
         self._tail.append(data)
         self._length += 1
         if len(self._tail) >= _CHUNK:
             tail = self._tail
-            self._chunks.append((array("I", map(len, tail)), zlib.compress(b"".join(tail), 1)))
             self._tail = []
+            sizes = array("I", map(len, tail))
+            packed = zlib.compress(b"".join(tail), 1)
+            if self._held + len(packed) <= self._limit:
+                self._chunks.append((sizes, packed))
+                self._held += len(packed)
+                return
+            if self._file is None:
+                # closed by ``close`` or with the queue
+                self._file = tempfile.TemporaryFile(prefix="dcpcheck-queue-")  # noqa: SIM115
+            at = self._file.seek(0, 2)
+            self._file.write(sizes.tobytes())
+            self._file.write(packed)
+            self._chunks.append((len(sizes), at, len(packed)))
 
     def popleft(self) -> bytes:
         out = self._out
         if not out:
             if self._chunks:
-                sizes, packed = self._chunks.popleft()
-                data = zlib.decompress(packed)
+                sizes, data = self._unpack(self._chunks.popleft())
                 at = 0
                 for size in sizes:
                     out.append(data[at : at + size])
@@ -196,3 +229,26 @@ class Queue:
                 self._tail = []
         self._length -= 1
         return out.popleft()
+
+    def _unpack(self, chunk: tuple[array, bytes] | tuple[int, int, int]) -> tuple[array, bytes]:  # type: ignore[type-arg]
+        if len(chunk) == 2:
+            sizes, packed = chunk
+            self._held -= len(packed)
+            return sizes, zlib.decompress(packed)
+        count, at, length = chunk
+        assert self._file is not None
+        self._file.seek(at)
+        sizes = array("I")
+        sizes.frombytes(self._file.read(count * sizes.itemsize))
+        data = zlib.decompress(self._file.read(length))
+        if not any(len(c) == 3 for c in self._chunks):  # read it all: start the file again
+            self._file.seek(0)
+            self._file.truncate()
+        return sizes, data
+
+    def close(self) -> None:
+        """Drop the temporary file (if any); the queue is empty of what it held there."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+            self._chunks = deque(c for c in self._chunks if len(c) == 2)

@@ -56,6 +56,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any, cast
 
 from checker.engines.explore import (
     Exploration,
@@ -123,7 +124,7 @@ class Level:
         level.states = {int(m): n for m, n in level.states.items()}
         level.transitions = {int(m): n for m, n in level.transitions.items()}
         level.first = {
-            int(m): [o and bytes.fromhex(o) for o in orders]  # type: ignore[misc]
+            int(m): [None if o is None else bytes.fromhex(cast(str, o)) for o in orders]
             for m, orders in level.first.items()
         }
         return level
@@ -202,7 +203,7 @@ class _Run:
 
 
 def search_on_spark(
-    spark,  # type: ignore[no-untyped-def]
+    spark: Any,
     search: ClusterSearch,
     *,
     shipped: ClusterSearch | None = None,
@@ -211,7 +212,7 @@ def search_on_spark(
     timeout_s: float | None = None,
     progress: LevelProgress | None = None,
     driver_below: int | None = None,
-) -> list[tuple[Watched, dict[str, Exploration]]]:
+) -> list[tuple[Watched, dict[str, Exploration[Any, Any]]]]:
     """Search every model of ``search``: each model with an ``Exploration`` per checked
     property, as ``checker.engines.explore.explore`` returns for it alone.
 
@@ -381,7 +382,7 @@ def _publish(
 
 
 def _search(
-    spark,  # type: ignore[no-untyped-def]
+    spark: Any,
     storage: Storage,
     run: _Run,
     shipped: ClusterSearch,
@@ -496,7 +497,7 @@ def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type:
 
 
 def _evaluate_last(
-    sc,  # type: ignore[no-untyped-def]
+    sc: Any,
     run: _Run,
     shipped: ClusterSearch,
     where: Where,
@@ -612,7 +613,7 @@ class _PerModel:
 # -- an Exploration per check -------------------------------------------------------------------
 
 
-def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exploration:
+def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exploration[Any, Any]:
     """What an in-process breadth-first search of model ``m`` for property ``j`` (and the
     properties watched alongside) finds."""
     props = run.watched[m].properties
@@ -688,7 +689,7 @@ def _rank(where: Where, m: int, level: int, order: bytes) -> int:
     return int(_dataset(where, "/".join(_level(level))).count_rows(filter=earlier))
 
 
-def _path(where: Where, w: Watched, m: int, level: int, order: bytes) -> Run:
+def _path(where: Where, w: Watched, m: int, level: int, order: bytes) -> Run[Any, Any]:
     """The run to the state at (``level``, ``order``): an ancestor's order is a prefix of
     its descendant's, so one scan of the levels finds them all; the run is then
     replayed on the model, which must reach the states stored."""

@@ -19,6 +19,7 @@ from checker.engines.options import DEFAULT, Options
 from checker.loading import source_of
 from checker.result import Result
 from checker.spark.bfs import Level, cluster_search, search_on_spark
+from checker.spark.expand import ClusterSearch, Watched
 from checker.spark.shipping import ship
 from checker.timing import Stopwatch
 from spec.cluster import ClusterBounds, ClusterModel
@@ -54,7 +55,7 @@ def print_level(level: Level, states: int) -> None:
 
 
 def check_durability_on_spark(
-    spark,  # type: ignore[no-untyped-def]
+    spark: Any,
     models: Sequence[tuple[str, str]],
     properties: Sequence[str],
     rules: str,
@@ -128,7 +129,8 @@ def explorations_on_spark(
         )
     search = cluster_search(pairs, rules, bounds, given, watched, options.symmetry)
     conf = scheduler_jvm(session.conf)  # on local[N] the driver's JVM only schedules bytes
-    every = options.but(timeout_s=options.timeout_s * count)
+    whole = None if options.timeout_s is None else options.timeout_s * count
+    every = options.but(timeout_s=whole)
     with spark_session(session.master, "dcpcheck durability", conf, session.executor_wait) as spark:
         found = _searched(spark, search, session.checkpoint, every, session.quiet)
     return [
@@ -138,7 +140,9 @@ def explorations_on_spark(
     ]
 
 
-def _searched(spark, search, checkpoint, options, quiet):  # type: ignore[no-untyped-def]
+def _searched(
+    spark: Any, search: ClusterSearch, checkpoint: str | None, options: Options, quiet: bool
+) -> list[tuple[Watched, dict[str, Exploration[Any, Any]]]]:
     return search_on_spark(
         spark,
         search,
@@ -174,7 +178,7 @@ def _property_name(model: ExplicitModel[Any, Any], prop: str) -> str:
     return source_of(extra[prop], prop) if prop in extra else prop
 
 
-def _shipped(spark, search):  # type: ignore[no-untyped-def]
+def _shipped(spark: Any, search: ClusterSearch) -> ClusterSearch:
     """The search as the executors name it: a user's files sent with the job."""
     from dataclasses import replace
 

@@ -174,8 +174,8 @@ class ClusterBounds:
 class Preset:
     """Named bounds. ``recorded``: whether ``spec.cluster.expected`` records a verdict for
     every check of the preset (False for a preset kept to measure a search's scale, whose
-    checks do not finish on one machine, and for the level presets, of which it records
-    the checks run so far)."""
+    ``holds`` do not finish on one machine, and for the level presets: of these it records
+    the checks decided so far)."""
 
     name: str
     summary: str

@@ -40,14 +40,23 @@ from xxhash import xxh3_64_intdigest
 from spec.cluster.state import COMMIT, PREPARE, SET, ClusterItem, ClusterState, NodeState, SyncWrite
 from spec.failover_table import FailoverEntry, FailoverTable
 
-__all__ = ["FORMAT", "decode", "encode", "fingerprint"]
+__all__ = [
+    "FORMAT",
+    "decode",
+    "encode",
+    "fingerprint",
+    "head_key",
+    "head_part",
+    "node_bytes",
+    "node_part",
+]
 
 FORMAT = 3
 _OPS = (PREPARE, COMMIT, SET)
 _WRITE = len(SyncWrite._fields)  # the numbers of a SyncWrite
 _OP_CODE = {op: code for code, op in enumerate(_OPS)}
 _HALF = 1 << 63  # XXH3's unsigned 64 bits, moved into the signed range
-_MEMORY = 200_000  # nodes remembered each way before the memory is cleared
+_MEMORY = 50_000  # nodes remembered each way before the memory is cleared
 
 _node_bytes: dict[NodeState, bytes] = {}
 # the same by the node object's id (no call to its __hash__), with the node kept alive
@@ -104,6 +113,21 @@ _header_of = attrgetter(
 
 def encode(state: ClusterState) -> bytes:
     """The state's bytes: equal states, equal bytes, in any process."""
+    parts = [head_part(state)]
+    get = _node_by_id.get
+    for node in state.nodes:
+        known = get(id(node))  # the node's length and bytes
+        parts.append(node_part(node) if known is None else known[1])
+    return b"".join(parts)
+
+
+def head_key(state: ClusterState) -> tuple[object, ...]:
+    """What the state's head is made of: every field but its nodes."""
+    return _header_of(state)
+
+
+def head_part(state: ClusterState) -> bytes:
+    """The state's bytes before its nodes' (remembered: few states' heads differ)."""
     key = _header_of(state)
     head = _head_bytes.get(key)  # few headers: 160 among 60,000 states of mb-34150-wider
     if head is None:
@@ -111,22 +135,34 @@ def encode(state: ClusterState) -> bytes:
         if len(_head_bytes) >= _MEMORY:
             _head_bytes.clear()
         _head_bytes[key] = head
-    parts = [head]
-    get = _node_by_id.get
-    for node in state.nodes:
-        known = get(id(node))  # the node's length and bytes
-        if known is None:
-            sized = _node_bytes.get(node)
-            if sized is None:
-                _remember(node, _encode_node(node))
-                sized = _node_bytes[node]
-            if len(_node_by_id) >= _MEMORY:
-                _node_by_id.clear()
-            _node_by_id[id(node)] = (node, sized)
-        else:
-            sized = known[1]
-        parts.append(sized)
-    return b"".join(parts)
+    return head
+
+
+def node_part(node: NodeState) -> bytes:
+    """The node's part of a state's bytes: its length, then its numbers (remembered)."""
+    known = _node_by_id.get(id(node))
+    if known is not None:
+        return known[1]
+    sized = _node_bytes.get(node)
+    if sized is None:
+        _remember(node, _encode_node(node))
+        sized = _node_bytes[node]
+    if len(_node_by_id) >= _MEMORY:
+        _node_by_id.clear()
+    _node_by_id[id(node)] = (node, sized)
+    return sized
+
+
+def _sized(data: bytes) -> bytes:
+    """``data`` after its length (a varint), as a node's part of a state's bytes is."""
+    size: list[int] = []
+    _put(size, len(data))
+    return bytes(size) + data
+
+
+def node_bytes(node: NodeState) -> bytes:
+    """The node's numbers (``node_part`` without the length), not remembered."""
+    return _encode_node(node)
 
 
 def _encode_head(state: ClusterState) -> bytes:
@@ -159,9 +195,7 @@ def _remember(node: NodeState, data: bytes) -> NodeState:
         _node_bytes.clear()
         _node_values.clear()
     node = _node_values.setdefault(data, node)
-    size: list[int] = []
-    _put(size, len(data))
-    _node_bytes.setdefault(node, bytes(size) + data)
+    _node_bytes.setdefault(node, _sized(data))
     return node
 
 

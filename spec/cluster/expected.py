@@ -147,6 +147,49 @@ for _ack in ("ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"):
         "2-entry disk), dropping the unpersisted acked PREPARE",
     )
 
+# MB-34150's setup on 5 nodes (mb-34150-5, not ``recorded``): the checks decided so far.
+for _ack in ACK_RULES:
+    _expect(
+        "mb-34150-5",
+        _ack,
+        "persisted-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        "MB-34150 with a fourth replica: N1 and N2 ack 3:PREPARE(A) (majority 3 with N0); "
+        "N1, promoted with its branch at its persisted snapshot (2), rolls N2 back to 2 "
+        "(reset by couchstore's midpoint rule), N1 crashes, N3 is promoted without it",
+    )
+
+# mb-34150-wide with two SETs (mb-34150-wider, not ``recorded``): the checks decided so far.
+for _ack in ACK_RULES:
+    _expect(
+        "mb-34150-wider",
+        _ack,
+        "persisted-snapshot",
+        "no-lost-syncwrite",
+        "violated",
+        "MB-34150, as in the mb-34150 preset",
+    )
+_expect(
+    "mb-34150-wider",
+    "ack-on-prepare",
+    "highest-snapshot",
+    "no-lost-syncwrite",
+    "violated",
+    "as in mb-34150-wide: N1 and N2 ack 3:PREPARE of [3,4] before 4 arrives; N1 is promoted "
+    "mid-snapshot, branches at 2 and rolls N2 back to 2",
+)
+for _branch in BRANCH_RULES:
+    _expect(
+        "mb-34150-wider",
+        SNAPSHOT_END_WITHOUT_FIX,
+        _branch,
+        "prepare-ack-progress",
+        "violated",
+        "MB-51805 without a restart, as in mb-34150-wide: N2 resumes [3:PREPARE, 4:SET] on a "
+        "new stream from the promoted N1, which does not know the snapshot held a PREPARE",
+    )
+
 # Durability levels (presets levels-*, mb-34150-wide-persist): the checks run so far,
 # not every combination (these presets are not ``recorded``: docs/durability.md).
 _expect(

@@ -101,6 +101,10 @@ class ClusterModel:
         keeps (``spec.cluster.symmetry``: nodes are interchangeable)."""
         return symmetry.representative(state, self.setup.canonical)
 
+    def encode_representative(self, state: ClusterState) -> bytes:
+        """``encode(representative(state))``, most often without making the representative."""
+        return symmetry.encode_representative(state, self.setup.canonical)
+
     def actions(self, state: ClusterState) -> list[Action]:
         out: list[Action] = []
         for guard in _GUARDS:

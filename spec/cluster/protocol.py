@@ -8,7 +8,7 @@ drops the transition) and ``properties()``: named values whose
 state where it is true is an example). States are hashable and immutable;
 an engine never looks inside one.
 
-Two members are optional (an engine asks with ``getattr``):
+Some members are optional (an engine asks with ``getattr``):
 
 * ``representative(state)``: one state of ``state``'s orbit under the model's
   symmetry (a state in the orbit, the same for every state of it). The model
@@ -17,7 +17,9 @@ Two members are optional (an engine asks with ``getattr``):
   (TLC's ``SYMMETRY``, stateright's ``Representative``);
 * ``encode(state)`` and ``decode(data)``: the state as bytes that equal states
   share in every process, and back, so a search may keep a fingerprint of the
-  bytes instead of the state.
+  bytes instead of the state; with both, ``encode_representative(state)``, the
+  bytes of ``representative(state)`` made more cheaply (a search that finds
+  none encodes the representative).
 
 ``spec.cluster.ClusterModel`` is the model;
 ``checker.engines.explore`` and ``checker.spark.bfs`` search it.

@@ -18,7 +18,7 @@ from spec.types import Decision, ProducerState, StreamRequest
 
 __all__ = ["Setup"]
 
-_MEMORY = 200_000  # node effects remembered before the memory is cleared
+_MEMORY = 50_000  # node effects remembered before the memory is cleared
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,15 @@ index) and renames the node ids inside the data (the ``reset_uuid`` uuids in
 every node's failover table).
 
 ``representative`` picks one state of a state's orbit (all its renamings): it
-sorts the node slots by a key (the slot's node encoded by
-``spec.cluster.encode`` with reset uuids masked as "its own" or "another's",
-then its other per-node values, then whether it is the active); slots with
-equal keys are ordered by trying their arrangements and keeping the least
-encoding, when some table holds a reset uuid (otherwise equal keys are equal
-slots). The key is the same for a slot and its renamed copy, so the
+sorts the node slots by a key (the slot's node's part of ``spec.cluster.encode``'s
+bytes, or, if its table holds a reset uuid, its bytes with reset uuids masked as
+"its own" or "another's"; then its other per-node values, then whether it is
+the active); slots with equal keys are ordered by trying their arrangements
+and keeping the least encoding, when some table holds a reset uuid (otherwise
+equal keys are equal slots). ``encode_representative`` gives the
+representative's bytes, for most states without making it: the head of the
+reordered state (remembered per head and order) and the nodes' parts sorted.
+The key is the same for a slot and its renamed copy, so the
 representative is the same for every state of an orbit (canonical): two
 states are one state of the reduced search exactly when one is a renaming of
 the other, the full reduction the symmetric group allows.
@@ -26,7 +29,8 @@ The proof obligation (tests/test_cluster_symmetry.py): on reachable states of
 several presets and random permutations, ``permute`` commutes with the
 model's successors (the successors of ``permute(s, p)`` are the renamings of
 those of ``s``), every property's ``holds`` is unchanged, and
-``representative(permute(s, p)) == representative(s)``.
+``representative(permute(s, p)) == representative(s)``, whose bytes
+``encode_representative(permute(s, p))`` are.
 """
 
 from __future__ import annotations
@@ -35,24 +39,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from itertools import permutations, product
 from operator import attrgetter
+from typing import Any
 
-from spec.cluster.encode import encode
+from spec.cluster.encode import encode, head_key, head_part, node_bytes, node_part
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
 from spec.failover_table import FailoverEntry, FailoverTable
 
-__all__ = ["permute", "representative"]
+__all__ = ["encode_representative", "permute", "representative"]
 
 _RESET = reset_uuid(0)  # reset uuids: reset_uuid(0) .. reset_uuid(255); epoch uuids are above
 _RESETS = 0x100
 _OWN, _OTHERS = 1, 2  # what a masked key writes for the node's own / another node's reset uuid
-_MASKED = b"\xff"  # the first byte of a masked key (an encoded state's first byte is below)
-_MEMORY = 200_000  # node keys remembered before the memory is cleared
+_MEMORY = 50_000  # node keys remembered before the memory is cleared
 
 _PER_NODE = ClusterState.PER_NODE
 _NODE_INDEX = ClusterState.NODE_INDEX
 
 
-def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ...]]:
+def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[Any, ...]]:
     """The values of the fields ``names`` as a tuple (one name: a tuple of one)."""
     if len(names) > 1:
         return attrgetter(*names)
@@ -60,52 +64,59 @@ def _getter(names: tuple[str, ...]) -> Callable[[ClusterState], tuple[object, ..
     return lambda state: (one(state),)
 
 
-_per_node: Callable[[ClusterState], tuple[Sequence[object], ...]] = _getter(_PER_NODE)  # type: ignore[assignment]
+_per_node = _getter(_PER_NODE)
 _indices = _getter(_NODE_INDEX)
 _SLOTS = [list(range(n)) for n in range(257)]
-_state: Callable[..., ClusterState] = ClusterState  # type: ignore[assignment]
 # every field a state is made from, in ``ClusterState.make``'s order, and where in it
 # the per-node fields (the nodes first apart), the node indices are
 _FIELDS = tuple(f.name for f in fields(ClusterState) if f.init)
-_fields: Callable[[ClusterState], tuple[object, ...]] = attrgetter(*_FIELDS)
-_make: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]
+_fields: Callable[[ClusterState], tuple[Any, ...]] = attrgetter(*_FIELDS)
+_make: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]  # made by _state_value
 _NODES_AT = _FIELDS.index("nodes")
 _PER_NODE_AT = tuple(_FIELDS.index(name) for name in _PER_NODE)
 _OTHERS_AT = tuple(j for j in _PER_NODE_AT if j != _NODES_AT)
 _INDEX_AT = tuple(_FIELDS.index(name) for name in _NODE_INDEX)
 
-# a node's id -> (the node, kept alive; its bytes, or b"" if its table holds a reset uuid)
-_keys: dict[int, tuple[NodeState, bytes]] = {}
+# a node's id -> (the node, kept alive; its part of ``encode``'s bytes, or None if its
+# table holds a reset uuid)
+_parts: dict[int, tuple[NodeState, bytes | None]] = {}
 # (a node's id, its index) -> its masked key, for the nodes whose table holds a reset uuid
-# (kept alive by ``_keys``, cleared with it)
+# (kept alive by ``_parts``, cleared with it)
 _masked_keys: dict[tuple[int, int], bytes] = {}
+# (a node's id, its renamed uuids (old, new)...) -> (the node, kept alive; the node renamed)
+_renamed_nodes: dict[tuple[object, ...], tuple[NodeState, NodeState]] = {}
+# (a state's head_key, an order of its slots) -> the head of the state reordered so
+_moved_heads: dict[tuple[tuple[object, ...], tuple[int, ...]], bytes] = {}
 
 
 def _is_reset(uuid: int) -> bool:
     return _RESET <= uuid < _RESET + _RESETS
 
 
-def _bytes(node: NodeState) -> bytes:
-    return encode(_state((node,), None, 0, (0,)))
-
-
-def _key(node: NodeState, index: int) -> bytes:
-    """The node's bytes, its reset uuids masked (the same for the node renamed); a masked
-    key starts with ``_MASKED``."""
-    known = _keys.get(id(node))
+def _part(node: NodeState) -> bytes | None:
+    """The node's part of ``encode``'s bytes (its key), or None if its table holds a
+    reset uuid (its key depends on its index: ``_key``)."""
+    known = _parts.get(id(node))
     if known is None:
         resets = any(_is_reset(e.uuid) for e in node.table.entries)
-        known = (node, b"" if resets else _bytes(node))
-        if len(_keys) >= _MEMORY:
-            _keys.clear()
+        known = (node, None if resets else node_part(node))
+        if len(_parts) >= _MEMORY:
+            _parts.clear()
             _masked_keys.clear()
-        _keys[id(node)] = known
-    if known[1]:
-        return known[1]
+        _parts[id(node)] = known
+    return known[1]
+
+
+def _key(node: NodeState, index: int) -> tuple[bool, bytes]:
+    """The node's sort key at ``index``, the same for the node renamed: (False, its part
+    of the bytes), or (True, its bytes with its reset uuids masked)."""
+    part = _part(node)
+    if part is not None:
+        return False, part
     masked = _masked_keys.get((id(node), index))
     if masked is None:
         masked = _masked_keys[id(node), index] = _masked_key(node, index)
-    return masked
+    return True, masked
 
 
 def _masked_key(node: NodeState, index: int) -> bytes:
@@ -116,7 +127,8 @@ def _masked_key(node: NodeState, index: int) -> bytes:
         )
         for e in node.table.entries
     )
-    return _MASKED + _bytes(node.but(table=FailoverTable(masked, node.table.max_entries)))
+    table = FailoverTable(masked, node.table.max_entries)
+    return node_bytes(node.but(table=table))  # type: ignore[attr-defined]  # made by _state_value
 
 
 def permute(
@@ -146,11 +158,25 @@ def _moved(
             moved = [_renamed(v, renamed, shared) if type(v) is NodeState else v for v in moved]
         changes[name] = tuple(moved)
     for name, index in zip(_NODE_INDEX, _indices(state), strict=True):
-        changes[name] = None if index is None else where[index]  # type: ignore[index]
-    return state.but(**changes)  # type: ignore[attr-defined,no-any-return]
+        changes[name] = None if index is None else where[index]
+    return state.but(**changes)  # type: ignore[attr-defined,no-any-return]  # made by _state_value
 
 
 def _renamed(
+    node: NodeState, renamed: dict[int, int], shared: Callable[[NodeState], NodeState] | None
+) -> NodeState:
+    if _part(node) is not None:  # no reset uuid: nothing to rename
+        return node
+    key = (id(node), *renamed.items())
+    known = _renamed_nodes.get(key)
+    if known is None:
+        if len(_renamed_nodes) >= _MEMORY:
+            _renamed_nodes.clear()
+        known = _renamed_nodes[key] = (node, _rename(node, renamed, shared))
+    return known[1]
+
+
+def _rename(
     node: NodeState, renamed: dict[int, int], shared: Callable[[NodeState], NodeState] | None
 ) -> NodeState:
     entries = node.table.entries
@@ -160,7 +186,7 @@ def _renamed(
         tuple(FailoverEntry(renamed.get(e.uuid, e.uuid), e.seqno) for e in entries),
         node.table.max_entries,
     )
-    node = node.but(table=table)
+    node = node.but(table=table)  # type: ignore[attr-defined]  # made by _state_value
     return node if shared is None else shared(node)
 
 
@@ -171,27 +197,10 @@ def representative(
     the same for every renaming of ``state``)."""
     values = _fields(state)
     nodes = values[_NODES_AT]
-    get = _keys.get
-    masked = False
-    node_keys = []
-    for i, node in enumerate(nodes):
-        known = get(id(node))  # most nodes: met before, no reset uuid
-        if known is None or not known[1]:
-            key = _key(node, i)
-            if key[0] == 0xFF:
-                masked = True
-        else:
-            key = known[1]
-        node_keys.append(key)
+    node_keys = [_key(node, i) for i, node in enumerate(nodes)]
+    masked = any(m for m, _ in node_keys)
     slots = _SLOTS[len(nodes)]
-    keys = list(
-        zip(
-            node_keys,
-            *[values[j] for j in _OTHERS_AT],
-            *[[values[j] == i for i in slots] for j in _INDEX_AT],
-            strict=True,
-        )
-    )
+    keys = _slot_keys(values, node_keys, slots)
     order = sorted(slots, key=keys.__getitem__)
     if not masked:  # no reset uuid: slots with equal keys are equal, no uuid to rename
         if order == slots:
@@ -216,18 +225,66 @@ def representative(
     return best[1]
 
 
-def _reordered(values: tuple[object, ...], order: Sequence[int]) -> ClusterState:
+def encode_representative(
+    state: ClusterState, shared: Callable[[NodeState], NodeState] | None = None
+) -> bytes:
+    """``encode(representative(state, shared))``, without making the representative when
+    no node's table holds a reset uuid (most states): the node slots sorted by their
+    parts of the bytes (then, between equal nodes, by their other per-node values),
+    the head of the reordered state and the parts in that order."""
+    values = _fields(state)
+    nodes = values[_NODES_AT]
+    get = _parts.get
+    parts = []
+    for node in nodes:
+        known = get(id(node))
+        part = _part(node) if known is None else known[1]
+        if part is None:
+            return encode(representative(state, shared))
+        parts.append(part)
+    slots = _SLOTS[len(nodes)]
+    order = sorted(slots, key=parts.__getitem__)
+    if len(set(parts)) < len(parts):  # equal nodes: their other per-node values decide
+        keys = _slot_keys(values, [(False, p) for p in parts], slots)
+        order = sorted(slots, key=keys.__getitem__)
+    if order == slots:
+        return head_part(state) + b"".join(parts)
+    moved = (head_key(state), tuple(order))  # the head of the state reordered
+    head = _moved_heads.get(moved)
+    if head is None:
+        if len(_moved_heads) >= _MEMORY:
+            _moved_heads.clear()
+        head = _moved_heads[moved] = head_part(_reordered(values, order))
+    return head + b"".join([parts[i] for i in order])
+
+
+def _slot_keys(
+    values: tuple[Any, ...], node_keys: list[tuple[bool, bytes]], slots: list[int]
+) -> list[tuple[Any, ...]]:
+    """Each slot's sort key: its node's key, its other per-node values, and whether each
+    node index (the active) names it."""
+    return list(
+        zip(
+            node_keys,
+            *[values[j] for j in _OTHERS_AT],
+            *[[values[j] == i for i in slots] for j in _INDEX_AT],
+            strict=True,
+        )
+    )
+
+
+def _reordered(values: tuple[Any, ...], order: Sequence[int]) -> ClusterState:
     """The state of ``values`` (every field, in order) with old slot ``order[k]`` at
     ``k`` and no uuid renamed: ``_moved`` without a keyword call or a rename."""
     new = list(values)
     for j in _PER_NODE_AT:
-        column: Sequence[object] = values[j]  # type: ignore[assignment]
+        column: Sequence[object] = values[j]
         new[j] = tuple([column[old] for old in order])
     if _INDEX_AT:
         where = _where(order)
         for j in _INDEX_AT:
             index = values[j]
-            new[j] = None if index is None else where[index]  # type: ignore[index]
+            new[j] = None if index is None else where[index]
     return _make(*new)
 
 
