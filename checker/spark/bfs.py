@@ -619,7 +619,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
     props = run.watched[m].properties
     per_level = [level.states.get(m, 0) for level in run.levels]
     first = run.first(m, j)
-    outcomes: dict[str, PropertyOutcome] = {}
+    outcomes: dict[str, PropertyOutcome[Any, Any]] = {}
     if first is not None:
         level, order = first
         path = _path(where, run.watched[m], m, level, order)
