@@ -20,6 +20,7 @@ __all__ = [
     "ACTION_TYPES",
     "AckPrepare",
     "Action",
+    "BackfillReplica",
     "ClientPrepare",
     "ClientSet",
     "CloseSnapshot",
@@ -118,6 +119,11 @@ class ReplicateItem(NodeAction):
     """``node`` receives the next message of the active's stream: a marker or an item."""
 
 
+class BackfillReplica(NodeAction):
+    """``node`` receives a disk snapshot marker instead of the next memory one: the
+    active backfills it from disk (``disk_snapshots``)."""
+
+
 class PersistReplica(NodeAction):
     """``node``'s flusher persists every item it received."""
 
@@ -166,6 +172,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         RestartReplica,
         PersistActive,
         PersistNextItem,
+        BackfillReplica,
     )
 }
 

@@ -98,6 +98,9 @@ def describe_step(setup: Setup, before: ClusterState, action: Action, after: Clu
         return _commit(setup, before, after)
     if isinstance(action, act.ReplicateItem):
         return _replicate(before, after, action.node)
+    if isinstance(action, act.BackfillReplica):
+        start, end = after.nodes[action.node].snapshots[-1]
+        return f"{node_name(action.node)} receives disk snapshot marker [{start},{end}] (backfill)"
     if isinstance(action, act.PersistReplica | act.PersistNextItem):
         old, node = before.nodes[action.node], after.nodes[action.node]
         text = (
@@ -178,6 +181,8 @@ def _fence(node: NodeState) -> str:
     if not node.snapshot_ends:
         return ""
     ends = ", ".join(str(end) for end in node.snapshot_ends)
+    if node.disk_ends and node.disk_ends[0][0] == node.snapshot_ends[0]:
+        return f"; HPS held until its disk snapshot is persisted whole (snapshot ends {ends})"
     return f"; durability fence: HPS held below a persistToMajority PREPARE (snapshot ends {ends})"
 
 

@@ -138,13 +138,13 @@ def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
 
 def _flush_moves_hps(setup: Setup, node: NodeState) -> bool:
     """Whether persisting what ``node`` received would move its HPS (a PersistToMajority
-    PREPARE behind its durability fence): then it is not quiescent. Never so with
-    Majority SyncWrites alone."""
+    PREPARE behind its durability fence, or a disk snapshot not persisted whole): then
+    it is not quiescent. Never so with Majority SyncWrites and memory snapshots alone."""
     if node.persisted_seqno >= node.high_seqno:
         return False
     above = node.items[node.high_prepared_seqno :]
-    if not any(item.level == PERSIST_TO_MAJORITY for item in above):
-        return False  # only a PersistToMajority PREPARE waits for a flush
+    if not node.disk_ends and not any(item.level == PERSIST_TO_MAJORITY for item in above):
+        return False  # only a PersistToMajority PREPARE or a disk snapshot waits for a flush
     return persisted(setup, node).high_prepared_seqno > node.high_prepared_seqno
 
 

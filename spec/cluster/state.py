@@ -240,7 +240,14 @@ class NodeState:
     ``persisted_seqno`` only its durability fence reads: ``PersistActive``).
     ``snapshot_ends``: the PassiveDurabilityMonitor's ``receivedSnapshotEnds``, the
     ends of snapshots notified to it that its HPS has not passed yet: empty but
-    behind a durability fence (a PersistToMajority PREPARE not yet persisted).
+    behind a durability fence (a PersistToMajority PREPARE not yet persisted), or
+    the end of a disk snapshot not yet persisted whole.
+    ``snapshot_is_disk``: the snapshot being received is a disk snapshot (a backfill,
+    ``BackfillReplica``; kv_engine's PassiveStream ``cur_snapshot_type``), cleared at
+    its end. ``disk_ends``: those of ``snapshot_ends`` that end a disk snapshot, each
+    with the HPS it moves to once persisted whole (``(end, hps)``: the HPS its marker
+    carries; kv_engine's ``SnapshotEnd{seqno, type, hps}``). Both stay empty unless
+    the bounds allow disk snapshots (``disk_snapshots``).
     """
 
     alive: bool
@@ -255,6 +262,8 @@ class NodeState:
     connected: bool = False
     marker_due: bool = True
     snapshot_ends: tuple[int, ...] = ()
+    snapshot_is_disk: bool = False
+    disk_ends: tuple[tuple[int, int], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -314,7 +323,7 @@ class NodeState:
         return self.items[:seqno], kept + partial
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "alive": self.alive,
             "high_seqno": self.high_seqno,
             "items": [item.to_json(x) for x, item in enumerate(self.items, start=1)],
@@ -329,6 +338,10 @@ class NodeState:
             "marker_due": self.marker_due,
             "snapshot_ends": list(self.snapshot_ends),
         }
+        if self.snapshot_is_disk or self.disk_ends:  # only where disk snapshots are on
+            out["snapshot_is_disk"] = self.snapshot_is_disk
+            out["disk_ends"] = [list(d) for d in self.disk_ends]
+        return out
 
 
 DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due=False)
