@@ -275,6 +275,18 @@ PRESETS: dict[str, Preset] = {
             recorded=False,
         ),
         Preset(
+            "mb-34150-on-master",
+            "MB-34150's setup, tighter, with a MajorityAndPersistOnMaster SyncWrite: 4 nodes, "
+            "3 replicas, majority 3; N0 holds [1:SET(B)], received and persisted by every "
+            "replica; one SyncWrite, two failovers (decides in seconds: in verify)",
+            _MB_34150.but(prefix=1, prefix_replicas=3, items=3, levels=2),
+        ),
+        Preset(
+            "mb-34150-persist",
+            "as mb-34150-on-master with a PersistToMajority SyncWrite",
+            _MB_34150.but(prefix=1, prefix_replicas=3, items=3, levels=3),
+        ),
+        Preset(
             "mb-34150-wide-persist",
             "mb-34150-wide with a PersistToMajority SyncWrite: does MB-34453's loss with "
             "3 replicas reach a write persisted on a majority?",
