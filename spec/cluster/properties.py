@@ -38,6 +38,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -96,11 +97,11 @@ class BoundProperty:
     property: ClusterProperty
     setup: Setup
 
-    @property
+    @builtins.property  # the field named property shadows the builtin here (for mypy)
     def name(self) -> str:
         return self.property.id
 
-    @property
+    @builtins.property
     def expectation(self) -> Expectation:
         return self.property.expectation
 
@@ -211,7 +212,7 @@ def _builtins() -> None:
         ClusterProperty(
             "no-lost-syncwrite",
             "safety",
-            "always",
+            Expectation.ALWAYS,
             "a SyncWrite acknowledged to the client is in the history of every active "
             "from then on (MB-34150)",
             lambda setup, state: not lost_syncwrites(setup, state),
@@ -220,7 +221,7 @@ def _builtins() -> None:
         ClusterProperty(
             "prepare-ack-progress",
             "progress",
-            "always",
+            Expectation.ALWAYS,
             "a replica holding a complete snapshot with a pending PREPARE acks it without "
             "needing another PREPARE (MB-51805); checked in quiescent states",
             lambda setup, state: not unacked_prepares(setup, state),
@@ -229,7 +230,7 @@ def _builtins() -> None:
         ClusterProperty(
             "syncwrite-acknowledged",
             "reachability",
-            "sometimes",
+            Expectation.SOMETIMES,
             "some SyncWrite gets acknowledged (so a 'holds' above is not vacuous)",
             lambda setup, state: bool(state.acknowledged),
             lambda setup, state: f"acknowledged {', '.join(w.label() for w in state.acknowledged)}",

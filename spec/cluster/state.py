@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 from spec.failover_table import FailoverTable
 from spec.scenario import key_name
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "COMMIT",
@@ -157,7 +160,7 @@ def highest_prepare_at_or_below(items: tuple[Item, ...], seqno: int) -> int:
     return 0
 
 
-_S = TypeVar("_S")
+_S = TypeVar("_S", bound="DataclassInstance")
 _SAME = object()  # an argument of ``but`` not given: the field is kept
 
 
@@ -180,7 +183,7 @@ def _state_value(cls: type[_S]) -> type[_S]:
     kept = [f.name for f in fields(cls) if f.init]
     caches = {f.name: f.default for f in fields(cls) if not f.init}
     compared = [f.name for f in fields(cls) if f.compare]
-    env: dict[str, object] = {"_new": object.__new__, "_cls": cls, "_SAME": _SAME}
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_SAME": _SAME}
     for name in (*kept, *caches):
         env[f"_set_{name}"] = cls.__dict__[name].__set__
     lines = [
@@ -266,6 +269,13 @@ class NodeState:
     disk_ends: tuple[tuple[int, int], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    if TYPE_CHECKING:  # made by _state_value
+
+        def but(self, **changes: Any) -> NodeState: ...
+
+        @staticmethod
+        def make(*values: Any) -> NodeState: ...
 
     @property
     def high_seqno(self) -> int:
@@ -368,6 +378,13 @@ class ClusterState:
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _replicas: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
+    if TYPE_CHECKING:  # made by _state_value
+
+        def but(self, **changes: Any) -> ClusterState: ...
+
+        @staticmethod
+        def make(*values: Any) -> ClusterState: ...
+
     @property
     def faults(self) -> int:
         """Failures so far that cost a node its memory: failovers and restarts."""
@@ -389,7 +406,7 @@ class ClusterState:
     def with_node(self, index: int, node: NodeState, **changes: object) -> ClusterState:
         """A copy with ``node`` at ``index`` (and the other ``changes``)."""
         nodes = (*self.nodes[:index], node, *self.nodes[index + 1 :])
-        return self.but(nodes=nodes, **changes)  # type: ignore[attr-defined,no-any-return]
+        return self.but(nodes=nodes, **changes)
 
     def to_json(self) -> dict[str, object]:
         return {
