@@ -287,6 +287,13 @@ PRESETS: dict[str, Preset] = {
             _MB_34150.but(prefix=1, prefix_replicas=3, items=3, levels=3),
         ),
         Preset(
+            "mb-34150-backfill",
+            "MB-34150's setup where the active may backfill a replica with a disk snapshot "
+            "(disk_snapshots 1: BackfillReplica, the PassiveDurabilityMonitor's rule (5))",
+            _MB_34150.but(disk_snapshots=1),
+            recorded=False,
+        ),
+        Preset(
             "mb-34150-wide-persist",
             "mb-34150-wide with a PersistToMajority SyncWrite: does MB-34453's loss with "
             "3 replicas reach a write persisted on a majority?",

@@ -229,3 +229,16 @@ for _preset, _who in (
                 "holds",
                 "no item shares the PREPARE's snapshot, so no stream resumes in the middle of it",
             )
+
+# Disk snapshots (mb-34150-backfill, not recorded whole: docs/durability.md).
+_expect(
+    "mb-34150-backfill",
+    "ack-at-snapshot-end+restart-fix",
+    "highest-snapshot",
+    "no-lost-syncwrite",
+    "violated",
+    "a backfill undoes MB-53189's branch point: N1 and N2 ack 3:PREPARE(A) of [3,3], N0 "
+    "commits; N3 is backfilled with the disk snapshot [1,4] and has received up to 3 when N0 "
+    "crashes; N3 (high seqno 3, as N1 and N2) is promoted mid-snapshot with its branch at 0, "
+    "resets N1 and N2, and crashes; two failovers",
+)
