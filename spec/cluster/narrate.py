@@ -286,5 +286,7 @@ def picture_of(state: ClusterState) -> Picture:
         lanes.append(Lane(name, cells if node.alive else (), spans if node.alive else ()))
         if node.alive and node.snapshot_ends:
             hps = node.high_prepared_seqno
-            marks.append(Mark(hps, f"{node_name(i)} fence: HPS {hps}", "fence", lane=name))
+            disk = node.disk_ends and node.disk_ends[0][0] == node.snapshot_ends[0]
+            what = "waits for its disk snapshot's flush" if disk else "fence"
+            marks.append(Mark(hps, f"{node_name(i)} {what}: HPS {hps}", "fence", lane=name))
     return Picture(tuple(lanes), tuple(marks), LEGEND)
