@@ -40,7 +40,7 @@ from spec.cluster import (
 from spec.cluster.actions import Action
 from spec.cluster.narrate import run_of
 from spec.cluster.protocol import Expectation
-from spec.cluster.state import ClusterState
+from spec.cluster.state import LEVEL_NAMES, ClusterState
 from spec.reference.cluster_replay import reference_knows, replay_on_reference
 from spec.reference.producer import REFERENCE_DECISIONS
 from spec.rules import RuleSet
@@ -75,6 +75,9 @@ _BOUND_FLAGS = (
     "prefix_replicas",
     "midpoint_rollback",
 )
+# bounds added later: named only when they differ from the preset's (or, without a
+# preset, from 0), so the commands printed before they existed stay as they were
+_LATER_FLAGS = ("partial_flush", "disk_snapshots")
 
 
 def model_for(
@@ -112,6 +115,12 @@ def reproduce_command(
         value = getattr(bounds, name)
         if base is None or getattr(base, name) != value:
             text += f" --{name.replace('_', '-')} {value}"
+    for name in _LATER_FLAGS:
+        value = getattr(bounds, name)
+        if value != (getattr(base, name) if base else 0):
+            text += f" --{name.replace('_', '-')} {value}"
+    if bounds.levels != (base.levels if base else 0):
+        text += f" --level {','.join(LEVEL_NAMES[d] for d in bounds.level_sequence())}"
     if strategy != "bfs":
         text += f" --strategy {strategy}"
     if not symmetry:

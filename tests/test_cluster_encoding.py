@@ -17,9 +17,11 @@ from spec.cluster.state import ClusterState, SyncWrite
 from spec.rules import RULE_SETS
 
 
-def _model(preset: str, ack: str = "ack-at-snapshot-end", branch: str = "persisted-snapshot"):
+def _model(
+    preset: str, ack: str = "ack-at-snapshot-end", branch: str = "persisted-snapshot", disk: int = 0
+):
     setup = Setup(
-        PRESETS[preset].bounds,
+        PRESETS[preset].bounds.but(disk_snapshots=disk),
         ACK_RULES.get(ack),
         BRANCH_RULES.get(branch),
         RULE_SETS.get("kv-current"),
@@ -46,6 +48,7 @@ def states() -> list[ClusterState]:
         _reachable(_model("mb-51805"))
         + _reachable(_model("mb-34150"), limit=20_000)
         + _reachable(_model("levels-pm"), limit=10_000)
+        + _reachable(_model("small", disk=1), limit=5_000)
     )
 
 
@@ -55,6 +58,13 @@ def test_the_states_encoded_have_levels_and_fences(states) -> None:
     assert any(i.level for s in states for n in s.nodes for i in n.items)
     assert any(w.level for s in states for w in s.in_flight)
     assert any(n.snapshot_ends for s in states for n in s.nodes)
+
+
+def test_the_states_encoded_have_disk_snapshots(states) -> None:
+    """And what format 4 added: replicas receiving a disk snapshot, and disk snapshot
+    ends queued in their PassiveDurabilityMonitor."""
+    assert any(n.snapshot_is_disk for s in states for n in s.nodes)
+    assert any(n.disk_ends for s in states for n in s.nodes)
 
 
 def test_every_reachable_state_round_trips_through_its_bytes(states) -> None:

@@ -147,3 +147,32 @@ def test_symmetry_off_searches_every_state() -> None:
     model = _model("mb-34150", "ack-on-prepare", "highest-snapshot")
     assert explore(model, [*PROPERTIES, SANITY], symmetry=False).states == 44622
     assert explore(model, [*PROPERTIES, SANITY], symmetry=True).states == 18451
+
+
+def test_renaming_nodes_commutes_with_successors_where_replicas_get_disk_snapshots() -> None:
+    """The same obligation on states where a replica receives a disk snapshot or holds
+    one's end (``NodeState.snapshot_is_disk``, ``disk_ends``: they move with the node)."""
+    model = model_for(
+        ACK_RULES.get("ack-at-snapshot-end"),
+        BRANCH_RULES.get("highest-snapshot"),
+        RULE_SETS.get("kv-current"),
+        PRESETS["small"].bounds.but(disk_snapshots=1),
+        tuple(CLUSTER_PROPERTIES.get(p) for p in PROPERTIES),
+    )
+    props = model.properties()
+    rng = random.Random(45)
+    states = [
+        s
+        for s in _reached(model, 60, seed=45)
+        if any(n.snapshot_is_disk or n.disk_ends for n in s.nodes)
+    ]
+    assert len(states) > 20
+    for state in rng.sample(states, min(len(states), 100)):
+        where = list(range(len(state.nodes)))
+        rng.shuffle(where)
+        renamed = permute(state, where)
+        for prop in props:
+            assert prop.holds(renamed) == prop.holds(state), prop.name
+        after = {model.next_state(renamed, a) for a in model.actions(renamed)}
+        assert after == {permute(model.next_state(state, a), where) for a in model.actions(state)}
+        assert representative(renamed) == representative(state)

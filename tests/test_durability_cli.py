@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 from clihelp import MB51805_STALL, run_subprocess
 
+from checker.cluster_check import reproduce_command
+from checker.commands import durability
+from checker.commands.common import cluster_bounds_from
 from checker.confirm import replay_stored
+from spec.cluster import PRESETS
 
 SIX_O = ["--ack-rule", "ack-on-prepare", "--branch-rule", "persisted-snapshot"]
 FIXED = ["--ack-rule", "ack-at-snapshot-end+restart-fix", "--branch-rule", "highest-snapshot"]
@@ -182,6 +188,7 @@ BAD_ARGUMENTS = {
     ),
     "level": (["--level", "majority,quorum"], "--level: unknown durability level 'quorum'"),
     "partial-flush": (["--partial-flush", "2"], "partial_flush must be 0"),
+    "disk-snapshots": (["--disk-snapshots", "2"], "disk_snapshots must be 0"),
 }
 
 
@@ -191,6 +198,33 @@ def test_unknown_names_and_bad_bounds_are_one_line_exit_2(case: str, cli) -> Non
     result = cli("durability", *args)
     assert result.code == 2, args
     assert result.err.count("\n") == 1 and fragment in result.err, result.err
+
+
+@pytest.mark.parametrize(
+    "preset, changes",
+    [
+        (None, {"levels": 31, "partial_flush": 1, "disk_snapshots": 1}),
+        (None, {"levels": 2}),
+        ("levels-pm", {}),
+        (None, {}),
+    ],
+)
+def test_the_reproduce_line_gives_back_the_bounds_it_was_printed_for(
+    preset: str | None, changes: dict[str, int]
+) -> None:
+    """Levels, partial flushes and disk snapshots included (named only where they
+    differ from the preset's, or from 0: mb-34150's line is what it was)."""
+    bounds = PRESETS[preset or "mb-34150"].bounds.but(**changes)
+    line = reproduce_command(
+        "ack-on-prepare", "highest-snapshot", "p", "kv-current", bounds, preset
+    )
+    parser = argparse.ArgumentParser()
+    durability.add_arguments(parser)
+    args = parser.parse_args(shlex.split(line)[2:])
+    assert cluster_bounds_from(args)[0] == bounds
+    if preset is None:
+        assert ("--level" in line) == (bounds.levels != 0)
+        assert ("--disk-snapshots" in line) == bool(bounds.disk_snapshots)
 
 
 def test_help_lists_the_command(capsys, cli) -> None:

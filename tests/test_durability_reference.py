@@ -50,13 +50,18 @@ PREPARE_RECEIVED = [
 
 
 def build(
-    ack: str, branch: str, preset_name: str, rules: str = "kv-current", midpoint: int = 1
+    ack: str,
+    branch: str,
+    preset_name: str,
+    rules: str = "kv-current",
+    midpoint: int = 1,
+    disk: int = 0,
 ) -> ClusterModel:
     return model_for(
         ACK_RULES.get(ack),
         BRANCH_RULES.get(branch),
         RULE_SETS.get(rules),
-        preset(preset_name).bounds.but(midpoint_rollback=midpoint),
+        preset(preset_name).bounds.but(midpoint_rollback=midpoint, disk_snapshots=disk),
     )
 
 
@@ -163,26 +168,30 @@ def walk_in_lockstep(model: ClusterModel, cluster: Cluster, choices: list[int], 
 
 
 @st.composite
-def walks(draw: st.DrawFn) -> tuple[str, str, str, str, int, list[int]]:
+def walks(draw: st.DrawFn) -> tuple[str, str, str, str, int, int, list[int]]:
     ack = draw(st.sampled_from(ACK_RULES.names()))
     branch = draw(st.sampled_from(BRANCH_RULES.names()))
     preset_name = draw(st.sampled_from(["mb-34150", "mb-51805", "small"]))
     rules = draw(st.sampled_from(RULE_SETS.names()))
     midpoint = draw(st.sampled_from([1, 0]))  # couchstore's midpoint rollback on or off
+    disk = draw(st.sampled_from([0, 1]))  # backfills (disk snapshots) off or on
     choices = draw(st.lists(st.integers(0, 2**16), min_size=5, max_size=25))
-    return ack, branch, preset_name, rules, midpoint, choices
+    return ack, branch, preset_name, rules, midpoint, disk, choices
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walks())
 def test_model_and_reference_agree_along_random_walks(
-    walk: tuple[str, str, str, str, int, list[int]],
+    walk: tuple[str, str, str, str, int, int, list[int]],
 ) -> None:
-    ack, branch, preset_name, rules, midpoint, choices = walk
-    model = build(ack, branch, preset_name, rules, midpoint)
+    ack, branch, preset_name, rules, midpoint, disk, choices = walk
+    model = build(ack, branch, preset_name, rules, midpoint, disk)
     cluster = Cluster(model.setup.bounds.to_json(), ack, branch, rules)
     walk_in_lockstep(
-        model, cluster, choices, f"{ack}/{branch}/{preset_name}/{rules}/midpoint {midpoint}"
+        model,
+        cluster,
+        choices,
+        f"{ack}/{branch}/{preset_name}/{rules}/midpoint {midpoint}/disk snapshots {disk}",
     )
 
 
@@ -196,6 +205,7 @@ def level_walks(draw: st.DrawFn) -> tuple[str, str, ClusterBounds, list[int]]:
     bounds = preset(base).bounds.but(
         levels=levels,
         partial_flush=draw(st.sampled_from([0, 1])),
+        disk_snapshots=draw(st.sampled_from([0, 1])),
         keys=2,
         prepares=2,
         sets=0,

@@ -122,6 +122,7 @@ LEVEL_PRESETS = [
     "levels-pm",
     "levels-mp-small",
     "levels-pm-small",
+    "mb-34150-backfill",  # (disk snapshots; recorded as the level presets are)
     "mb-34150-wide-persist",
 ]
 

@@ -22,6 +22,8 @@ itself is persisted. So in scenario 5 the end of the snapshot acks 1 only (the s
 1 and 3), and in scenario 6 persisting 2 acks nothing (the seed: 2 and 3); both
 ack the rest when seqno 3 is persisted, a step the seed's timeline does not draw
 and each test adds.
+
+A seventh scenario, not the seed's, is a disk snapshot (rule (5)): ``hps_moves``.
 """
 
 from __future__ import annotations
@@ -176,3 +178,81 @@ def test_the_seeds_tomorrow_in_scenario_5_would_need_a_persisted_prepare_to_lift
         "3: A:3",
     ]
     assert acks_of("ack-at-snapshot-end", M + P + M, "S 1 2 [1] [2] 3") == ["3: A:1"]
+
+
+# -- rule (5): a disk snapshot ------------------------------------------------------------
+#
+# Not one of the seed's six: kv_engine eba4298's rule (5) in
+# PassiveDurabilityMonitor::State::updateHighPreparedSeqno (passive_durability_monitor.cc)
+# for a snapshot the active backfilled from disk (``D``: ``BackfillReplica(N1)``; ``S`` is
+# the memory marker): its end acks nothing, not even a Majority PREPARE, until the whole
+# snapshot is persisted; then the HPS takes the HPS its marker carries (the last PREPARE
+# in it) or, with no PREPARE in it, the snapshot's end. The active writes
+# 1:PREPARE(A) 2:SET(B) in snapshot [1,2]; ``C`` is its Commit (3:COMMIT(A), once N1's
+# ack makes the majority of 2) and the snapshot [3,3] closed.
+
+DISK_PREFIX = (act.ClientPrepare.of(0), act.ClientSet.of(1), act.CloseSnapshot())
+
+
+def hps_moves(ack_rule: str, timeline: str) -> list[str]:
+    """Run ``DISK_PREFIX`` then ``timeline`` on the model and, in lockstep, on the
+    reference; the replica's acks as ``"<event>: <HPS acked>"``, in order."""
+    bounds = ClusterBounds(
+        nodes=2, keys=2, prepares=1, sets=1, items=3, failovers=0, partial_flush=1,
+        disk_snapshots=1,
+    )  # fmt: skip
+    model = model_for(
+        ACK_RULES.get(ack_rule),
+        BRANCH_RULES.get("highest-snapshot"),
+        RULE_SETS.get("kv-current"),
+        bounds,
+    )
+    reference = Cluster(bounds.to_json(), ack_rule, "highest-snapshot")
+    (state,) = model.init_states()
+
+    def step(state: ClusterState, action: act.Action) -> ClusterState:
+        assert action in model.actions(state), f"{action} is not enabled"
+        reference.apply(action.to_json())
+        return model.next_state(state, action)
+
+    for action in DISK_PREFIX:
+        state = step(state, action)
+    acks = []
+    for event in timeline.split():
+        node = state.nodes[N1]
+        if event == "C":
+            state = step(step(state, act.Commit()), act.CloseSnapshot())
+            continue
+        if event.startswith("["):
+            last = int(event[1:-1]) == node.high_seqno
+            state = step(state, act.PersistReplica.of(N1) if last else act.PersistNextItem.of(N1))
+        elif event == "D":
+            state = step(state, act.BackfillReplica.of(N1))
+            assert state.nodes[N1].snapshot_is_disk
+        else:
+            state = step(state, act.ReplicateItem.of(N1))
+        hps = state.nodes[N1].high_prepared_seqno
+        assert reference.nodes[N1].hps == hps, f"{event}: the reference's HPS differs"
+        if hps > state.acks[N1]:
+            state = step(state, act.AckPrepare.of(N1))
+            acks.append(f"{event}: {hps}")
+    return acks
+
+
+DISK = "D 1 2 [1] [2] C D 3 [3]"
+
+
+@pytest.mark.parametrize("ack_rule", TOMORROW)
+def test_a_disk_snapshot_acks_once_persisted_whole_and_up_to_its_end(ack_rule: str) -> None:
+    # 1 is acked at [2] (the disk snapshot [1,2] persisted whole), not at 2 nor at [1];
+    # the disk snapshot [3,3] holds a COMMIT only and moves the HPS to 3 once persisted
+    assert hps_moves(ack_rule, DISK) == ["[2]: 1", "[3]: 3"]
+    # the same items as memory snapshots: 1 is acked at the snapshot's end, and a
+    # snapshot without a PREPARE moves nothing
+    assert hps_moves(ack_rule, DISK.replace("D", "S")) == ["2: 1"]
+
+
+def test_before_mb_34873_a_disk_snapshot_acks_as_a_memory_one() -> None:
+    """ack-on-prepare (8a0f8da1b^) has no rule (5): it came with MB-34873 (4834fe37b)."""
+    assert hps_moves("ack-on-prepare", DISK) == ["1: 1"]
+    assert hps_moves("ack-on-prepare", DISK.replace("D", "S")) == ["1: 1"]

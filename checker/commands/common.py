@@ -202,6 +202,8 @@ CLUSTER_BOUNDS_HELP = {
     "its rollback would discard at least half of its disk's seqnos",
     "partial_flush": "1: a replica's flusher may also persist only its next item "
     "(PersistNextItem); 0 (default): a flush persists everything received",
+    "disk_snapshots": "1: the active may send a replica a disk snapshot (backfill) where a "
+    "marker is due (BackfillReplica); 0 (default): memory snapshots only",
 }
 
 

@@ -71,7 +71,7 @@ from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
 from spec.errors import UsageError
 from spec.properties import PROPERTIES
 
-DURABILITY_PRESETS = ("mb-34150", "mb-51805")
+DURABILITY_PRESETS = ("mb-34150", "mb-51805", "mb-34150-on-master", "mb-34150-persist")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,8 +9,7 @@ names what happens, so a counterexample is a list of these, printed as
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import cache
-from typing import ClassVar, Self
+from typing import ClassVar, Self, cast
 
 from spec.cluster.state import node_name
 from spec.errors import InvalidInput
@@ -20,6 +19,7 @@ __all__ = [
     "ACTION_TYPES",
     "AckPrepare",
     "Action",
+    "BackfillReplica",
     "ClientPrepare",
     "ClientSet",
     "CloseSnapshot",
@@ -77,7 +77,7 @@ class KeyAction(Action):
     @classmethod
     def of(cls, key: int) -> Self:
         """The action on ``key``, made once (a search names it in state after state)."""
-        return _made(cls, key)
+        return cast(Self, _made(cls, key))
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +89,18 @@ class NodeAction(Action):
     @classmethod
     def of(cls, node: int) -> Self:
         """The action of ``node``, made once (a search names it in state after state)."""
-        return _made(cls, node)
+        return cast(Self, _made(cls, node))
 
 
-@cache
+_MADE: dict[tuple[type[Action], int], Action] = {}
+
+
 def _made(kind: type[Action], argument: int) -> Action:
-    return kind(argument)  # type: ignore[call-arg]
+    made = _MADE.get((kind, argument))
+    if made is None:
+        # KeyAction and NodeAction take one argument (Action, their base, none)
+        made = _MADE[kind, argument] = kind(argument)  # type: ignore[call-arg]
+    return made
 
 
 class ClientPrepare(KeyAction):
@@ -116,6 +122,11 @@ class Commit(Action):
 
 class ReplicateItem(NodeAction):
     """``node`` receives the next message of the active's stream: a marker or an item."""
+
+
+class BackfillReplica(NodeAction):
+    """``node`` receives a disk snapshot marker instead of the next memory one: the
+    active backfills it from disk (``disk_snapshots``)."""
 
 
 class PersistReplica(NodeAction):
@@ -166,6 +177,7 @@ ACTION_TYPES: dict[str, type[Action]] = {
         RestartReplica,
         PersistActive,
         PersistNextItem,
+        BackfillReplica,
     )
 }
 

@@ -28,7 +28,7 @@ LIMITS = {
 }
 
 
-_LATER = ("levels", "partial_flush")  # fields added after runs were stored
+_LATER = ("levels", "partial_flush", "disk_snapshots")  # fields added after runs were stored
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,11 @@ class ClusterBounds:
       unpersisted item (``PersistNextItem``: a flush that stops mid-way, as the
       seed's "[1]" with seqno 2 already received); 0 (the default): every flush
       persists everything received.
+    * ``disk_snapshots``: 1 lets the active's stream send a replica a disk snapshot
+      where a marker is due (``BackfillReplica``: the replica's next seqno is below the
+      active's checkpoints, which kv_engine dropped or removed, so it is backfilled
+      from disk), with the PassiveDurabilityMonitor's rule (5) for it; 0 (the
+      default): every snapshot is a memory snapshot.
 
     And one storage setting, which decides verdicts (so it is named with the run):
 
@@ -83,6 +88,7 @@ class ClusterBounds:
     midpoint_rollback: int = 1
     levels: int = 0
     partial_flush: int = 0
+    disk_snapshots: int = 0
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -121,6 +127,8 @@ class ClusterBounds:
             )
         if self.partial_flush not in (0, 1):
             raise ValueError("partial_flush must be 0 (a flush persists all) or 1")
+        if self.disk_snapshots not in (0, 1):
+            raise ValueError("disk_snapshots must be 0 (memory snapshots only) or 1")
         if self.midpoint_rollback not in (0, 1):
             raise ValueError("midpoint_rollback must be 1 (on, kv_engine's default) or 0 (off)")
         if self.items < self.prefix:
@@ -145,6 +153,8 @@ class ClusterBounds:
             text += f", levels {'/'.join(LEVEL_NAMES[d] for d in self.level_sequence())}"
         if self.partial_flush:
             text += ", partial flushes"
+        if self.disk_snapshots:
+            text += ", disk snapshots"
         return text
 
     def level_sequence(self) -> tuple[int, ...]:
@@ -158,8 +168,9 @@ class ClusterBounds:
         return sequence[min(prepare, len(sequence) - 1)]
 
     def to_json(self) -> dict[str, int]:
-        """The fields; ``levels`` and ``partial_flush`` only when set (so the bounds of a
-        run written before they existed, and its id, are what they were)."""
+        """The fields; ``levels``, ``partial_flush`` and ``disk_snapshots`` only when set
+        (so the bounds of a run written before they existed, and its id, are what they
+        were)."""
         out = asdict(self)
         for name in _LATER:
             if not out[name]:
@@ -261,6 +272,25 @@ PRESETS: dict[str, Preset] = {
             "levels-pm-small",
             "as levels-mp-small, PersistToMajority then Majority",
             _LEVELS_3.but(levels=31),
+            recorded=False,
+        ),
+        Preset(
+            "mb-34150-on-master",
+            "MB-34150's setup, tighter, with a MajorityAndPersistOnMaster SyncWrite: 4 nodes, "
+            "3 replicas, majority 3; N0 holds [1:SET(B)], received and persisted by every "
+            "replica; one SyncWrite, two failovers (decides in seconds: in verify)",
+            _MB_34150.but(prefix=1, prefix_replicas=3, items=3, levels=2),
+        ),
+        Preset(
+            "mb-34150-persist",
+            "as mb-34150-on-master with a PersistToMajority SyncWrite",
+            _MB_34150.but(prefix=1, prefix_replicas=3, items=3, levels=3),
+        ),
+        Preset(
+            "mb-34150-backfill",
+            "MB-34150's setup where the active may backfill a replica with a disk snapshot "
+            "(disk_snapshots 1: BackfillReplica, the PassiveDurabilityMonitor's rule (5))",
+            _MB_34150.but(disk_snapshots=1),
             recorded=False,
         ),
         Preset(

@@ -8,7 +8,7 @@ gives the same bytes for equal states in every process (no salted
 distributed search (``checker.spark.bfs``) keys its visited set by fingerprint
 and ships states as these bytes.
 
-Layout (format 3), every number an unsigned LEB128 varint (one byte below 128):
+Layout (format 4), every number an unsigned LEB128 varint (one byte below 128):
 
     state := active+1 epoch prepares sets restarts nodes acks[nodes]
              count write[count] count write[count]          (acknowledged, in flight)
@@ -17,7 +17,9 @@ Layout (format 3), every number an unsigned LEB128 varint (one byte below 128):
     node  := flags persisted_seqno persisted_hps high_prepared_seqno
              count item[count] count snapshot[count] max_entries count entry[count]
              count header[count] count snapshot_end[count]  (header, snapshot_end: a seqno)
+             count disk_end[count]                          (disk_end := seqno hps)
     flags := alive | snapshot_has_prepare << 1 | connected << 2 | marker_due << 3
+             | snapshot_is_disk << 4                        (bit i: _FLAGS[i])
     item  := op key epoch prepare_seqno level               (op: PREPARE 0, COMMIT 1, SET 2;
                                                              level: majority 0,
                                                              majority_and_persist_on_master 1,
@@ -51,12 +53,18 @@ __all__ = [
     "node_part",
 ]
 
-FORMAT = 3
+FORMAT = 4
 _OPS = (PREPARE, COMMIT, SET)
 _WRITE = len(SyncWrite._fields)  # the numbers of a SyncWrite
 _OP_CODE = {op: code for code, op in enumerate(_OPS)}
 _HALF = 1 << 63  # XXH3's unsigned 64 bits, moved into the signed range
 _MEMORY = 50_000  # nodes remembered each way before the memory is cleared
+# A node's fields after its table, in layout order: booleans (one bit each of ``flags``),
+# tuples of seqnos, tuples of (seqno, seqno) pairs; each a count and its numbers.
+_FLAGS = ("alive", "snapshot_has_prepare", "connected", "marker_due", "snapshot_is_disk")
+_SEQNOS = ("headers", "snapshot_ends")
+_PAIRS = ("disk_ends",)
+_flags_of = attrgetter(*_FLAGS)
 
 _node_bytes: dict[NodeState, bytes] = {}
 # the same by the node object's id (no call to its __hash__), with the node kept alive
@@ -81,9 +89,7 @@ def _put(out: list[int], value: int) -> None:
 
 
 def _encode_node(node: NodeState) -> bytes:
-    out: list[int] = [
-        node.alive | node.snapshot_has_prepare << 1 | node.connected << 2 | node.marker_due << 3
-    ]
+    out: list[int] = [sum(flag << bit for bit, flag in enumerate(_flags_of(node)))]
     values = [node.persisted_seqno, node.persisted_hps, node.high_prepared_seqno, len(node.items)]
     for item in node.items:
         values += (_OP_CODE[item.op], item.key, item.epoch, item.prepare_seqno, item.level)
@@ -94,10 +100,15 @@ def _encode_node(node: NodeState) -> bytes:
     values += (table.max_entries, len(table.entries))
     for entry in table.entries:
         values += (entry.uuid, entry.seqno)
-    values.append(len(node.headers))
-    values += node.headers
-    values.append(len(node.snapshot_ends))
-    values += node.snapshot_ends
+    for name in _SEQNOS:
+        seqnos: tuple[int, ...] = getattr(node, name)
+        values.append(len(seqnos))
+        values += seqnos
+    for name in _PAIRS:
+        pairs: tuple[tuple[int, int], ...] = getattr(node, name)
+        values.append(len(pairs))
+        for pair in pairs:
+            values += pair
     for value in values:
         if 0 <= value < 0x80:
             out.append(value)
@@ -236,23 +247,21 @@ def _decode_node(data: bytes, shared: Callable[[NodeState], NodeState] | None) -
     snapshots = tuple((r.next(), r.next()) for _ in range(r.next()))
     max_entries = r.next()
     entries = tuple(FailoverEntry(r.next(), r.next()) for _ in range(r.next()))
-    headers = tuple(r.take(r.next()))
-    snapshot_ends = tuple(r.take(r.next()))
+    rest: dict[str, object] = {name: bool(flags >> bit & 1) for bit, name in enumerate(_FLAGS)}
+    for name in _SEQNOS:
+        rest[name] = tuple(r.take(r.next()))
+    for name in _PAIRS:
+        rest[name] = tuple((r.next(), r.next()) for _ in range(r.next()))
     if r.at != len(data):
         raise ValueError("trailing bytes after a node")
     node = NodeState(
-        alive=bool(flags & 1),
         items=tuple(items),
         snapshots=snapshots,
         table=FailoverTable(entries, max_entries),
         persisted_seqno=persisted_seqno,
         persisted_hps=persisted_hps,
-        headers=headers,
         high_prepared_seqno=hps,
-        snapshot_has_prepare=bool(flags & 2),
-        connected=bool(flags & 4),
-        marker_due=bool(flags & 8),
-        snapshot_ends=snapshot_ends,
+        **rest,  # type: ignore[arg-type]  # the flags and tuples above, by name
     )
     return node if shared is None else shared(node)
 
@@ -326,7 +335,7 @@ def _decode(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> Clu
 
 # (nodes, active, epoch, acks, acknowledged, in_flight, prepares, sets, restarts) -> the
 # state, without the checks of a frozen dataclass's __init__
-_state: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]
+_state: Callable[..., ClusterState] = ClusterState.make
 
 
 def _decode_varints(data: bytes, shared: Callable[[NodeState], NodeState] | None) -> ClusterState:

@@ -235,3 +235,53 @@ for _preset in ("levels-mp-small", "levels-pm-small"):
                 "point keeps both within their promises (MB-34150 needs two failovers, a "
                 "majority of 2; a restart keeps a PersistToMajority write's persisted copy)",
             )
+
+# One SyncWrite of level MajorityAndPersistOnMaster or PersistToMajority on MB-34150's
+# shape, tightened to decide in seconds (in dcpcheck verify): the branch point decides.
+for _preset, _who in (
+    ("mb-34150-on-master", "N1 and N2 ack 2:PREPARE(A) (majorityAndPersistOnMaster) unpersisted"),
+    ("mb-34150-persist", "N1 and N2 persist and ack 2:PREPARE(A) (persistToMajority)"),
+):
+    for _ack in ACK_RULES:
+        _expect(
+            _preset,
+            _ack,
+            "persisted-snapshot",
+            "no-lost-syncwrite",
+            "violated",
+            f"MB-34150 at this level, whatever the ack rule: {_who}, N0 commits; N0 crashes, "
+            "the promoted replica's branch point is its persisted snapshot [1,1], those that "
+            "acked roll back to 1 and couchstore's midpoint rule resets them, the promoted "
+            "one crashes; two failovers",
+        )
+        _expect(
+            _preset,
+            _ack,
+            "highest-snapshot",
+            "no-lost-syncwrite",
+            "holds",
+            "the branch point at the highest complete snapshot covers the PREPARE's snapshot "
+            "[2,2], alone in it as in mb-34150",
+        )
+        for _branch in BRANCH_RULES:
+            _expect(
+                _preset,
+                _ack,
+                _branch,
+                "prepare-ack-progress",
+                "holds",
+                "no item shares the PREPARE's snapshot, so no stream resumes in the middle of it",
+            )
+
+# Disk snapshots (mb-34150-backfill, not recorded whole: docs/durability.md).
+_expect(
+    "mb-34150-backfill",
+    "ack-at-snapshot-end+restart-fix",
+    "highest-snapshot",
+    "no-lost-syncwrite",
+    "violated",
+    "a backfill undoes MB-53189's branch point: N1 and N2 ack 3:PREPARE(A) of [3,3], N0 "
+    "commits; N3 is backfilled with the disk snapshot [1,4] and has received up to 3 when N0 "
+    "crashes; N3 (high seqno 3, as N1 and N2) is promoted mid-snapshot with its branch at 0, "
+    "resets N1 and N2, and crashes; two failovers",
+)

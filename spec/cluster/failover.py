@@ -50,7 +50,9 @@ def apply_crash_active(setup: Setup, state: ClusterState, action: CrashActive) -
 
 def disconnected(setup: Setup, node: NodeState) -> NodeState:
     """A replica whose stream closed: the PassiveStream and its flag are gone."""
-    return node.but(connected=False, marker_due=True, snapshot_has_prepare=False)
+    return node.but(
+        connected=False, marker_due=True, snapshot_has_prepare=False, snapshot_is_disk=False
+    )
 
 
 # -- PromoteReplica(node) ----------------------------------------------------------------
@@ -99,6 +101,8 @@ def promoted(setup: Setup, node: NodeState, epoch: int) -> NodeState:
         persisted_hps=0,
         headers=(),
         snapshot_ends=(),
+        snapshot_is_disk=False,
+        disk_ends=(),
     )
     return node
 

@@ -34,6 +34,7 @@ _GUARDS = (
     replica.restart_replica_enabled,
     active.persist_active_enabled,
     replica.persist_next_item_enabled,
+    replica.backfill_replica_enabled,
 )
 
 _EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterState]] = {
@@ -50,6 +51,7 @@ _EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterStat
     act.RestartReplica: replica.apply_restart_replica,  # type: ignore[dict-item]
     act.PersistActive: active.apply_persist_active,  # type: ignore[dict-item]
     act.PersistNextItem: replica.apply_persist_next_item,  # type: ignore[dict-item]
+    act.BackfillReplica: replica.apply_backfill_replica,  # type: ignore[dict-item]
 }
 
 

@@ -98,6 +98,9 @@ def describe_step(setup: Setup, before: ClusterState, action: Action, after: Clu
         return _commit(setup, before, after)
     if isinstance(action, act.ReplicateItem):
         return _replicate(before, after, action.node)
+    if isinstance(action, act.BackfillReplica):
+        start, end = after.nodes[action.node].snapshots[-1]
+        return f"{node_name(action.node)} receives disk snapshot marker [{start},{end}] (backfill)"
     if isinstance(action, act.PersistReplica | act.PersistNextItem):
         old, node = before.nodes[action.node], after.nodes[action.node]
         text = (
@@ -178,6 +181,8 @@ def _fence(node: NodeState) -> str:
     if not node.snapshot_ends:
         return ""
     ends = ", ".join(str(end) for end in node.snapshot_ends)
+    if node.disk_ends and node.disk_ends[0][0] == node.snapshot_ends[0]:
+        return f"; HPS held until its disk snapshot is persisted whole (snapshot ends {ends})"
     return f"; durability fence: HPS held below a persistToMajority PREPARE (snapshot ends {ends})"
 
 
@@ -281,5 +286,7 @@ def picture_of(state: ClusterState) -> Picture:
         lanes.append(Lane(name, cells if node.alive else (), spans if node.alive else ()))
         if node.alive and node.snapshot_ends:
             hps = node.high_prepared_seqno
-            marks.append(Mark(hps, f"{node_name(i)} fence: HPS {hps}", "fence", lane=name))
+            disk = node.disk_ends and node.disk_ends[0][0] == node.snapshot_ends[0]
+            what = "waits for its disk snapshot's flush" if disk else "fence"
+            marks.append(Mark(hps, f"{node_name(i)} {what}: HPS {hps}", "fence", lane=name))
     return Picture(tuple(lanes), tuple(marks), LEGEND)

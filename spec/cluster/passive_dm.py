@@ -20,7 +20,12 @@ Two readings of kv_engine, one per family of ack rules (``spec.cluster.rules``):
   up to the first PersistToMajority one, where it stops and keeps that end (and
   the later ones) for the next flush. A completed PREPARE stays tracked until
   the HPS passes it (``checkForAndRemovePrepares``), so it still fences. Rule (5),
-  disk snapshots, is not modelled (every stream is a memory stream).
+  a disk snapshot (its end queued with type Disk, ``disk``): its end acks nothing
+  (``maxLevelCanAdvanceOver`` is ``Level::None``) until the snapshot is persisted
+  whole, then the HPS passes every PREPARE up to it and is set to the HPS its marker
+  carries, or its end (``snapshotEnd.hps.value_or(snapshotEnd.seqno)``), even with no
+  PREPARE in it. 8a0f8da1b^ had no such rule (it came with MB-34873, 4834fe37b): under
+  ``hps_on_receipt`` a disk snapshot is a memory one.
 
 Both are pure functions of a node's items, HPS, persisted seqno (and the snapshot
 ends); the model calls them where kv_engine does.
@@ -34,9 +39,10 @@ from spec.cluster.state import (
     PERSIST_TO_MAJORITY,
     PREPARE,
     ClusterItem,
+    highest_prepare_at_or_below,
 )
 
-__all__ = ["hps_at_snapshot_ends", "hps_on_receipt"]
+__all__ = ["disk_snapshot_hps", "hps_at_snapshot_ends", "hps_on_receipt"]
 
 
 def hps_on_receipt(items: tuple[ClusterItem, ...], hps: int, persisted: int) -> int:
@@ -57,15 +63,36 @@ def hps_on_receipt(items: tuple[ClusterItem, ...], hps: int, persisted: int) -> 
     return hps
 
 
+def disk_snapshot_hps(items: tuple[ClusterItem, ...], start: int, end: int) -> int:
+    """The HPS a disk snapshot ``[start, end]`` moves the replica's to once persisted whole.
+
+    Its marker carries the active's max(HPS, persisted prepared seqno) (kv_engine eba4298,
+    engines/ep/src/dcp/active_stream.cc ``ActiveStream::markDiskSnapshot``, marker v2.2,
+    which an 8.0 consumer asks for): here the last PREPARE at or below ``end``, the
+    backfill having read the active's disk up to it. The replica drops a carried HPS
+    below ``start`` (passive_stream.cc ``PassiveStream::processMarker``), and then
+    moves to ``end``."""
+    carried = highest_prepare_at_or_below(items, end)
+    return carried if carried >= start else end
+
+
 def hps_at_snapshot_ends(
-    items: tuple[ClusterItem, ...], hps: int, persisted: int, ends: tuple[int, ...]
+    items: tuple[ClusterItem, ...],
+    hps: int,
+    persisted: int,
+    ends: tuple[int, ...],
+    disk: tuple[tuple[int, int], ...] = (),
 ) -> tuple[int, tuple[int, ...]]:
     """The HPS and the snapshot ends still queued after ``updateHighPreparedSeqno`` of
-    kv_engine eba4298, for memory snapshots."""
+    kv_engine eba4298; ``disk``: the queued ends of disk snapshots, each with the HPS it
+    moves to (``disk_snapshot_hps``)."""
+    carried = dict(disk)
     queue = list(ends)
     while queue:
         end = queue[0]
         whole = persisted >= end  # snapshotFullyPersisted
+        if end in carried and not whole:
+            break  # rule (5): a disk snapshot acks nothing before it is persisted whole
         blocked = False
         for x in range(hps + 1, min(end, len(items)) + 1):
             item = items[x - 1]
@@ -77,5 +104,7 @@ def hps_at_snapshot_ends(
             hps = x
         if blocked:
             break
+        if end in carried:
+            hps = carried[end]  # rule (5): its marker's HPS, or its end
         queue.pop(0)
     return hps, tuple(queue)

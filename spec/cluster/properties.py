@@ -38,6 +38,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -96,11 +97,11 @@ class BoundProperty:
     property: ClusterProperty
     setup: Setup
 
-    @property
+    @builtins.property  # the field named property shadows the builtin here (for mypy)
     def name(self) -> str:
         return self.property.id
 
-    @property
+    @builtins.property
     def expectation(self) -> Expectation:
         return self.property.expectation
 
@@ -138,13 +139,13 @@ def lost_syncwrites(setup: Setup, state: ClusterState) -> list[SyncWrite]:
 
 def _flush_moves_hps(setup: Setup, node: NodeState) -> bool:
     """Whether persisting what ``node`` received would move its HPS (a PersistToMajority
-    PREPARE behind its durability fence): then it is not quiescent. Never so with
-    Majority SyncWrites alone."""
+    PREPARE behind its durability fence, or a disk snapshot not persisted whole): then
+    it is not quiescent. Never so with Majority SyncWrites and memory snapshots alone."""
     if node.persisted_seqno >= node.high_seqno:
         return False
     above = node.items[node.high_prepared_seqno :]
-    if not any(item.level == PERSIST_TO_MAJORITY for item in above):
-        return False  # only a PersistToMajority PREPARE waits for a flush
+    if not node.disk_ends and not any(item.level == PERSIST_TO_MAJORITY for item in above):
+        return False  # only a PersistToMajority PREPARE or a disk snapshot waits for a flush
     return persisted(setup, node).high_prepared_seqno > node.high_prepared_seqno
 
 
@@ -211,7 +212,7 @@ def _builtins() -> None:
         ClusterProperty(
             "no-lost-syncwrite",
             "safety",
-            "always",
+            Expectation.ALWAYS,
             "a SyncWrite acknowledged to the client is in the history of every active "
             "from then on (MB-34150)",
             lambda setup, state: not lost_syncwrites(setup, state),
@@ -220,7 +221,7 @@ def _builtins() -> None:
         ClusterProperty(
             "prepare-ack-progress",
             "progress",
-            "always",
+            Expectation.ALWAYS,
             "a replica holding a complete snapshot with a pending PREPARE acks it without "
             "needing another PREPARE (MB-51805); checked in quiescent states",
             lambda setup, state: not unacked_prepares(setup, state),
@@ -229,7 +230,7 @@ def _builtins() -> None:
         ClusterProperty(
             "syncwrite-acknowledged",
             "reachability",
-            "sometimes",
+            Expectation.SOMETIMES,
             "some SyncWrite gets acknowledged (so a 'holds' above is not vacuous)",
             lambda setup, state: bool(state.acknowledged),
             lambda setup, state: f"acknowledged {', '.join(w.label() for w in state.acknowledged)}",

@@ -44,6 +44,7 @@ class Expectation(StrEnum):
     SOMETIMES = "sometimes"  # holds in some reachable state; such a state is an example
 
 
+# S is ExplicitModel's state type too, where it is both argument and result (invariant)
 class ExplicitProperty(Protocol[S]):  # type: ignore[misc]
     @property
     def name(self) -> str: ...
@@ -54,7 +55,7 @@ class ExplicitProperty(Protocol[S]):  # type: ignore[misc]
     def holds(self, state: S) -> bool: ...
 
 
-class ExplicitModel(Protocol[S, A]):  # type: ignore[misc]
+class ExplicitModel(Protocol[S, A]):
     def init_states(self) -> Iterable[S]: ...
 
     def actions(self, state: S) -> Iterable[A]: ...
@@ -64,7 +65,7 @@ class ExplicitModel(Protocol[S, A]):  # type: ignore[misc]
     def properties(self) -> Sequence[ExplicitProperty[S]]: ...
 
 
-class Symmetric(Protocol[S]):  # type: ignore[misc]
+class Symmetric(Protocol[S]):
     """A model that declares a symmetry (the optional member of ``ExplicitModel``)."""
 
     def representative(self, state: S) -> S: ...

@@ -1,5 +1,5 @@
-"""Actions of a replica: ReplicateItem, PersistReplica, PersistNextItem, AckPrepare,
-RestartReplica, ReconnectReplica.
+"""Actions of a replica: ReplicateItem, BackfillReplica, PersistReplica, PersistNextItem,
+AckPrepare, RestartReplica, ReconnectReplica.
 
 Each action is a guard (``*_enabled``) and an effect (``apply_*``). The ack rule
 (``spec.cluster.rules.AckRule``) decides when the high prepared seqno moves, by
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from spec.cluster.actions import (
     AckPrepare,
+    BackfillReplica,
     PersistNextItem,
     PersistReplica,
     ReconnectReplica,
@@ -18,7 +19,7 @@ from spec.cluster.actions import (
     RestartReplica,
 )
 from spec.cluster.disk import rollback_landing as landing_on_disk
-from spec.cluster.passive_dm import hps_at_snapshot_ends, hps_on_receipt
+from spec.cluster.passive_dm import disk_snapshot_hps, hps_at_snapshot_ends, hps_on_receipt
 from spec.cluster.setup import Setup
 from spec.cluster.state import (
     PREPARE,
@@ -35,11 +36,14 @@ __all__ = [
     "Message",
     "ack_prepare_enabled",
     "apply_ack_prepare",
+    "apply_backfill_replica",
     "apply_persist_next_item",
     "apply_persist_replica",
     "apply_reconnect_replica",
     "apply_replicate_item",
     "apply_restart_replica",
+    "backfill_replica_enabled",
+    "backfilled",
     "next_message",
     "persist_next_item_enabled",
     "persist_replica_enabled",
@@ -84,9 +88,12 @@ def next_message(active: NodeState, replica: NodeState) -> Message | None:
 # durability fence: passive_dm.hps_on_receipt); on the last item of a snapshot it
 # notifies the PassiveDurabilityMonitor if that flag is set, which queues the
 # snapshot end and moves the HPS over the snapshot's PREPAREs up to the fence
-# (ack-at-snapshot-end*: passive_dm.hps_at_snapshot_ends).
-# Not modelled: messages lost or reordered (a TCP stream), flow control, disk
-# snapshots, deduplication, aborts.
+# (ack-at-snapshot-end*: passive_dm.hps_at_snapshot_ends). The end of a disk snapshot
+# (BackfillReplica) is notified whether or not it held a PREPARE (kv_engine eba4298,
+# passive_stream.cc PassiveStream::handleSnapshotEnd: "Disk snapshots are subject to
+# deduplication"), queued as a disk end with the HPS its marker carries.
+# Not modelled: messages lost or reordered (a TCP stream), flow control,
+# deduplication, aborts.
 
 
 def replicate_item_enabled(setup: Setup, state: ClusterState) -> list[ReplicateItem]:
@@ -121,17 +128,23 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
     item = active.items[first - 1]
     items = (*node.items, item)
     hps = node.high_prepared_seqno
-    ends = node.snapshot_ends
-    flag = node.snapshot_has_prepare
+    ends, disk_ends = node.snapshot_ends, node.disk_ends
+    flag, disk = node.snapshot_has_prepare, node.snapshot_is_disk
     if item.op == PREPARE:
         flag = rule.hps_at_snapshot_end
         if rule.hps_on_prepare:
             hps = hps_on_receipt(items, hps, node.persisted_seqno)
     marker_due = False
-    if node.current_marker is not None and first == node.current_marker[1]:
-        if flag:
-            hps, ends = hps_at_snapshot_ends(items, hps, node.persisted_seqno, (*ends, first))
-        flag = False
+    marker = node.current_marker
+    if marker is not None and first == marker[1]:
+        if disk and rule.hps_at_snapshot_end:
+            disk_ends = (*disk_ends, (first, disk_snapshot_hps(items, marker[0], first)))
+        if flag or (disk and rule.hps_at_snapshot_end):
+            hps, ends = hps_at_snapshot_ends(
+                items, hps, node.persisted_seqno, (*ends, first), disk_ends
+            )
+            disk_ends = _queued(disk_ends, ends)
+        flag = disk = False
         marker_due = True
     return node.but(
         items=items,
@@ -139,7 +152,61 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
         snapshot_has_prepare=flag,
         marker_due=marker_due,
         snapshot_ends=ends,
+        snapshot_is_disk=disk,
+        disk_ends=disk_ends,
     )
+
+
+def _queued(
+    disk_ends: tuple[tuple[int, int], ...], ends: tuple[int, ...]
+) -> tuple[tuple[int, int], ...]:
+    """The disk ends still queued in ``ends``."""
+    return tuple([d for d in disk_ends if d[0] in ends]) if disk_ends else disk_ends
+
+
+# -- BackfillReplica(node) ------------------------------------------------------------------
+# Who: the active's stream to a replica, where a marker is due (a new stream, or between
+# two snapshots), with the bound disk_snapshots. What: the replica's next seqno is below
+# the active's checkpoints (kv_engine eba4298, active_stream.cc
+# ActiveStream::scheduleBackfill_UNLOCKED: registerCursorBySeqno answers tryBackfill; a
+# slow stream's cursor is dropped, handleSlowStream, and it backfills too), so the stream
+# sends a disk snapshot marker [high seqno + 1, end of the active's newest closed
+# snapshot], its items follow as ReplicateItem (the active's open snapshot stays in
+# memory). Not modelled: a backfill that ends inside a closed snapshot, deduplication
+# and purged tombstones in the disk snapshot (every item is sent), the active's own
+# flush (a backfill may read what PersistActive has not reached: its durability fence
+# moves only with PersistActive, which the search may take before).
+
+
+def backfill_replica_enabled(setup: Setup, state: ClusterState) -> list[BackfillReplica]:
+    if not setup.bounds.disk_snapshots:
+        return []
+    active = state.active_node
+    if active is None:
+        return []
+    nodes = state.nodes
+    return [
+        BackfillReplica.of(r)
+        for r in state.replicas()
+        if nodes[r].connected and nodes[r].marker_due and next_message(active, nodes[r])
+    ]
+
+
+def apply_backfill_replica(
+    setup: Setup, state: ClusterState, action: BackfillReplica
+) -> ClusterState:
+    active = state.active_node
+    assert active is not None
+    node = setup.remembered(backfilled, active, state.nodes[action.node])
+    return state.with_node(action.node, node)
+
+
+def backfilled(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
+    """``node`` once ``active``'s stream sent it a disk snapshot marker."""
+    high = node.high_seqno
+    marker = (high + 1, active.snapshots[-1][1])
+    kept = tuple([m for m in node.snapshots if m[1] <= high])
+    return node.but(snapshots=(*kept, marker), marker_due=False, snapshot_is_disk=True)
 
 
 # -- PersistReplica(node), PersistNextItem(node) -------------------------------------------
@@ -153,7 +220,8 @@ def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
 # is told (notifyLocalPersistence), which may move the durability fence and the HPS.
 # The HPS written is the one after that move, cut to the last PREPARE persisted.
 # Not modelled: failover-table writes (the table is taken as persisted when it
-# changes), the HPS a disk snapshot's marker carries.
+# changes), the HPS a disk snapshot's marker carries as the HPS written (the last
+# PREPARE persisted is written: an HPS between it and the next PREPARE acks the same).
 
 
 def persist_replica_enabled(setup: Setup, state: ClusterState) -> list[PersistReplica]:
@@ -197,13 +265,14 @@ def persisted(setup: Setup, node: NodeState, upto: int | None = None) -> NodeSta
     if setup.ack_rule.hps_on_prepare:
         hps = hps_on_receipt(node.items, hps, upto)
     else:
-        hps, ends = hps_at_snapshot_ends(node.items, hps, upto, ends)
+        hps, ends = hps_at_snapshot_ends(node.items, hps, upto, ends, node.disk_ends)
     return node.but(
         persisted_seqno=upto,
         persisted_hps=highest_prepare_at_or_below(node.items, min(hps, upto)),
         headers=(*node.headers, upto),
         high_prepared_seqno=hps,
         snapshot_ends=ends,
+        disk_ends=_queued(node.disk_ends, ends),
     )
 
 
@@ -265,6 +334,8 @@ def restarted(setup: Setup, node: NodeState) -> NodeState:
         connected=False,
         marker_due=True,
         snapshot_ends=(),
+        snapshot_is_disk=False,
+        disk_ends=(),
     )
 
 
@@ -361,4 +432,6 @@ def rolled_back(node: NodeState, index: int, landing: int) -> NodeState:
         connected=False,
         marker_due=True,
         snapshot_ends=(),
+        snapshot_is_disk=False,
+        disk_ends=(),
     )

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 from spec.failover_table import FailoverTable
 from spec.scenario import key_name
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "COMMIT",
@@ -157,7 +160,7 @@ def highest_prepare_at_or_below(items: tuple[ClusterItem, ...], seqno: int) -> i
     return 0
 
 
-_S = TypeVar("_S")
+_S = TypeVar("_S", bound="DataclassInstance")
 _SAME = object()  # an argument of ``but`` not given: the field is kept
 
 
@@ -180,7 +183,7 @@ def _state_value(cls: type[_S]) -> type[_S]:
     kept = [f.name for f in fields(cls) if f.init]
     caches = {f.name: f.default for f in fields(cls) if not f.init}
     compared = [f.name for f in fields(cls) if f.compare]
-    env: dict[str, object] = {"_new": object.__new__, "_cls": cls, "_SAME": _SAME}
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_SAME": _SAME}
     for name in (*kept, *caches):
         env[f"_set_{name}"] = cls.__dict__[name].__set__
     lines = [
@@ -240,7 +243,14 @@ class NodeState:
     ``persisted_seqno`` only its durability fence reads: ``PersistActive``).
     ``snapshot_ends``: the PassiveDurabilityMonitor's ``receivedSnapshotEnds``, the
     ends of snapshots notified to it that its HPS has not passed yet: empty but
-    behind a durability fence (a PersistToMajority PREPARE not yet persisted).
+    behind a durability fence (a PersistToMajority PREPARE not yet persisted), or
+    the end of a disk snapshot not yet persisted whole.
+    ``snapshot_is_disk``: the snapshot being received is a disk snapshot (a backfill,
+    ``BackfillReplica``; kv_engine's PassiveStream ``cur_snapshot_type``), cleared at
+    its end. ``disk_ends``: those of ``snapshot_ends`` that end a disk snapshot, each
+    with the HPS it moves to once persisted whole (``(end, hps)``: the HPS its marker
+    carries; kv_engine's ``SnapshotEnd{seqno, type, hps}``). Both stay empty unless
+    the bounds allow disk snapshots (``disk_snapshots``).
     """
 
     alive: bool
@@ -255,8 +265,17 @@ class NodeState:
     connected: bool = False
     marker_due: bool = True
     snapshot_ends: tuple[int, ...] = ()
+    snapshot_is_disk: bool = False
+    disk_ends: tuple[tuple[int, int], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    if TYPE_CHECKING:  # made by _state_value
+
+        def but(self, **changes: Any) -> NodeState: ...
+
+        @staticmethod
+        def make(*values: Any) -> NodeState: ...
 
     @property
     def high_seqno(self) -> int:
@@ -314,7 +333,7 @@ class NodeState:
         return self.items[:seqno], kept + partial
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "alive": self.alive,
             "high_seqno": self.high_seqno,
             "items": [item.to_json(x) for x, item in enumerate(self.items, start=1)],
@@ -329,6 +348,10 @@ class NodeState:
             "marker_due": self.marker_due,
             "snapshot_ends": list(self.snapshot_ends),
         }
+        if self.snapshot_is_disk or self.disk_ends:  # only where disk snapshots are on
+            out["snapshot_is_disk"] = self.snapshot_is_disk
+            out["disk_ends"] = [list(d) for d in self.disk_ends]
+        return out
 
 
 DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due=False)
@@ -355,6 +378,13 @@ class ClusterState:
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _replicas: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
+    if TYPE_CHECKING:  # made by _state_value
+
+        def but(self, **changes: Any) -> ClusterState: ...
+
+        @staticmethod
+        def make(*values: Any) -> ClusterState: ...
+
     @property
     def faults(self) -> int:
         """Failures so far that cost a node its memory: failovers and restarts."""
@@ -376,7 +406,7 @@ class ClusterState:
     def with_node(self, index: int, node: NodeState, **changes: object) -> ClusterState:
         """A copy with ``node`` at ``index`` (and the other ``changes``)."""
         nodes = (*self.nodes[:index], node, *self.nodes[index + 1 :])
-        return self.but(nodes=nodes, **changes)  # type: ignore[attr-defined,no-any-return]
+        return self.but(nodes=nodes, **changes)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -71,7 +71,7 @@ _SLOTS = [list(range(n)) for n in range(257)]
 # the per-node fields (the nodes first apart), the node indices are
 _FIELDS = tuple(f.name for f in fields(ClusterState) if f.init)
 _fields: Callable[[ClusterState], tuple[Any, ...]] = attrgetter(*_FIELDS)
-_make: Callable[..., ClusterState] = ClusterState.make  # type: ignore[attr-defined]  # made by _state_value
+_make: Callable[..., ClusterState] = ClusterState.make
 _NODES_AT = _FIELDS.index("nodes")
 _PER_NODE_AT = tuple(_FIELDS.index(name) for name in _PER_NODE)
 _OTHERS_AT = tuple(j for j in _PER_NODE_AT if j != _NODES_AT)
@@ -128,7 +128,7 @@ def _masked_key(node: NodeState, index: int) -> bytes:
         for e in node.table.entries
     )
     table = FailoverTable(masked, node.table.max_entries)
-    return node_bytes(node.but(table=table))  # type: ignore[attr-defined]  # made by _state_value
+    return node_bytes(node.but(table=table))
 
 
 def permute(
@@ -159,7 +159,7 @@ def _moved(
         changes[name] = tuple(moved)
     for name, index in zip(_NODE_INDEX, _indices(state), strict=True):
         changes[name] = None if index is None else where[index]
-    return state.but(**changes)  # type: ignore[attr-defined,no-any-return]  # made by _state_value
+    return state.but(**changes)
 
 
 def _renamed(
@@ -186,7 +186,7 @@ def _rename(
         tuple(FailoverEntry(renamed.get(e.uuid, e.uuid), e.seqno) for e in entries),
         node.table.max_entries,
     )
-    node = node.but(table=table)  # type: ignore[attr-defined]  # made by _state_value
+    node = node.but(table=table)
     return node if shared is None else shared(node)
 
 

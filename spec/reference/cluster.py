@@ -64,6 +64,7 @@ ACTION_NAMES = (
     "RestartReplica",
     "PersistActive",
     "PersistNextItem",
+    "BackfillReplica",
 )
 LEVELS = ("majority", "majority_and_persist_on_master", "persist_to_majority")
 
@@ -106,6 +107,8 @@ class Cluster:
         digits = str(int(bounds.get("levels", 0)) or 1)
         self.levels = [LEVELS[int(d) - 1] for d in digits]
         self.partial_flush = bool(int(bounds.get("partial_flush", 0)))
+        # the active may backfill a replica from disk where a marker is due
+        self.disk_snapshots = bool(int(bounds.get("disk_snapshots", 0)))
         prefix = int(bounds.get("prefix", 0))
         prefix_replicas = int(bounds.get("prefix_replicas", 0))
 
@@ -282,11 +285,39 @@ class Cluster:
             else:
                 move_hps_6_0(replica)
         if first == last:  # the snapshot's last item: PassiveStream::handleSnapshotEnd
-            if stream.cur_snapshot_prepare:
+            # a disk snapshot's end is told to the PDM even without a PREPARE in it
+            from_disk = stream.cur_snapshot_disk and self.acks_at_snapshot_end
+            if stream.cur_snapshot_prepare or from_disk:
                 replica.snapshot_ends.append(first)
+                if from_disk:
+                    replica.disk_snapshot_hps[first] = self._marker_hps(replica, first)
                 move_hps_at_snapshot_ends(replica)
             stream.cur_snapshot_prepare = False
+            stream.cur_snapshot_disk = False
             stream.awaiting_marker = True
+
+    @staticmethod
+    def _marker_hps(replica: Node, end: int) -> int:
+        """What a disk snapshot ending at ``end`` moves the HPS to once persisted: its
+        marker carries the active's last PREPARE up to ``end``; one below the snapshot's
+        start is dropped, and the end is taken instead."""
+        start = replica.markers[-1][0]
+        carried = replica.last_prepare_up_to(end)
+        return carried if carried >= start else end
+
+    def BackfillReplica(self, node: str) -> None:
+        replica = self._replica("BackfillReplica", node)
+        if not self.disk_snapshots:
+            raise ActionNotEnabled(f"BackfillReplica({node}): disk snapshots are off")
+        message = self.next_message(replica)
+        if message is None or message[0] != "marker":
+            raise ActionNotEnabled(f"BackfillReplica({node}): no snapshot marker is due")
+        assert self.active is not None and replica.stream is not None
+        high = replica.high_seqno
+        replica.markers = [m for m in replica.markers if m[1] <= high]
+        replica.markers.append([high + 1, self.active.markers[-1][1]])
+        replica.stream.awaiting_marker = False
+        replica.stream.cur_snapshot_disk = True
 
     def PersistReplica(self, node: str) -> None:
         replica = self._replica("PersistReplica", node)
@@ -345,6 +376,7 @@ class Cluster:
         replica.markers = [list(m) for m in disk.markers]
         replica.hps = disk.hps
         replica.snapshot_ends = []
+        replica.disk_snapshot_hps = {}
         replica.stream = None
         self.restarts += 1
 
@@ -407,6 +439,7 @@ class Cluster:
             replica.disk.headers = []
             replica.hps = 0
             replica.snapshot_ends = []
+            replica.disk_snapshot_hps = {}
             return
         replica.markers = replica.markers_up_to(landing)
         replica.items = replica.items[:landing]
@@ -419,6 +452,7 @@ class Cluster:
         replica.disk.markers = [list(m) for m in replica.markers]
         replica.table = replica.table.prune(landing, uuid_of_reset(replica.index))
         replica.snapshot_ends = []
+        replica.disk_snapshot_hps = {}
 
     # -- failover ------------------------------------------------------------------------
 
@@ -460,6 +494,7 @@ class Cluster:
         chosen.table = chosen.table.create_entry(branch, uuid_of_epoch(self.epoch))
         chosen.role = "active"
         chosen.snapshot_ends = []
+        chosen.disk_snapshot_hps = {}
         chosen.stream = None
         chosen.adm = ActiveDurabilityMonitor()
         self.active = chosen
@@ -581,6 +616,8 @@ class Cluster:
                 node.stream is not None if replica else None,
                 list(node.snapshot_ends) if replica else None,
                 self._self_acked(node) if node.role == "active" else None,
+                sorted([e, h] for e, h in node.disk_snapshot_hps.items()) if replica else None,
+                bool(node.stream and node.stream.cur_snapshot_disk) if replica else None,
             )
         acks = None
         if self.active is not None and self.active.adm is not None:

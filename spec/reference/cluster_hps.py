@@ -15,7 +15,11 @@ Written from kv_engine's code apart from the model's ``spec.cluster.passive_dm``
   all of them once that end is persisted, else majority and
   majority_and_persist_on_master ones, stopping at the first persist_to_majority
   one; an end whose PREPAREs were all passed leaves the queue, the first one
-  that stops the walk stays (with those after it).
+  that stops the walk stays (with those after it). The end of a disk snapshot (a
+  backfill) is rule (5): until the snapshot is persisted whole it lets the HPS pass
+  nothing, not even a majority PREPARE, and stays queued; once it is, the HPS passes
+  every PREPARE up to it and then takes the HPS the snapshot's marker carried
+  (``Node.disk_snapshot_hps``), which may be past the last PREPARE, up to the end.
 * the active (kv_engine eba4298, active_durability_monitor.cc,
   ``ActiveDurabilityMonitor::State::updateHighPreparedSeqno``): it acks a pending
   PREPARE unless a pending PREPARE at or below it is unpersisted and of a level
@@ -47,6 +51,9 @@ def move_hps_at_snapshot_ends(node: Node) -> None:
     while node.snapshot_ends:
         end = node.snapshot_ends[0]
         persisted_whole = node.disk.seqno >= end
+        from_disk = node.disk_snapshot_hps.get(end)
+        if from_disk is not None and not persisted_whole:
+            return  # a disk snapshot not yet on disk whole: no ack at all
         for seqno in range(node.hps + 1, min(end, node.high_seqno) + 1):
             item = node.items[seqno - 1]
             if item.op != "PREPARE":
@@ -54,6 +61,9 @@ def move_hps_at_snapshot_ends(node: Node) -> None:
             if not persisted_whole and item.level == "persist_to_majority":
                 return  # the durability fence; this end stays queued
             node.hps = seqno
+        if from_disk is not None:
+            node.hps = from_disk
+            del node.disk_snapshot_hps[end]
         node.snapshot_ends.pop(0)
 
 

@@ -69,6 +69,8 @@ class PassiveStream:
 
     cur_snapshot_prepare: bool = False
     awaiting_marker: bool = True
+    # the snapshot being received came from a backfill (its marker had the Disk flag)
+    cur_snapshot_disk: bool = False
 
 
 @dataclass
@@ -95,6 +97,8 @@ class Node:
         self.hps = 0
         # the PassiveDurabilityMonitor's receivedSnapshotEnds: notified ends not yet passed
         self.snapshot_ends: list[int] = []
+        # of those, the ends of disk snapshots -> the HPS their marker lets the HPS take
+        self.disk_snapshot_hps: dict[int, int] = {}
         self.stream: PassiveStream | None = None
         self.adm: ActiveDurabilityMonitor | None = None
 

@@ -28,6 +28,8 @@ def node_summary(
     streaming: bool | None,
     snapshot_ends: list[int] | None = None,
     self_acked: list[int] | None = None,
+    disk_ends: list[list[int]] | None = None,
+    snapshot_is_disk: bool | None = None,
 ) -> dict[str, Any]:
     if not alive:
         return {"alive": False, "role": "dead"}
@@ -43,6 +45,8 @@ def node_summary(
         "streaming": streaming,
         "snapshot_ends": snapshot_ends,
         "self_acked": self_acked,
+        "disk_ends": disk_ends,
+        "snapshot_is_disk": snapshot_is_disk,
     }
 
 
@@ -74,6 +78,9 @@ def observe_model_state(state: Mapping[str, Any]) -> dict[str, Any]:
             node["connected"] if replica else None,
             list(node.get("snapshot_ends", [])) if replica else None,
             _self_acked(node) if role == "active" else None,
+            # (absent from a state without disk snapshots: none)
+            [list(d) for d in node.get("disk_ends", [])] if replica else None,
+            bool(node.get("snapshot_is_disk", False)) if replica else None,
         )
     acks = None
     if active is not None:
