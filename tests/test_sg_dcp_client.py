@@ -19,6 +19,7 @@ from spec.failover_table import FailoverTable
 from spec.reference.simulate import simulate
 from spec.rules import RULE_SETS
 from spec.scenario import Cut, Mutation, Scenario
+from spec.trace import Trace
 
 # A vbucket with one failover entry at 2 (2222@2 over 1111@0); the client streamed
 # snapshots [1,2] and [3,4] whole from the current branch and resumes at 4.
@@ -31,15 +32,21 @@ PAST_AN_ENTRY = Scenario(
 )
 
 
+def assert_rolled_back_to_the_entry(resume: Trace) -> None:
+    """``resume`` names the old branch at 4, is rolled back to the entry at 2, and is
+    accepted at 2 on the newest uuid."""
+    first, second = resume.rounds
+    assert (first.request.uuid, first.request.start) == (1111, 4)
+    assert first.decision.rollback_seqno == 2
+    assert (second.request.uuid, second.request.start) == (2222, 2) and resume.accepted
+
+
 @pytest.mark.parametrize("rules", ["kv-current", "rollback-doc"])
 def test_resuming_past_a_failover_entry_it_names_the_oldest_uuid_and_is_rolled_back(
     rules,
 ) -> None:
     trace = simulate(PAST_AN_ENTRY, RULE_SETS.get(rules), CONSUMERS.get("sg-dcp-client"), 5)
-    first, second = trace.rounds
-    assert (first.request.uuid, first.request.start) == (1111, 4)
-    assert first.decision.rollback_seqno == 2
-    assert (second.request.uuid, second.request.start) == (2222, 2) and trace.accepted
+    assert_rolled_back_to_the_entry(trace)
 
 
 @pytest.mark.parametrize("rules", ["kv-current", "rollback-doc"])
@@ -62,10 +69,7 @@ def test_every_reconnect_is_rolled_back_and_streams_again_what_lies_above_the_en
     trace = simulate(TWICE, RULE_SETS.get(rules), CONSUMERS.get("sg-dcp-client"), 5)
     assert len(trace.resumes) == 2
     for resume in trace.resumes:
-        first, second = resume.rounds
-        assert (first.request.uuid, first.request.start) == (1111, 4)
-        assert first.decision.rollback_seqno == 2
-        assert (second.request.uuid, second.request.start) == (2222, 2) and resume.accepted
+        assert_rolled_back_to_the_entry(resume)
 
 
 @pytest.mark.parametrize("rules", ["kv-current", "rollback-doc"])

@@ -56,6 +56,7 @@ __all__ = [
     "Truncation",
     "choose_log",
     "choose_request",
+    "resume_at_whole_snapshot",
 ]
 
 
@@ -245,6 +246,14 @@ class ConsumerView(Protocol):
 
     @property
     def filter(self) -> Expr: ...
+
+
+def resume_at_whole_snapshot(view: ConsumerView, rollback_seqno: Expr, uuids: LogView) -> Reaction:
+    """The reaction the fixed clients share: drop the data above the newest whole snapshot
+    at or below R and claim that point, with the uuid of the entry of ``uuids`` covering it
+    (its failover log stays as it is)."""
+    point = view.consistent_at_or_below(rollback_seqno)
+    return Reaction(keep=point, claim=view.claim.at(point, uuid=uuids.covering(point)))
 
 
 @dataclass(frozen=True)

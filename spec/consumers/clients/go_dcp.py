@@ -75,6 +75,7 @@ from spec.consumers.api import (
     LogView,
     Reaction,
     choose_request,
+    resume_at_whole_snapshot,
 )
 from spec.consumers.citations import Citation
 from spec.consumers.settings import mitigation
@@ -153,8 +154,7 @@ class GoDcpFixed(ConsumerVariant):
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
     ) -> Reaction:
-        point = view.consistent_at_or_below(rollback_seqno)
-        return Reaction(keep=point, claim=view.claim.at(point, uuid=producer_log.covering(point)))
+        return resume_at_whole_snapshot(view, rollback_seqno, producer_log)
 
 
 VARIANTS = (GoDcp(), GoDcpFixed())

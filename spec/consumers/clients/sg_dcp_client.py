@@ -78,7 +78,14 @@ safety property, and the repeated rollback is gone (it is rolled back
 needlessly only where ``correct`` is: a purge, an unknown uuid).
 """
 
-from spec.consumers.api import ConsumerVariant, ConsumerView, LogView, Reaction, ResumeRequest
+from spec.consumers.api import (
+    ConsumerVariant,
+    ConsumerView,
+    LogView,
+    Reaction,
+    ResumeRequest,
+    resume_at_whole_snapshot,
+)
 from spec.consumers.citations import Citation
 from spec.expr import Expr, min_of
 
@@ -141,8 +148,7 @@ class SgDcpClientFixed(ConsumerVariant):
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
     ) -> Reaction:
-        point = view.consistent_at_or_below(rollback_seqno)
-        return Reaction(keep=point, claim=view.claim.at(point, uuid=view.log.covering(point)))
+        return resume_at_whole_snapshot(view, rollback_seqno, view.log)
 
 
 VARIANTS = (SgDcpClient(), SgDcpClientFixed())

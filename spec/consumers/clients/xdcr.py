@@ -106,6 +106,7 @@ from spec.consumers.api import (
     Reaction,
     ResumeRequest,
     Setting,
+    resume_at_whole_snapshot,
 )
 from spec.consumers.citations import Citation
 from spec.expr import Expr, ite, lift, max_of, min_of, saturating_sub
@@ -220,8 +221,7 @@ class XdcrFixed(ConsumerVariant):
     def on_rollback(
         self, view: ConsumerView, rollback_seqno: Expr, producer_log: LogView
     ) -> Reaction:
-        point = view.consistent_at_or_below(rollback_seqno)
-        return Reaction(keep=point, claim=view.claim.at(point, uuid=producer_log.covering(point)))
+        return resume_at_whole_snapshot(view, rollback_seqno, producer_log)
 
 
 VARIANTS = (Xdcr(), XdcrFixed())
