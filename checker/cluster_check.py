@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 from checker.corpus.cluster import cluster_record, counterexample_id
@@ -48,6 +49,7 @@ from spec.rules import RuleSet
 __all__ = [
     "SANITY",
     "Check",
+    "DurabilityCell",
     "check_durability",
     "durability_checks",
     "model_for",
@@ -128,22 +130,37 @@ def reproduce_command(
     return text
 
 
+@dataclass(frozen=True)
+class DurabilityCell:
+    """One check of the cluster model: an ack rule x branch rule x property, streams
+    answered by ``rules``, within ``bounds`` (``preset``: the preset they are, if any)."""
+
+    ack_rule: AckRule
+    branch_rule: BranchRule
+    prop: ClusterProperty
+    rules: RuleSet
+    bounds: ClusterBounds
+    preset: str | None = None
+
+
 def check_durability(
-    ack_rule: AckRule,
-    branch_rule: BranchRule,
-    prop: ClusterProperty,
-    rules: RuleSet,
-    bounds: ClusterBounds,
+    cell: DurabilityCell,
     *,
-    preset: str | None = None,
     options: Options = DEFAULT,
     progress: Progress | None = None,
     engine: ClusterEngine = EXPLORE,
 ) -> Result:
-    """The check of ``prop`` searched by ``engine`` under ``options`` (``strategy``,
+    """The check of ``cell`` searched by ``engine`` under ``options`` (``strategy``,
     ``max_states``, ``timeout_s``)."""
     (check,) = durability_checks(
-        engine, [ack_rule], [branch_rule], [prop], rules, bounds, options, preset
+        engine,
+        [cell.ack_rule],
+        [cell.branch_rule],
+        [cell.prop],
+        cell.rules,
+        cell.bounds,
+        options,
+        cell.preset,
     )
     return check(progress)
 
@@ -188,33 +205,32 @@ def _checked(
     return result_of(model, prop, run(progress), preset, clock)
 
 
-def planned(
-    ack_rule: AckRule,
-    branch_rule: BranchRule,
-    prop: ClusterProperty,
-    rules: RuleSet,
-    bounds: ClusterBounds,
-    preset: str | None = None,
-    strategy: str = "bfs",
-    symmetry: bool = True,
-) -> Result:
+def planned(cell: DurabilityCell, strategy: str = "bfs", symmetry: bool = True) -> Result:
     """The check's result before anything is decided: ``unknown``, named and bounded,
     with the command that reproduces it (what an interrupted run reports for it)."""
-    subject = {"ack_rule": ack_rule.id, "branch_rule": branch_rule.id}
+    rules, prop = cell.rules, cell.prop
+    subject = {"ack_rule": cell.ack_rule.id, "branch_rule": cell.branch_rule.id}
     given = source_of(rules, rules.name)
     command = reproduce_command(
-        ack_rule.id, branch_rule.id, prop.id, given, bounds, preset, strategy, symmetry
+        cell.ack_rule.id,
+        cell.branch_rule.id,
+        prop.id,
+        given,
+        cell.bounds,
+        cell.preset,
+        strategy,
+        symmetry,
     )
     return not_run(
         "cluster",
         subject,
         prop,
-        bounds,
+        cell.bounds,
         strategy,
         command,
         context={"rules": rules.name},
         expectation=prop.expectation,
-        preset=preset,
+        preset=cell.preset,
         sources={"rules": given} if given != rules.name else {},
     )
 
@@ -231,16 +247,10 @@ def result_of(
     setup = model.setup
     outcome = exploration.outcomes[prop.id]
     sanity = exploration.outcomes[SANITY].verdict
-    result = planned(
-        setup.ack_rule,
-        setup.branch_rule,
-        prop,
-        setup.rules,
-        setup.bounds,
-        preset,
-        exploration.strategy,
-        exploration.symmetry,
-    ).but(
+    cell = DurabilityCell(
+        setup.ack_rule, setup.branch_rule, prop, setup.rules, setup.bounds, preset
+    )
+    result = planned(cell, exploration.strategy, exploration.symmetry).but(
         verdict=outcome.verdict,
         engine=exploration.engine or exploration.strategy,
         reason="" if outcome.verdict is not Verdict.UNKNOWN else exploration.stopped,

@@ -22,8 +22,7 @@ from spec.cluster import ClusterBounds
 
 if TYPE_CHECKING:
     from checker.cell import MatrixCell
-    from spec.cluster import AckRule, BranchRule, ClusterProperty
-    from spec.rules import RuleSet
+    from checker.cluster_check import DurabilityCell
 
 __all__ = [
     "AnyTask",
@@ -138,36 +137,32 @@ class ClusterTask:
         where = f" ({self.preset})" if self.preset else ""
         return f"{self.ack_rule}/{self.branch_rule}: {self.property}{where}"
 
-    def _named(self) -> tuple[AckRule, BranchRule, ClusterProperty, RuleSet]:
+    def _cell(self) -> DurabilityCell:
+        from checker.cluster_check import DurabilityCell
         from checker.loading import resolve
         from spec import cluster
         from spec.rules import RULE_SETS, RuleSet
 
-        return (
+        return DurabilityCell(
             resolve(cluster.ACK_RULES, cluster.AckRule, self.ack_rule),
             resolve(cluster.BRANCH_RULES, cluster.BranchRule, self.branch_rule),
             resolve(cluster.CLUSTER_PROPERTIES, cluster.ClusterProperty, self.property),
             resolve(RULE_SETS, RuleSet, self.rules),
+            self.bounds,
+            self.preset,
         )
 
     def planned(self) -> Result:
         """The result before anything is decided (``checker.cluster_check.planned``)."""
         from checker.cluster_check import planned
 
-        result = planned(
-            *self._named(), self.bounds, self.preset, self.options.strategy, self.options.symmetry
-        )
+        result = planned(self._cell(), self.options.strategy, self.options.symmetry)
         return result.but(expected=self.expected(result))
 
     def run(self) -> Result:
         from checker.cluster_check import check_durability
 
-        result = check_durability(
-            *self._named(),
-            self.bounds,
-            preset=self.preset,
-            options=self.options,
-        )
+        result = check_durability(self._cell(), options=self.options)
         return result.but(expected=self.expected(result))
 
     @staticmethod

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from checker.cluster_check import SANITY, check_durability, model_for, result_of
+from checker.cluster_check import (
+    SANITY,
+    DurabilityCell,
+    check_durability,
+    model_for,
+    result_of,
+)
 from checker.engines.options import DEFAULT
 from checker.engines.registry import EXPLORE
 from checker.result import Result
@@ -38,12 +44,14 @@ def together(preset: str, ack: str, branch: str) -> tuple[dict[str, Result], int
 @cache
 def in_process(preset: str, ack: str, branch: str, prop: str) -> Result:
     return check_durability(
-        ACK_RULES.get(ack),
-        BRANCH_RULES.get(branch),
-        CLUSTER_PROPERTIES.get(prop),
-        RULE_SETS.get("kv-current"),
-        PRESETS[preset].bounds,
-        preset=preset,
+        DurabilityCell(
+            ACK_RULES.get(ack),
+            BRANCH_RULES.get(branch),
+            CLUSTER_PROPERTIES.get(prop),
+            RULE_SETS.get("kv-current"),
+            PRESETS[preset].bounds,
+            preset,
+        )
     )
 
 

@@ -52,6 +52,20 @@ def _reached(model: ClusterModel, runs: int, seed: int) -> list[ClusterState]:
     return out
 
 
+def _renamed_alike(model: ClusterModel, state: ClusterState, rng: random.Random) -> ClusterState:
+    """``state`` with its nodes renamed at random, asserted to be alike: the same verdict
+    on every property, the renamed successors, the same representative."""
+    where = list(range(len(state.nodes)))
+    rng.shuffle(where)
+    renamed = permute(state, where)
+    for prop in model.properties():
+        assert prop.holds(renamed) == prop.holds(state), prop.name
+    after = {model.next_state(renamed, a) for a in model.actions(renamed)}
+    assert after == {permute(model.next_state(state, a), where) for a in model.actions(state)}
+    assert representative(renamed) == representative(state)
+    return renamed
+
+
 def _cases() -> list[tuple[str, str, str]]:
     return [(p, a, b) for p in SAMPLED for a, b in MODELS[::2]]
 
@@ -61,18 +75,10 @@ def test_renaming_nodes_commutes_with_successors_and_keeps_every_property(
     preset: str, ack: str, branch: str
 ) -> None:
     model = _model(preset, ack, branch)
-    props = model.properties()
     rng = random.Random(44)
     states = _reached(model, 60, seed=len(preset))
     for state in rng.sample(states, min(len(states), 150)):
-        where = list(range(len(state.nodes)))
-        rng.shuffle(where)
-        renamed = permute(state, where)
-        for prop in props:
-            assert prop.holds(renamed) == prop.holds(state), prop.name
-        after = {model.next_state(renamed, a) for a in model.actions(renamed)}
-        assert after == {permute(model.next_state(state, a), where) for a in model.actions(state)}
-        assert representative(renamed) == representative(state)
+        renamed = _renamed_alike(model, state, rng)
         assert model.encode_representative(renamed) == encode(representative(state))
 
 
@@ -159,7 +165,6 @@ def test_renaming_nodes_commutes_with_successors_where_replicas_get_disk_snapsho
         PRESETS["small"].bounds.but(disk_snapshots=1),
         tuple(CLUSTER_PROPERTIES.get(p) for p in PROPERTIES),
     )
-    props = model.properties()
     rng = random.Random(45)
     states = [
         s
@@ -168,11 +173,4 @@ def test_renaming_nodes_commutes_with_successors_where_replicas_get_disk_snapsho
     ]
     assert len(states) > 20
     for state in rng.sample(states, min(len(states), 100)):
-        where = list(range(len(state.nodes)))
-        rng.shuffle(where)
-        renamed = permute(state, where)
-        for prop in props:
-            assert prop.holds(renamed) == prop.holds(state), prop.name
-        after = {model.next_state(renamed, a) for a in model.actions(renamed)}
-        assert after == {permute(model.next_state(state, a), where) for a in model.actions(state)}
-        assert representative(renamed) == representative(state)
+        _renamed_alike(model, state, rng)

@@ -107,3 +107,14 @@ def test_replay_runs_enabled_actions_and_names_the_first_disabled_one() -> None:
 def test_unknown_property_names_are_refused() -> None:
     with pytest.raises(ValueError, match="no property typo"):
         explore(TwoCounters(2), ["typo"])
+
+
+def test_progress_is_reported_each_time_the_search_has_found_every_more_states() -> None:
+    reports: list[tuple[int, int]] = []
+    explore(
+        TwoCounters(3),
+        ["bounded"],
+        progress=lambda states, depth, _seconds: reports.append((states, depth)),
+        progress_every=5,
+    )
+    assert reports == [(5, 1), (10, 2), (15, 4)]

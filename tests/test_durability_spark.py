@@ -11,7 +11,7 @@ import pytest
 from clihelp import run_cli
 from durabilityhelp import MODELS, PROPERTIES, in_process, same_search
 
-from checker.cluster_check import check_durability
+from checker.cluster_check import DurabilityCell, check_durability
 from checker.engines.options import DEFAULT
 from checker.spark.bfs import DRIVER_BELOW_CONF, LAYOUT, Level, cluster_search, search_on_spark
 from checker.spark.cluster_search import check_durability_on_spark
@@ -77,12 +77,14 @@ def test_a_level_made_in_the_driver_decides_by_the_least_order_of_every_partitio
     ack, branch, prop = "ack-on-prepare", "persisted-snapshot", "no-lost-syncwrite"
     options = DEFAULT.but(symmetry=False)
     want = check_durability(
-        ACK_RULES.get(ack),
-        BRANCH_RULES.get(branch),
-        CLUSTER_PROPERTIES.get(prop),
-        RULE_SETS.get("kv-current"),
-        PRESETS["mb-34150"].bounds,
-        preset="mb-34150",
+        DurabilityCell(
+            ACK_RULES.get(ack),
+            BRANCH_RULES.get(branch),
+            CLUSTER_PROPERTIES.get(prop),
+            RULE_SETS.get("kv-current"),
+            PRESETS["mb-34150"].bounds,
+            "mb-34150",
+        ),
         options=options,
     )
     assert want.verdict.value == "violated"

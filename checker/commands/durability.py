@@ -38,7 +38,7 @@ from dataclasses import replace
 from functools import partial
 
 from checker.atomic import writable_dir, writable_file
-from checker.cluster_check import Check, durability_checks, planned
+from checker.cluster_check import Check, DurabilityCell, durability_checks, planned
 from checker.commands.common import (
     DEFAULT_PROPERTIES,
     add_cluster_bounds,
@@ -199,12 +199,7 @@ def run(args: argparse.Namespace) -> int:
     plans = [
         partial(
             planned,
-            a.item,
-            b.item,
-            p.item,
-            rules,
-            bounds,
-            preset_name,
+            DurabilityCell(a.item, b.item, p.item, rules, bounds, preset_name),
             args.strategy,
             options.symmetry,
         )

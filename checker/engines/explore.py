@@ -16,12 +16,13 @@ was exhausted leaves undecided properties ``unknown``, never ``holds``.
 from __future__ import annotations
 
 import gc
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from checker.engines import STRATEGIES
 from checker.result import Verdict
@@ -138,7 +139,10 @@ def explore(
     search = _fingerprinted if fingerprinted else _exact
     with without_cycle_collection():
         found = search(
-            model, watch, represent, strategy, max_states, timeout_s, progress, progress_every
+            model,
+            watch,
+            represent,
+            _Bounds(strategy, max_states, timeout_s, progress, progress_every),
         )
     complete = found.complete
     outcomes: dict[str, PropertyOutcome[S, A]] = {}
@@ -189,6 +193,17 @@ class _Watch:
         return not self.waiting
 
 
+class _Bounds(NamedTuple):
+    """How a search goes and when it stops: its order, its state and time limits, where
+    its progress goes and every how many states."""
+
+    strategy: str
+    max_states: int | None
+    timeout_s: float | None
+    progress: Progress | None
+    every: int
+
+
 @dataclass
 class _Found(Generic[S, A]):
     states: int
@@ -199,10 +214,21 @@ class _Found(Generic[S, A]):
     path_to: Callable[[Any], Path[S, A]]
 
 
-def _limit_reached(count: int, max_states: int | None) -> str:
+def _limit_reached(count: int, max_states: int | None, decided: bool = False) -> str:
+    """Why the search stops once it has ``count`` states (``""``: it goes on);
+    ``decided``: the newest of them decided the last property waited for."""
+    if decided:
+        return "all properties decided"
     if max_states is not None and count >= max_states:
         return f"state limit ({max_states:,}) reached"
     return ""
+
+
+def _report(bounds: _Bounds, states: int, depth: int, started: float) -> int:
+    """Say how far the search is (to ``bounds.progress``); how many states until next."""
+    assert bounds.progress is not None  # reports are due only when there is one
+    bounds.progress(states, depth, time.perf_counter() - started)
+    return bounds.every
 
 
 def _out_of_room(
@@ -216,17 +242,11 @@ def _out_of_room(
 
 
 def _exact(
-    model: Any,
-    watch: _Watch,
-    represent: Callable[[Any], Any] | None,
-    strategy: str,
-    max_states: int | None,
-    timeout_s: float | None,
-    progress: Progress | None,
-    every: int,
+    model: Any, watch: _Watch, represent: Callable[[Any], Any] | None, bounds: _Bounds
 ) -> _Found[Any, Any]:
     """The visited set keeps every state (a representative, under symmetry) with its
     parent and the action from it."""
+    strategy, max_states, timeout_s = bounds.strategy, bounds.max_states, bounds.timeout_s
     started = time.perf_counter()
     parents: dict[Any, tuple[Any, Any] | None] = {}
     frontier: deque[tuple[Any, int]] = deque()
@@ -242,7 +262,7 @@ def _exact(
     actions, next_state = model.actions, model.next_state
     transitions = max_depth = 0
     stopped = "all properties decided" if done else ""
-    next_report = every
+    next_report = math.inf if bounds.progress is None else bounds.every  # next report at
     check = watch.check
     while frontier and not stopped:
         stopped = _out_of_room(len(parents), max_states, started, timeout_s)
@@ -264,15 +284,11 @@ def _exact(
             if len(parents) == seen:
                 continue
             frontier.append((after, depth + 1))
-            if check(after, after):
-                stopped = "all properties decided"
-                break
-            stopped = _limit_reached(len(parents), max_states)
+            stopped = _limit_reached(len(parents), max_states, check(after, after))
             if stopped:
                 break
-        if progress is not None and len(parents) >= next_report:
-            progress(len(parents), max_depth, time.perf_counter() - started)
-            next_report += every
+        if len(parents) >= next_report:
+            next_report += _report(bounds, len(parents), max_depth, started)
 
     def path_to(state: Any) -> Path[Any, Any]:
         path = _path(parents, state)
@@ -286,20 +302,14 @@ def _exact(
 
 
 def _fingerprinted(
-    model: Any,
-    watch: _Watch,
-    represent: Callable[[Any], Any] | None,
-    strategy: str,
-    max_states: int | None,
-    timeout_s: float | None,
-    progress: Progress | None,
-    every: int,
+    model: Any, watch: _Watch, represent: Callable[[Any], Any] | None, bounds: _Bounds
 ) -> _Found[Any, Any]:
     """The visited set keeps a 64-bit fingerprint of each state's bytes; the frontier
     holds the bytes; the trace, each state's parent and action (by number)."""
     from checker.engines.fingerprints import FingerprintSet, Queue, Trace
     from spec.cluster.encode import fingerprint
 
+    strategy, max_states, timeout_s = bounds.strategy, bounds.max_states, bounds.timeout_s
     started = time.perf_counter()
     seen = FingerprintSet()
     trace = Trace()
@@ -323,7 +333,7 @@ def _fingerprinted(
     level_end = len(trace)  # bfs: the number of the first state of the next level
     popped = 0
     stopped = "all properties decided" if done else ""
-    next_report = every
+    next_report = math.inf if bounds.progress is None else bounds.every  # next report at
     check, add, record = watch.check, seen.add, trace.add
     while frontier and not stopped:
         stopped = _out_of_room(len(trace), max_states, started, timeout_s)
@@ -352,15 +362,11 @@ def _fingerprinted(
             found = record(fp, number, index)
             frontier.append(blob if bfs else (blob, found, depth + 1))
             # the successor, not its representative: every property judges them alike
-            if check(after, found):
-                stopped = "all properties decided"
-                break
-            stopped = _limit_reached(len(trace), max_states)
+            stopped = _limit_reached(len(trace), max_states, check(after, found))
             if stopped:
                 break
-        if progress is not None and len(trace) >= next_report:
-            progress(len(trace), max_depth, time.perf_counter() - started)
-            next_report += every
+        if len(trace) >= next_report:
+            next_report += _report(bounds, len(trace), max_depth, started)
 
     if bfs:
         frontier.close()  # its file, if it has one: the search is over

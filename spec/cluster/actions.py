@@ -69,27 +69,27 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True)
-class KeyAction(Action):
+class _OnOne(Action):
+    """An action with one argument, a key or a node (its subclass's one field)."""
+
+    @classmethod
+    def of(cls, argument: int) -> Self:
+        """The action on ``argument``, made once (a search names it in state after state)."""
+        return cast(Self, _made(cls, argument))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyAction(_OnOne):
     """An action of the client on one key."""
 
     key: int
 
-    @classmethod
-    def of(cls, key: int) -> Self:
-        """The action on ``key``, made once (a search names it in state after state)."""
-        return cast(Self, _made(cls, key))
-
 
 @dataclass(frozen=True, slots=True)
-class NodeAction(Action):
+class NodeAction(_OnOne):
     """An action of (or on) one node."""
 
     node: int
-
-    @classmethod
-    def of(cls, node: int) -> Self:
-        """The action of ``node``, made once (a search names it in state after state)."""
-        return cast(Self, _made(cls, node))
 
 
 _MADE: dict[tuple[type[Action], int], Action] = {}
@@ -98,7 +98,7 @@ _MADE: dict[tuple[type[Action], int], Action] = {}
 def _made(kind: type[Action], argument: int) -> Action:
     made = _MADE.get((kind, argument))
     if made is None:
-        # KeyAction and NodeAction take one argument (Action, their base, none)
+        # called for _OnOne's subclasses, KeyAction and NodeAction: one argument each
         made = _MADE[kind, argument] = kind(argument)  # type: ignore[call-arg]
     return made
 
