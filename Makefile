@@ -41,7 +41,7 @@ APT := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
 # Byte-code of the project's own modules, written once before a run: where
 # PYTHONDONTWRITEBYTECODE is set (as on these machines) every dcpcheck process, test
 # subprocess and Spark Python worker would otherwise compile spec/ and checker/ again
-# (about 0.25 CPU s a start).
+# (the cost: benchmarks/RESULTS.md).
 COMPILE := $(BIN)/python -m compileall -q -j 0 spec checker benchmarks >/dev/null
 
 .PHONY: setup verify test coverage lint bench clean check-tools browser
@@ -74,7 +74,7 @@ browser:
 	  { echo "make: could not install chromium; install Debian's chromium package by hand"; exit 2; }; }
 
 # The class-data archive every Spark JVM of a test run maps (tests/sparkjvm.py): written
-# once after set-up by a small Spark run (about 40 s), it takes a third off each JVM's start.
+# once after set-up by a small Spark run, it shortens each JVM's start (benchmarks/RESULTS.md).
 SPARK_CLASSES := $(VENV)/spark-classes.jsa
 TEST_ENV := DCPCHECK_TEST_SPARK_CLASSES=$(abspath $(SPARK_CLASSES))
 

@@ -159,28 +159,36 @@ def spark_cluster(tmp_path_factory):
 _DOC_EXAMPLE = re.compile(
     r"^(tests/test_docs_examples\.py)::test_doc_example_runs\w*\[(.+?):\d+\]$"
 )
-# Wall seconds of the longest units in one make test run (DCPCHECK_TEST_CPU, 2026-11): only
-# their order depends on these figures, so a stale one costs balance, never a result. Units
-# not named here follow, the ones with more tests first.
+# CPU seconds (the whole process tree: DCPCHECK_TEST_CPU) of the longest units in one make
+# test run (2026-11-28, benchmarks/RESULTS.md), subprocess-bound units (the installed wheel,
+# pasted reproduce lines) raised to their wall time alone: only their order depends on these
+# figures, so a stale one costs balance, never a result. Units not named here follow, the ones
+# with more tests first; a long unit left out starts last and ends the run alone.
 _LONGEST_UNITS = {
-    "tests/test_interrupt.py": 55,
+    "tests/test_installed_package.py": 60,
     "tests/test_spark_cluster.py": 55,
-    "tests/test_docs_examples.py[docs/vectors.md]": 42,
-    "tests/test_docs_examples.py[README.md]": 36,
-    "tests/test_durability_verdicts.py": 35,
-    "tests/test_engines_agree.py": 30,
+    "tests/test_vectors_corpus.py": 50,
+    "tests/test_docs_examples.py[docs/vectors.md]": 46,
+    "tests/test_docs_examples.py[README.md]": 44,
+    "tests/test_reproduce_lines.py": 40,
+    "tests/test_interrupt.py": 39,
+    "tests/test_replay_judges_answers.py": 30,
     "tests/test_induction.py": 29,
     "tests/test_diff_rules.py": 27,
-    "tests/test_vectors_corpus.py": 25,
-    "tests/test_docs_examples.py[docs/authoring-consumers.md]": 23,
-    "tests/test_docs_examples.py[docs/clients.md]": 22,
+    "tests/test_docs_examples.py[docs/clients.md]": 24,
+    "tests/test_verify_spark.py": 22,
     "tests/test_client_adapters.py": 20,
+    "tests/test_durability_reference.py": 20,
+    "tests/test_vectors_guarantee.py": 20,
     "tests/test_rules_vs_reference.py": 19,
-    "tests/test_vectors_guarantee.py": 17,
-    "tests/test_vectors_generate.py": 15,
-    "tests/test_split_proofs.py": 15,
-    "tests/test_verify_spark.py": 15,
-    "tests/test_review.py": 14,
+    "tests/test_durability_verdicts.py": 18,
+    "tests/test_docs_examples.py[docs/authoring-consumers.md]": 18,
+    "tests/test_engines_agree.py": 16,
+    "tests/test_one_check.py": 16,
+    "tests/test_durability_spark.py": 15,
+    "tests/test_cluster_symmetry.py": 14,
+    "tests/test_review.py": 13,
+    "tests/test_vectors_generate.py": 12,
 }
 
 

@@ -113,17 +113,6 @@ def test_every_number_of_sessions_is_one_result_by_check_and_by_a_task(
     assert alone.verdict.value == "violated" or row["reason"] is None  # not "not run"
 
 
-def test_a_violation_correct_shares_says_so_through_verify_too(cli, tmp_path) -> None:
-    """``also_by``: kv-current's purge rollback is the rules' doing, whichever door."""
-    flags = _cell_flags("kv-current", "collapse-snapshot", "no-needless-rollback")
-    verify = cli(
-        "verify", *flags, "--no-spark", "--no-durability", "--no-clients", "--no-every-session",
-        "--no-decision", "--json", "--out", tmp_path,
-    )  # fmt: skip
-    (row,) = json.loads(verify.out)["results"]
-    assert row["verdict"] == "violated" and row["also_violated_by"] == "correct"
-
-
 @pytest.mark.parametrize(
     ("command", "engine"), [("check", "cubes-spark"), ("durability", "bfs-spark")]
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import run_cli, run_subprocess
-from vectorhelp import BASELINE, CORPUS, ROOT, humpty, jsonl
+from vectorhelp import BASELINE, CORPUS, ROOT, humpty, jsonl, judge_once
 
 from checker.inputs import load_json
 from checker.vectors.baseline import baseline_corpus
@@ -75,6 +75,7 @@ def test_other_injected_bugs_are_caught_and_judged_by_the_answer_given(
     """Every injected bug fails vectors of its clause; whether the run fails (exit 1) by
     default depends on what its answers do (``replay --fail-on safety``), and with
     ``--fail-on any`` every wrong answer fails it."""
+    judge_once(monkeypatch)  # the second replay's answers are the first's
     code, report = replay_json(["--target", jsonl("--bug", bug)], monkeypatch, capsys)
     assert code == default_code
     failed = [r for r in report["results"] if r["status"] == "fail"]

@@ -110,3 +110,22 @@ def write_subset(corpus: Corpus, ids: list[str], path: Path) -> Path:
     subset = dataclasses.replace(corpus, vectors=vectors)
     path.write_text(dump_corpus(subset))
     return path
+
+
+def judge_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Within one test, ``replay`` judges the same wrong answers once: a second replay whose
+    target answered exactly as before (``--fail-on``, ``--json`` or text only change what
+    is reported) reuses the first judgement, Z3's seconds included (``judge`` is
+    deterministic: same answers, same judgement)."""
+    from checker.commands import replay
+
+    judged = replay._judged
+    memo: dict[tuple[str, str], object] = {}
+
+    def once(report, expect):  # type: ignore[no-untyped-def]
+        key = (expect, repr(report.results))
+        if key not in memo:
+            memo[key] = judged(report, expect)
+        return memo[key]
+
+    monkeypatch.setattr(replay, "_judged", once)

@@ -449,7 +449,9 @@ def task_place(args: argparse.Namespace, app: str) -> Place:
     ``--conf``), or this process with ``--no-spark``."""
     if args.no_spark:
         return HERE
-    from checker.spark.session import check_master
+    from checker.spark.session import check_master, scheduler_jvm
 
     check_master(args.master)  # a bad --master is one line before anything is printed
-    return OnSpark(args.master, app, spark_conf_from(args), args.executor_wait)
+    # the driver's JVM only schedules the tasks (Python workers check): a JVM for that
+    conf = scheduler_jvm(spark_conf_from(args))
+    return OnSpark(args.master, app, conf, args.executor_wait)
