@@ -18,25 +18,25 @@ from strategies import scenarios
 from checker.confirm import replay_scenario
 from spec.bounds import Bounds
 from spec.cluster.disk import changes_count, newest_header_at_or_below, rollback_landing
-from spec.cluster.state import COMMIT, PREPARE, SET, Item
+from spec.cluster.state import COMMIT, PREPARE, SET, ClusterItem
 from spec.consumers import CONSUMERS
 from spec.failover_table import FailoverTable
 from spec.model.build import ScenarioModel
 from spec.properties import PROPERTIES
 from spec.reference.cluster import Cluster
-from spec.reference.cluster_node import Item as RefItem
+from spec.reference.cluster_node import ClusterItem as RefItem
 from spec.reference.simulate import simulate
 from spec.rules import RULE_SETS
 from spec.scenario import Failover, Mutation, Scenario
 from spec.trace import trace_values
 
 
-def sets(*keys: int) -> tuple[Item, ...]:
-    return tuple(Item(SET, k, 0) for k in keys)
+def sets(*keys: int) -> tuple[ClusterItem, ...]:
+    return tuple(ClusterItem(SET, k, 0) for k in keys)
 
 
 def reference_landing(
-    items: tuple[Item, ...], headers: tuple[int, ...], seqno: int, midpoint: bool
+    items: tuple[ClusterItem, ...], headers: tuple[int, ...], seqno: int, midpoint: bool
 ) -> int:
     cluster = Cluster(
         {"nodes": 2, "midpoint_rollback": int(midpoint)}, "ack-on-prepare", "highest-snapshot"
@@ -48,7 +48,9 @@ def reference_landing(
     return cluster.rollback_point(replica, seqno)
 
 
-def both(items: tuple[Item, ...], headers: tuple[int, ...], seqno: int, midpoint: bool) -> int:
+def both(
+    items: tuple[ClusterItem, ...], headers: tuple[int, ...], seqno: int, midpoint: bool
+) -> int:
     model = rollback_landing(items, headers, seqno, midpoint)
     assert reference_landing(items, headers, seqno, midpoint) == model
     return model
@@ -104,11 +106,11 @@ def test_entries_are_documents_a_prepare_apart_from_its_committed_value() -> Non
     # 1:SET(A) 2:PREPARE(A) 3:COMMIT(A) 4:SET(B) 5:SET(A): A's committed value at 5, its
     # prepare at 2, B at 4: 3 entries.
     items = (
-        Item(SET, 0, 0),
-        Item(PREPARE, 0, 0),
-        Item(COMMIT, 0, 0, 2),
-        Item(SET, 1, 0),
-        Item(SET, 0, 0),
+        ClusterItem(SET, 0, 0),
+        ClusterItem(PREPARE, 0, 0),
+        ClusterItem(COMMIT, 0, 0, 2),
+        ClusterItem(SET, 1, 0),
+        ClusterItem(SET, 0, 0),
     )
     assert changes_count(items, 5, 0, 5) == 3
     assert changes_count(items, 5, 3, 5) == 2
@@ -119,9 +121,9 @@ OPS = st.sampled_from([SET, SET, PREPARE, COMMIT])
 
 
 @st.composite
-def disks(draw: st.DrawFn) -> tuple[tuple[Item, ...], tuple[int, ...], int]:
+def disks(draw: st.DrawFn) -> tuple[tuple[ClusterItem, ...], tuple[int, ...], int]:
     length = draw(st.integers(0, 10))
-    items = tuple(Item(draw(OPS), draw(st.integers(0, 3)), 0) for _ in range(length))
+    items = tuple(ClusterItem(draw(OPS), draw(st.integers(0, 3)), 0) for _ in range(length))
     flushed = draw(st.sets(st.integers(1, length), max_size=length)) if length else set()
     headers = tuple(sorted(flushed))
     return items, headers, draw(st.integers(0, length + 1))
