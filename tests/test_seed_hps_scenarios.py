@@ -28,6 +28,8 @@ A seventh scenario, not the seed's, is a disk snapshot (rule (5)): ``hps_moves``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from checker.cluster_check import model_for
@@ -56,12 +58,12 @@ def _bounds(levels: str) -> ClusterBounds:
     )
 
 
-def acks_of(ack_rule: str, levels: str, timeline: str) -> list[str]:
-    """Run the scenario; the replica's acks as ``"<event>: A:<seqnos>"`` in order.
+Step = Callable[[ClusterState, act.Action], ClusterState]
 
-    The active writes one PREPARE per level (keys A, B, C) into snapshot ``[1,n]``;
-    ``timeline`` is the seed's replica events, space-separated."""
-    bounds = _bounds(levels)
+
+def _lockstep(bounds: ClusterBounds, ack_rule: str) -> tuple[ClusterState, Cluster, Step]:
+    """The model's initial state, the reference cluster, and a step that takes an
+    enabled action on both (the branch rule highest-snapshot, the rules kv-current)."""
     model = model_for(
         ACK_RULES.get(ack_rule),
         BRANCH_RULES.get("highest-snapshot"),
@@ -76,6 +78,16 @@ def acks_of(ack_rule: str, levels: str, timeline: str) -> list[str]:
         reference.apply(action.to_json())
         return model.next_state(state, action)
 
+    return state, reference, step
+
+
+def acks_of(ack_rule: str, levels: str, timeline: str) -> list[str]:
+    """Run the scenario; the replica's acks as ``"<event>: A:<seqnos>"`` in order.
+
+    The active writes one PREPARE per level (keys A, B, C) into snapshot ``[1,n]``;
+    ``timeline`` is the seed's replica events, space-separated."""
+    bounds = _bounds(levels)
+    state, reference, step = _lockstep(bounds, ack_rule)
     for key in range(len(levels)):
         state = step(state, act.ClientPrepare.of(key))
     state = step(state, act.CloseSnapshot())
@@ -201,20 +213,7 @@ def hps_moves(ack_rule: str, timeline: str) -> list[str]:
         nodes=2, keys=2, prepares=1, sets=1, items=3, failovers=0, partial_flush=1,
         disk_snapshots=1,
     )  # fmt: skip
-    model = model_for(
-        ACK_RULES.get(ack_rule),
-        BRANCH_RULES.get("highest-snapshot"),
-        RULE_SETS.get("kv-current"),
-        bounds,
-    )
-    reference = Cluster(bounds.to_json(), ack_rule, "highest-snapshot")
-    (state,) = model.init_states()
-
-    def step(state: ClusterState, action: act.Action) -> ClusterState:
-        assert action in model.actions(state), f"{action} is not enabled"
-        reference.apply(action.to_json())
-        return model.next_state(state, action)
-
+    state, reference, step = _lockstep(bounds, ack_rule)
     for action in DISK_PREFIX:
         state = step(state, action)
     acks = []
