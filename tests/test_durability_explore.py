@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from checker.engines.explore import explore, replay
+from checker.engines.explore import explore, explore_each, replay
 from checker.result import Verdict
 
 
@@ -51,6 +51,7 @@ class TwoCounters:
             Prop("bounded", "always", lambda s: max(s) <= self.top),
             Prop("reaches-corner", "sometimes", lambda s: s == (self.top, self.top)),
             Prop("reaches-nowhere", "sometimes", lambda s: s[0] > self.top),
+            Prop("reaches-x-2", "sometimes", lambda s: s[0] == 2),
         ]
 
 
@@ -118,3 +119,31 @@ def test_progress_is_reported_each_time_the_search_has_found_every_more_states()
         progress_every=5,
     )
     assert reports == [(5, 1), (10, 2), (15, 4)]
+
+
+@pytest.mark.parametrize("watched", ["reaches-nowhere", "reaches-x-2"])
+@pytest.mark.parametrize("max_states", [None, 12])
+@pytest.mark.parametrize("strategy", ["bfs", "dfs"])
+def test_one_search_gives_each_check_what_its_own_search_finds(
+    strategy: str, max_states: int | None, watched: str
+) -> None:
+    # an always violated early, one violated late, one that holds, a sometimes that is
+    # reached: each stops its own search at a different point, or never
+    checked = ["sum-below-5", "never-3-3", "bounded", "reaches-corner"]
+    how = {"strategy": strategy, "max_states": max_states}
+    each = explore_each(TwoCounters(3), checked, [watched], **how)
+    if max_states is None:  # the corner is reached, whatever was decided on the way
+        assert each[3].outcomes["reaches-corner"].verdict is Verdict.HOLDS
+    for prop, got in zip(checked, each, strict=True):
+        want = explore(TwoCounters(3), [prop, watched], **how)
+        assert {n: o.verdict for n, o in got.outcomes.items()} == {
+            n: o.verdict for n, o in want.outcomes.items()
+        }
+        got_runs = {n: o.path and o.path.actions() for n, o in got.outcomes.items()}
+        assert got_runs == {n: o.path and o.path.actions() for n, o in want.outcomes.items()}
+        assert (got.states, got.transitions, got.max_depth) == (
+            want.states,
+            want.transitions,
+            want.max_depth,
+        )
+        assert (got.complete, got.stopped) == (want.complete, want.stopped)

@@ -37,6 +37,7 @@ __all__ = [
     "Transition",
     "concrete",
     "explore",
+    "explore_each",
     "replay",
 ]
 
@@ -123,74 +124,173 @@ def explore(
     without them is searched exactly), the frontier as bytes and a trace from
     which a run is rebuilt by re-running the model (``checker.engines.fingerprints``).
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}")
-    started = time.perf_counter()
+    props = _chosen(model, properties)
+    how = _Bounds(strategy, max_states, timeout_s, progress, progress_every)
+    search = _Search(model, props, [[p.name for p in props]], how, symmetry, exact)
+    return search.whole()
+
+
+def explore_each(
+    model: ExplicitModel[S, A],
+    checked: Sequence[str],
+    watched: Sequence[str] = (),
+    *,
+    strategy: str = "bfs",
+    max_states: int | None = None,
+    timeout_s: float | None = None,
+    progress: Progress | None = None,
+    progress_every: int = 100_000,
+    symmetry: bool = False,
+    exact: bool = True,
+) -> list[Exploration[S, A]]:
+    """One search of ``model`` that gives, for each of the ``checked`` properties, the
+    exploration that ``explore(model, [p, *watched])`` alone gives: the same verdicts,
+    run, and states, transitions and depth at the point where that search would have
+    stopped (the search goes on until every check's own search would have stopped).
+    ``timeout_s`` is per check: the one search has ``len(checked)`` times it."""
+    names = [*checked, *(w for w in watched if w not in checked)]
+    props = _chosen(model, names)
+    alone = [[p, *(w for w in watched if w != p)] for p in checked]
+    whole_timeout = None if timeout_s is None else timeout_s * max(1, len(checked))
+    how = _Bounds(strategy, max_states, whole_timeout, progress, progress_every)
+    search = _Search(model, props, alone, how, symmetry, exact)
+    return [search.alone(names) for names in alone]
+
+
+def _chosen(model: ExplicitModel[Any, Any], properties: Sequence[str] | None) -> list[Any]:
+    """The model's properties named (all of them when ``None``), in the model's order."""
     props = [p for p in model.properties() if properties is None or p.name in properties]
     if properties is not None:
         missing = set(properties) - {p.name for p in props}
         if missing:
             raise ValueError(f"the model has no property {', '.join(sorted(missing))}")
-    represent: Callable[[S], S] | None = getattr(model, "representative", None)
-    if not symmetry:
-        represent = None
-    fingerprinted = not exact and hasattr(model, "encode") and hasattr(model, "decode")
-    watch = _Watch(props)
-    search = _fingerprinted if fingerprinted else _exact
-    with without_cycle_collection():
-        found = search(
-            model,
-            watch,
-            represent,
-            _Bounds(strategy, max_states, timeout_s, progress, progress_every),
-        )
-    complete = found.complete
-    outcomes: dict[str, PropertyOutcome[S, A]] = {}
-    for prop in props:
-        if prop.name in watch.decided:
-            path = found.path_to(watch.decided[prop.name])
-            verdict = Verdict.VIOLATED if prop.expectation == Expectation.ALWAYS else Verdict.HOLDS
-            outcomes[prop.name] = PropertyOutcome(prop.name, prop.expectation, verdict, path)
-        elif complete:
-            verdict = Verdict.HOLDS if prop.expectation == Expectation.ALWAYS else Verdict.VIOLATED
-            outcomes[prop.name] = PropertyOutcome(prop.name, prop.expectation, verdict)
+    return props
+
+
+class _Search(Generic[S, A]):
+    """One search of a model (run when made), and what it found, as a whole or as the
+    search of a few of its properties alone would have found it."""
+
+    def __init__(
+        self,
+        model: ExplicitModel[S, A],
+        props: list[Any],
+        stops: list[list[str]],
+        how: _Bounds,
+        symmetry: bool,
+        exact: bool,
+    ) -> None:
+        if how.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}")
+        started = time.perf_counter()
+        self.props = {p.name: p for p in props}
+        represent: Callable[[S], S] | None = getattr(model, "representative", None)
+        self.represent = represent if symmetry else None
+        self.fingerprinted = not exact and hasattr(model, "encode") and hasattr(model, "decode")
+        self.watch = _Watch(props, stops)
+        search = _fingerprinted if self.fingerprinted else _exact
+        with without_cycle_collection():
+            self.found = search(model, self.watch, self.represent, how)
+        self.strategy = how.strategy
+        self.seconds = time.perf_counter() - started
+
+    def _outcome(self, name: str, by: int | None) -> PropertyOutcome[S, A]:
+        """Property ``name`` as a search that stopped after decision moment ``by`` (None:
+        where this search ended) found it."""
+        prop, watch = self.props[name], self.watch
+        always = prop.expectation == Expectation.ALWAYS
+        moment = watch.moment_of.get(name)
+        if moment is not None and (by is None or moment <= by):
+            path = self.found.path_to(watch.decided[name])
+            verdict = Verdict.VIOLATED if always else Verdict.HOLDS
+            return PropertyOutcome(name, prop.expectation, verdict, path)
+        if by is None and self.found.complete:
+            verdict = Verdict.HOLDS if always else Verdict.VIOLATED
+            return PropertyOutcome(name, prop.expectation, verdict)
+        return PropertyOutcome(name, prop.expectation, Verdict.UNKNOWN)
+
+    def whole(self) -> Exploration[S, A]:
+        """What this search found of every property it watched."""
+        return self.alone(list(self.props))
+
+    def alone(self, names: list[str]) -> Exploration[S, A]:
+        """What a search of ``names`` alone finds: it stops at the moment the last of the
+        properties it waits for is decided (if they all are), else where this one ended."""
+        found, watch = self.found, self.watch
+        by = watch.stop_moment(names)
+        outcomes = {n: self._outcome(n, by) for n in names}
+        if by is None:
+            states, transitions, depth = found.states, found.transitions, found.max_depth
+            seconds, complete = self.seconds, found.complete
+            stopped = "" if complete else found.stopped or "frontier not exhausted"
         else:
-            outcomes[prop.name] = PropertyOutcome(prop.name, prop.expectation, Verdict.UNKNOWN)
-    return Exploration(
-        outcomes=outcomes,
-        states=found.states,
-        transitions=found.transitions,
-        max_depth=found.max_depth,
-        seconds=time.perf_counter() - started,
-        complete=complete,
-        stopped="" if complete else found.stopped or "frontier not exhausted",
-        strategy=strategy,
-        symmetry=represent is not None,
-        fingerprints=fingerprinted,
-    )
+            states, transitions, depth, seconds = watch.moments[by]
+            complete, stopped = False, "all properties decided"
+        return Exploration(
+            outcomes=outcomes,
+            states=states,
+            transitions=transitions,
+            max_depth=depth,
+            seconds=seconds,
+            complete=complete,
+            stopped=stopped,
+            strategy=self.strategy,
+            symmetry=self.represent is not None,
+            fingerprints=self.fingerprinted,
+        )
+
+
+def _waits_for(props: Sequence[Any]) -> set[str]:
+    """The properties a search of ``props`` may not stop before deciding: its ``always``
+    ones, or all of them when it has none."""
+    always = {p.name for p in props if p.expectation == Expectation.ALWAYS}
+    return always or {p.name for p in props}
+
+
+Moment = tuple[int, int, int, float]  # (states, transitions, depth, seconds) of a search
 
 
 class _Watch:
-    """The properties still undecided, and the state (or its number) that decided each."""
+    """The properties still undecided, the state (or its number) that decided each, and
+    the search's moment when it did. ``stops``: the searches this one stands for (each
+    a list of property names); it may stop once each of them could."""
 
-    def __init__(self, props: Sequence[Any]) -> None:
+    def __init__(self, props: Sequence[Any], stops: Sequence[Sequence[str]]) -> None:
+        self.by_name = {p.name: p for p in props}
+        by_name = self.by_name
         self.decided: dict[str, Any] = {}
-        stop_when = [p.name for p in props if p.expectation == Expectation.ALWAYS] or [
-            p.name for p in props
-        ]
-        self.waiting = set(stop_when)  # properties the search may not stop before deciding
+        self.moment_of: dict[str, int] = {}  # property: the index of its moment
+        self.moments: list[Moment] = []
+        self.at: Callable[[], Moment] = lambda: (0, 0, 0, 0.0)  # the search's moment now
+        self.waits = [_waits_for([by_name[n] for n in names]) for names in stops]
+        self.open = sum(1 for w in self.waits if w)  # searches that may not stop yet
         # (property, its holds, its expectation is "always"): the properties still undecided
         self.watched = [(p, p.holds, p.expectation == Expectation.ALWAYS) for p in props]
 
     def check(self, state: Any, token: Any) -> bool:
         """Evaluate the undecided properties on a new state; True when the search may stop."""
+        moment = -1
         for entry in tuple(self.watched):
             prop, holds, always = entry
             if holds(state) != always:
+                if moment < 0:
+                    self.moments.append(self.at())
+                    moment = len(self.moments) - 1
                 self.decided[prop.name] = token
+                self.moment_of[prop.name] = moment
                 self.watched.remove(entry)
-                self.waiting.discard(prop.name)
-        return not self.waiting
+                for waits in self.waits:
+                    waits.discard(prop.name)
+        if moment >= 0:
+            self.open = sum(1 for w in self.waits if w)
+        return not self.open
+
+    def stop_moment(self, names: Sequence[str]) -> int | None:
+        """The moment a search of ``names`` alone stops at (None: it runs to the end)."""
+        waits = _waits_for([self.by_name[n] for n in names])
+        if not all(n in self.moment_of for n in waits):
+            return None
+        return max(self.moment_of[n] for n in waits)
 
 
 class _Bounds(NamedTuple):
@@ -251,6 +351,8 @@ def _exact(
     parents: dict[Any, tuple[Any, Any] | None] = {}
     frontier: deque[tuple[Any, int]] = deque()
     done = False
+    transitions = max_depth = 0
+    watch.at = lambda: (len(parents), transitions, max_depth, time.perf_counter() - started)
     for state in model.init_states():
         if represent is not None:
             state = represent(state)
@@ -260,7 +362,6 @@ def _exact(
             done = watch.check(state, state) or done
     pop = frontier.popleft if strategy == "bfs" else frontier.pop
     actions, next_state = model.actions, model.next_state
-    transitions = max_depth = 0
     stopped = "all properties decided" if done else ""
     next_report = math.inf if bounds.progress is None else bounds.every  # next report at
     check = watch.check
@@ -321,6 +422,8 @@ def _fingerprinted(
     if represent is not None:
         keep = getattr(model, "encode_representative", None) or (lambda s: encode(represent(s)))
     done = False
+    transitions = max_depth = 0
+    watch.at = lambda: (len(trace), transitions, max_depth, time.perf_counter() - started)
     for state in model.init_states():
         data = keep(state)
         fp = fingerprint(data)
@@ -329,7 +432,7 @@ def _fingerprinted(
             frontier.append(data if bfs else (data, number, 0))
             done = watch.check(state, number) or done
     actions, next_state = model.actions, model.next_state
-    transitions = max_depth = depth = 0
+    depth = 0
     level_end = len(trace)  # bfs: the number of the first state of the next level
     popped = 0
     stopped = "all properties decided" if done else ""

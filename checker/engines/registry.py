@@ -327,9 +327,9 @@ def _checks(
 
 @dataclass(frozen=True)
 class Explore:
-    """Breadth- or depth-first search in this process (``checker.engines.explore``), a
-    search per check; with ``options.workers`` above 1 the checks run on that many
-    processes side by side, each the same search as alone."""
+    """Breadth- or depth-first search in this process (``checker.engines.explore``), one
+    search per model deciding all its checks, each as a search of its own would; with
+    ``options.workers`` above 1 the models run on that many processes side by side."""
 
     name: str = "explore"
 
@@ -343,15 +343,22 @@ class Explore:
         """One search of ``model`` deciding every one of ``properties``."""
         from checker.engines.explore import explore
 
-        return explore(
-            model,
-            properties,
-            strategy=options.strategy,
-            max_states=options.max_states,
-            timeout_s=options.timeout_s,
-            progress=progress,
-            symmetry=options.symmetry,
-            exact=options.exact,
+        return explore(model, properties, progress=progress, **_explore_options(options))
+
+    def each(
+        self,
+        model: ExplicitModel[Any, Any],
+        properties: Sequence[str],
+        watched: Sequence[str],
+        options: Options,
+        progress: Progress | None = None,
+    ) -> list[Exploration[Any, Any]]:
+        """One search of ``model``: for each of ``properties``, what a search of it (and
+        ``watched``) alone finds (``checker.engines.explore.explore_each``)."""
+        from checker.engines.explore import explore_each
+
+        return explore_each(
+            model, properties, watched, progress=progress, **_explore_options(options)
         )
 
     def search(
@@ -371,10 +378,13 @@ class Explore:
         options: Options,
         watched: Sequence[str] = (),
     ) -> list[Run]:
-        return [
-            partial(self.one, model, checked, options)
-            for model, checked in _checks(models, properties, watched)
-        ]
+        """A run per check; a model's checks share its one search, made when the first of
+        them is asked for (so a model's checks belong on one process)."""
+        runs: list[Run] = []
+        for model in models:
+            shared = _Shared(partial(self.each, model, properties, watched, options))
+            runs.extend(partial(shared.nth, j) for j in range(len(properties)))
+        return runs
 
     def workers(self, options: Options) -> int:
         return options.workers
@@ -387,6 +397,30 @@ class Explore:
 
     def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
         return self
+
+
+def _explore_options(options: Options) -> dict[str, Any]:
+    """The keywords of ``explore`` that ``options`` set."""
+    return {
+        "strategy": options.strategy,
+        "max_states": options.max_states,
+        "timeout_s": options.timeout_s,
+        "symmetry": options.symmetry,
+        "exact": options.exact,
+    }
+
+
+class _Shared:
+    """A search made once, when the first of its explorations is asked for."""
+
+    def __init__(self, search: Callable[[Progress | None], list[Exploration[Any, Any]]]) -> None:
+        self.search = search
+        self.found: list[Exploration[Any, Any]] = []
+
+    def nth(self, n: int, progress: Progress | None) -> Exploration[Any, Any]:
+        if not self.found:
+            self.found = self.search(progress)
+        return self.found[n]
 
 
 @dataclass(frozen=True)
@@ -418,14 +452,20 @@ class SparkBreadthFirst:
         options: Options,
         watched: Sequence[str] = (),
     ) -> list[Run]:
-        found: list[Exploration[Any, Any]] = []
+        shared = _Shared(partial(self._whole, models, properties, options, watched))
+        return [partial(shared.nth, n) for n in range(len(models) * len(properties))]
 
-        def nth(n: int, progress: Progress | None) -> Exploration[Any, Any]:
-            if not found:
-                found.extend(self.search(models, properties, options, None, watched))
-            return found[n]
-
-        return [partial(nth, n) for n in range(len(models) * len(properties))]
+    def _whole(
+        self,
+        models: Sequence[ExplicitModel[Any, Any]],
+        properties: Sequence[str],
+        options: Options,
+        watched: Sequence[str],
+        progress: Progress | None,
+    ) -> list[Exploration[Any, Any]]:
+        """Every check's exploration, from one search on the session (no progress of its
+        own: the search prints its levels)."""
+        return self.search(models, properties, options, None, watched)
 
     def workers(self, options: Options) -> int:
         return 1
