@@ -329,6 +329,18 @@ def apply_restart_replica(
     return state.with_node(action.node, node, restarts=state.restarts + 1)
 
 
+# What a node forgets when it restarts or rolls back: its stream and the PassiveStream's
+# and PassiveDurabilityMonitor's memory of the snapshot it was in (a marker is due).
+_FORGOTTEN: dict[str, object] = dict(
+    snapshot_has_prepare=False,
+    connected=False,
+    marker_due=True,
+    snapshot_ends=(),
+    snapshot_is_disk=False,
+    disk_ends=(),
+)
+
+
 def restarted(setup: Setup, node: NodeState) -> NodeState:
     """``node`` after a restart: what it persisted, no stream."""
     items, snapshots = node.truncated(node.persisted_seqno)
@@ -336,12 +348,7 @@ def restarted(setup: Setup, node: NodeState) -> NodeState:
         items=items,
         snapshots=snapshots,
         high_prepared_seqno=node.persisted_hps,
-        snapshot_has_prepare=False,
-        connected=False,
-        marker_due=True,
-        snapshot_ends=(),
-        snapshot_is_disk=False,
-        disk_ends=(),
+        **_FORGOTTEN,
     )
 
 
@@ -431,10 +438,5 @@ def rolled_back(node: NodeState, index: int, landing: int) -> NodeState:
         persisted_hps=hps,
         headers=tuple([h for h in node.headers if h <= landing]),
         high_prepared_seqno=hps,
-        snapshot_has_prepare=False,
-        connected=False,
-        marker_due=True,
-        snapshot_ends=(),
-        snapshot_is_disk=False,
-        disk_ends=(),
+        **_FORGOTTEN,
     )
