@@ -37,25 +37,21 @@ def tree(pid):
             todo.append(child)
     return out
 
-def rss(pid):
+def memory(pid, field):  # bytes of /proc/PID/status's FIELD (VmRSS now, VmHWM its peak)
     try:
         lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     except OSError:
         return 0
     for line in lines:
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) * 1024
     return 0
 
+def rss(pid):
+    return memory(pid, "VmRSS")
+
 def hwm(pid):
-    try:
-        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    except OSError:
-        return 0
-    for line in lines:
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return 0
+    return memory(pid, "VmHWM")
 
 # Every descendant's own CPU ticks (user + system), sampled until the command ends: Spark's
 # Python workers may end with the session, unreaped by anyone this process waits for.

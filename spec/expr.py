@@ -20,6 +20,7 @@ that ``&`` binds tighter than ``==``: write ``(F.start == 0) & F.strict``.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 
@@ -80,24 +81,15 @@ _SYMBOL = {
 _PRECEDENCE = {"cmp": 2, "or": 3, "and": 4, "add": 6, "sub": 6, "not": 7}
 
 
+@dataclass(eq=False, repr=False, slots=True)  # its == and != build expressions
 class Expr:
     """An immutable expression node. Compare with ``same()``, not ``==``."""
 
-    __slots__ = ("args", "name", "op", "sort", "value")
-
-    def __init__(
-        self,
-        op: str,
-        sort: Sort,
-        args: tuple[Expr, ...] = (),
-        value: Value | None = None,
-        name: str | None = None,
-    ) -> None:
-        self.op = op
-        self.sort = sort
-        self.args = args
-        self.value = value
-        self.name = name
+    op: str
+    sort: Sort
+    args: tuple[Expr, ...] = ()
+    value: Value | None = None
+    name: str | None = None
 
     # -- identity and printing -------------------------------------------------
     __hash__ = object.__hash__

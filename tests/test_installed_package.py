@@ -120,26 +120,29 @@ def _verdicts(out: str) -> dict[str, list[dict]]:
     }
 
 
+def _as_in_the_checkout(args: list[str], installed, checkout, tmp_path) -> dict:
+    """The installed command's ``--json`` report, once it exits 0 with the verdicts the
+    same command gives in the checkout."""
+    here = checkout(*args, "--out", tmp_path / "checkout")
+    there = _run([*args, "--out", "out"], tmp_path, installed)
+    assert here.code == there.returncode == 0, there.stderr
+    assert _verdicts(there.stdout) == _verdicts(here.out)
+    return json.loads(there.stdout)
+
+
 def test_verify_outside_the_repository_keeps_its_every_session_checks(
     installed, checkout, tmp_path
 ) -> None:
-    here = checkout(*VERIFY, "--out", tmp_path / "checkout")
-    there = _run([*VERIFY, "--out", "out"], tmp_path, installed)
-    assert here.code == there.returncode == 0, there.stderr
-    assert _verdicts(there.stdout) == _verdicts(here.out)
+    report = _as_in_the_checkout(VERIFY, installed, checkout, tmp_path)
     # the certificates (checker/induction/certificates.json) were read: one check of one
-    (every,) = json.loads(there.stdout)["every_session"]
+    (every,) = report["every_session"]
     assert every["verdict"] == "holds" and every["property"] == "no-foreign-snapshot"
 
 
 def test_check_every_session_outside_the_repository_uses_the_stored_certificate(
     installed, checkout, tmp_path
 ) -> None:
-    here = checkout(*EVERY_SESSION, "--out", tmp_path / "checkout")
-    there = _run([*EVERY_SESSION, "--out", "out"], tmp_path, installed)
-    assert here.code == there.returncode == 0, there.stderr
-    assert _verdicts(there.stdout) == _verdicts(here.out)
-    (result,) = json.loads(there.stdout)["results"]
+    (result,) = _as_in_the_checkout(EVERY_SESSION, installed, checkout, tmp_path)["results"]
     assert result["verdict"] == "holds"
     assert "a stored certificate, checked again" in result["note"]
 

@@ -45,6 +45,7 @@ __all__ = [
     "add_no_spark",
     "add_output_arguments",
     "add_progress_arguments",
+    "add_published_out",
     "add_repeatable",
     "add_scenario_bounds",
     "add_spark_arguments",
@@ -351,6 +352,18 @@ def add_output_arguments(
         parser.add_argument(
             "--html", metavar="FILE", help="also write an HTML report with timelines"
         )
+
+
+def add_published_out(parser: argparse.ArgumentParser, command: str, what: str) -> None:
+    """``--out DIR`` of a run that publishes a directory (``partial_run``): ``what`` and
+    summary.json, under out/COMMAND by default."""
+    parser.add_argument(
+        "--out",
+        default=f"out/{command}",
+        metavar="DIR",
+        help=f"where {what} and summary.json go (default out/{command}; replaced whole when "
+        f"the {command} completes)",
+    )
 
 
 @contextmanager

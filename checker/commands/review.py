@@ -43,6 +43,7 @@ from checker.commands.common import (
     add_count,
     add_output_arguments,
     add_progress_arguments,
+    add_published_out,
     add_repeatable,
     add_spark_arguments,
     budget_from,
@@ -130,13 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_output_arguments(parser, "", json_help='print {"results": [...]} instead of text')
     parser.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
-    parser.add_argument(
-        "--out",
-        default="out/review",
-        metavar="DIR",
-        help="where the answers (Parquet) and summary.json go (default out/review; replaced "
-        "whole when the review completes)",
-    )
+    add_published_out(parser, "review", "the answers (Parquet)")
     parser.add_argument(
         "--target-timeout",
         default="10",

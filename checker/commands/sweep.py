@@ -34,6 +34,7 @@ from checker.atomic import writable_dir
 from checker.commands.common import (
     add_count,
     add_progress_arguments,
+    add_published_out,
     add_repeatable,
     add_spark_arguments,
     add_timeout,
@@ -93,13 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.add_argument(
-        "--out",
-        default="out/sweep",
-        metavar="DIR",
-        help="where the dataset and summary.json go (default out/sweep; replaced whole when "
-        "the sweep completes)",
-    )
+    add_published_out(parser, "sweep", "the dataset")
     add_spark_arguments(parser, "the sweep")
     add_timeout(parser, 3600.0, "for the sweep and its cross-check")
     add_progress_arguments(parser)

@@ -202,6 +202,17 @@ _MB_34150 = ClusterBounds(
 _LEVELS_4 = ClusterBounds(nodes=4, majority=3, keys=2, prepares=2, items=4, failovers=2)
 _LEVELS_3 = ClusterBounds(nodes=3, keys=2, prepares=2, items=4, failovers=2, restarts=1)
 
+
+def _both_orders(name: str, summary: str, bounds: ClusterBounds) -> tuple[Preset, Preset]:
+    """``name`` (levels-mp...): Majority then PersistToMajority, and its twin in the other
+    order (levels-pm...)."""
+    twin = f"as {name}, PersistToMajority then Majority"
+    return (
+        Preset(name, summary, bounds.but(levels=13), recorded=False),
+        Preset(name.replace("-mp", "-pm", 1), twin, bounds.but(levels=31), recorded=False),
+    )
+
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -247,32 +258,18 @@ PRESETS: dict[str, Preset] = {
             _MB_34150.but(nodes=5, replicas=4),
             recorded=False,
         ),
-        Preset(
+        *_both_orders(
             "levels-mp",
             "two SyncWrites in one vbucket, Majority then PersistToMajority (keys A, B): "
             "4 nodes, 3 replicas, majority 3, from an empty vbucket; two failovers",
-            _LEVELS_4.but(levels=13),
-            recorded=False,
+            _LEVELS_4,
         ),
-        Preset(
-            "levels-pm",
-            "as levels-mp, PersistToMajority then Majority",
-            _LEVELS_4.but(levels=31),
-            recorded=False,
-        ),
-        Preset(
+        *_both_orders(
             "levels-mp-small",
             "two SyncWrites, Majority then PersistToMajority (keys A, B): 3 nodes, "
             "2 replicas, majority 2 (sync_writes_max_allowed_replicas = 2); two "
             "failovers, one restart",
-            _LEVELS_3.but(levels=13),
-            recorded=False,
-        ),
-        Preset(
-            "levels-pm-small",
-            "as levels-mp-small, PersistToMajority then Majority",
-            _LEVELS_3.but(levels=31),
-            recorded=False,
+            _LEVELS_3,
         ),
         Preset(
             "mb-34150-on-master",

@@ -23,6 +23,11 @@ def _expect(preset: str, ack: str, branch: str, prop: str, verdict: str, why: st
     EXPECTED[(preset, ack, branch, prop)] = (verdict, why)
 
 
+def _alone_in_its_snapshot(preset: str, ack: str, branch: str) -> None:
+    why = "no item shares the PREPARE's snapshot, so no stream resumes in the middle of it"
+    _expect(preset, ack, branch, "prepare-ack-progress", "holds", why)
+
+
 for _ack in ACK_RULES:
     # MB-34150 itself: 4 nodes, majority 3, the seed's setup.
     _expect(
@@ -46,14 +51,7 @@ for _ack in ACK_RULES:
         "in its snapshot in this preset, so the ack rules do not differ here; see mb-34150-wide)",
     )
     for _branch in BRANCH_RULES:
-        _expect(
-            "mb-34150",
-            _ack,
-            _branch,
-            "prepare-ack-progress",
-            "holds",
-            "no item shares the PREPARE's snapshot, so no stream resumes in the middle of it",
-        )
+        _alone_in_its_snapshot("mb-34150", _ack, _branch)
         # MB-51805: 2 nodes, a replica restart mid-snapshot.
         _expect(
             "mb-51805",
@@ -264,14 +262,7 @@ for _preset, _who in (
             "[2,2], alone in it as in mb-34150",
         )
         for _branch in BRANCH_RULES:
-            _expect(
-                _preset,
-                _ack,
-                _branch,
-                "prepare-ack-progress",
-                "holds",
-                "no item shares the PREPARE's snapshot, so no stream resumes in the middle of it",
-            )
+            _alone_in_its_snapshot(_preset, _ack, _branch)
 
 # Disk snapshots (mb-34150-backfill, not recorded whole: docs/durability.md).
 _expect(

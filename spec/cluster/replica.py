@@ -9,6 +9,8 @@ the PassiveDurabilityMonitor's rules (``spec.cluster.passive_dm``); the rule set
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from spec.cluster.actions import (
     AckPrepare,
     BackfillReplica,
@@ -81,6 +83,24 @@ def next_message(active: NodeState, replica: NodeState) -> Message | None:
     return None
 
 
+def _streams(state: ClusterState) -> list[tuple[int, NodeState, NodeState]]:
+    """(index, active, replica) for each replica connected to the active (none without one)."""
+    active = state.active_node
+    if active is None:
+        return []
+    nodes = state.nodes
+    return [(r, active, nodes[r]) for r in state.replicas() if nodes[r].connected]
+
+
+def _streamed(
+    setup: Setup, state: ClusterState, index: int, effect: Callable[..., NodeState], *args: int
+) -> ClusterState:
+    """``state`` with replica ``index`` as ``effect(setup, active, replica, *args)`` makes it."""
+    active = state.active_node
+    assert active is not None
+    return state.with_node(index, setup.remembered(effect, active, state.nodes[index], *args))
+
+
 # -- ReplicateItem(node) ----------------------------------------------------------------
 # Who: a replica connected to the active. What: receives the next message of the
 # stream, a snapshot marker or one item. On a PREPARE the PassiveStream sets
@@ -97,22 +117,15 @@ def next_message(active: NodeState, replica: NodeState) -> Message | None:
 
 
 def replicate_item_enabled(setup: Setup, state: ClusterState) -> list[ReplicateItem]:
-    active = state.active_node
-    if active is None:
-        return []
-    nodes = state.nodes
     return [
         ReplicateItem.of(r)
-        for r in state.replicas()
-        if nodes[r].connected and next_message(active, nodes[r]) is not None
+        for r, active, node in _streams(state)
+        if next_message(active, node) is not None
     ]
 
 
 def apply_replicate_item(setup: Setup, state: ClusterState, action: ReplicateItem) -> ClusterState:
-    active = state.active_node
-    assert active is not None
-    node = setup.remembered(received, active, state.nodes[action.node])
-    return state.with_node(action.node, node)
+    return _streamed(setup, state, action.node, received)
 
 
 def received(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
@@ -181,24 +194,17 @@ def _queued(
 def backfill_replica_enabled(setup: Setup, state: ClusterState) -> list[BackfillReplica]:
     if not setup.bounds.disk_snapshots:
         return []
-    active = state.active_node
-    if active is None:
-        return []
-    nodes = state.nodes
     return [
         BackfillReplica.of(r)
-        for r in state.replicas()
-        if nodes[r].connected and nodes[r].marker_due and next_message(active, nodes[r])
+        for r, active, node in _streams(state)
+        if node.marker_due and next_message(active, node)
     ]
 
 
 def apply_backfill_replica(
     setup: Setup, state: ClusterState, action: BackfillReplica
 ) -> ClusterState:
-    active = state.active_node
-    assert active is not None
-    node = setup.remembered(backfilled, active, state.nodes[action.node])
-    return state.with_node(action.node, node)
+    return _streamed(setup, state, action.node, backfilled)
 
 
 def backfilled(setup: Setup, active: NodeState, node: NodeState) -> NodeState:
@@ -323,6 +329,18 @@ def apply_restart_replica(
     return state.with_node(action.node, node, restarts=state.restarts + 1)
 
 
+# What a node forgets when it restarts or rolls back: its stream and the PassiveStream's
+# and PassiveDurabilityMonitor's memory of the snapshot it was in (a marker is due).
+_FORGOTTEN: dict[str, object] = dict(
+    snapshot_has_prepare=False,
+    connected=False,
+    marker_due=True,
+    snapshot_ends=(),
+    snapshot_is_disk=False,
+    disk_ends=(),
+)
+
+
 def restarted(setup: Setup, node: NodeState) -> NodeState:
     """``node`` after a restart: what it persisted, no stream."""
     items, snapshots = node.truncated(node.persisted_seqno)
@@ -330,12 +348,7 @@ def restarted(setup: Setup, node: NodeState) -> NodeState:
         items=items,
         snapshots=snapshots,
         high_prepared_seqno=node.persisted_hps,
-        snapshot_has_prepare=False,
-        connected=False,
-        marker_due=True,
-        snapshot_ends=(),
-        snapshot_is_disk=False,
-        disk_ends=(),
+        **_FORGOTTEN,
     )
 
 
@@ -387,10 +400,7 @@ def reconnect_decision(setup: Setup, state: ClusterState, node: int) -> Decision
 def apply_reconnect_replica(
     setup: Setup, state: ClusterState, action: ReconnectReplica
 ) -> ClusterState:
-    active = state.active_node
-    assert active is not None
-    node = setup.remembered(reconnected, active, state.nodes[action.node], action.node)
-    return state.with_node(action.node, node)
+    return _streamed(setup, state, action.node, reconnected, action.node)
 
 
 def reconnected(setup: Setup, active: NodeState, node: NodeState, index: int) -> NodeState:
@@ -428,10 +438,5 @@ def rolled_back(node: NodeState, index: int, landing: int) -> NodeState:
         persisted_hps=hps,
         headers=tuple([h for h in node.headers if h <= landing]),
         high_prepared_seqno=hps,
-        snapshot_has_prepare=False,
-        connected=False,
-        marker_due=True,
-        snapshot_ends=(),
-        snapshot_is_disk=False,
-        disk_ends=(),
+        **_FORGOTTEN,
     )

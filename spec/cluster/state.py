@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self, TypeVar
 
 from spec.failover_table import FailoverTable
 from spec.scenario import key_name
@@ -164,6 +164,20 @@ _S = TypeVar("_S", bound="DataclassInstance")
 _SAME = object()  # an argument of ``but`` not given: the field is kept
 
 
+if TYPE_CHECKING:
+
+    class _StateValue:
+        """What ``_state_value`` makes for a class, as the type checker sees it."""
+
+        def but(self, **changes: Any) -> Self: ...
+
+        @classmethod  # a staticmethod of the class itself, called the same way
+        def make(cls, *values: Any) -> Self: ...
+
+else:
+    _StateValue = object  # nothing at run time: the methods are the class's own
+
+
 def _state_value(cls: type[_S]) -> type[_S]:
     """Make a frozen slots dataclass a state value a search can afford to make and hash.
 
@@ -229,7 +243,7 @@ def _state_value(cls: type[_S]) -> type[_S]:
 
 @_state_value
 @dataclass(frozen=True, slots=True)
-class NodeState:
+class NodeState(_StateValue):
     """One node's copy of the vbucket.
 
     ``snapshots``: for a replica, the markers received, oldest first (the last
@@ -269,13 +283,6 @@ class NodeState:
     disk_ends: tuple[tuple[int, int], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
-
-    if TYPE_CHECKING:  # made by _state_value
-
-        def but(self, **changes: Any) -> NodeState: ...
-
-        @staticmethod
-        def make(*values: Any) -> NodeState: ...
 
     @property
     def high_seqno(self) -> int:
@@ -360,7 +367,7 @@ DEAD = NodeState(False, (), (), FailoverTable.of((epoch_uuid(0), 0)), marker_due
 
 @_state_value
 @dataclass(frozen=True, slots=True)
-class ClusterState:
+class ClusterState(_StateValue):
     # What a permutation of the nodes moves (``spec.cluster.symmetry``): the fields
     # holding one value per node, in node order, and those holding a node's index.
     PER_NODE: ClassVar[tuple[str, ...]] = ("nodes", "acks")
@@ -377,13 +384,6 @@ class ClusterState:
     restarts: int = 0
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _replicas: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
-
-    if TYPE_CHECKING:  # made by _state_value
-
-        def but(self, **changes: Any) -> ClusterState: ...
-
-        @staticmethod
-        def make(*values: Any) -> ClusterState: ...
 
     @property
     def faults(self) -> int:

@@ -200,31 +200,31 @@ class Cluster:
 
     # -- the active's actions ------------------------------------------------------------
 
+    def _client_write(self, action: str, key: str, done: int, allowed: int, items: int) -> Node:
+        """The active, if a client's write ``action(key)`` of ``items`` items (a SET, or a
+        PREPARE and its COMMIT) is enabled: fewer than ``allowed`` such writes ``done``, room
+        for the items, and no SyncWrite on ``key`` in progress."""
+        active = self._the_active(action)
+        key = self._key(action, key)
+        if done >= allowed:
+            raise ActionNotEnabled(f"{action}({key}): the {allowed} allowed done")
+        if active.high_seqno + items > self.max_items:
+            raise ActionNotEnabled(f"{action}({key}): {items} more items pass max_items")
+        if key in active.pending_keys():
+            raise ActionNotEnabled(f"{action}({key}): a SyncWrite on {key} is in progress")
+        return active
+
     def ClientPrepare(self, key: str) -> None:
-        active = self._the_active("ClientPrepare")
-        key = self._key("ClientPrepare", key)
-        if self.prepares >= self.max_prepares:
-            raise ActionNotEnabled(f"ClientPrepare({key}): the {self.max_prepares} allowed done")
-        if active.high_seqno + 2 > self.max_items:
-            raise ActionNotEnabled(f"ClientPrepare({key}): its COMMIT would not fit in the items")
+        active = self._client_write("ClientPrepare", key, self.prepares, self.max_prepares, 2)
         if sum(1 for n in self.nodes if n.alive) < self.majority:
             raise ActionNotEnabled(f"ClientPrepare({key}): fewer than a majority of nodes left")
-        if key in active.pending_keys():
-            raise ActionNotEnabled(f"ClientPrepare({key}): a SyncWrite on {key} is in progress")
         level = self.levels[min(self.prepares, len(self.levels) - 1)]
         active.items.append(ClusterItem("PREPARE", key, self.epoch, 0, level))
         self.prepares += 1
         self.in_flight.append((active.high_seqno, self.epoch, key, self.failures_for(level), level))
 
     def ClientSet(self, key: str) -> None:
-        active = self._the_active("ClientSet")
-        key = self._key("ClientSet", key)
-        if self.sets >= self.max_sets:
-            raise ActionNotEnabled(f"ClientSet({key}): the {self.max_sets} allowed SETs done")
-        if active.high_seqno + 1 > self.max_items:
-            raise ActionNotEnabled(f"ClientSet({key}): the history is full")
-        if key in active.pending_keys():
-            raise ActionNotEnabled(f"ClientSet({key}): a SyncWrite on {key} is in progress")
+        active = self._client_write("ClientSet", key, self.sets, self.max_sets, 1)
         active.items.append(ClusterItem("SET", key, self.epoch))
         self.sets += 1
 

@@ -177,9 +177,7 @@ public final class JavaLikeClient {
             if (c == '{') {
                 Map<String, Object> obj = new LinkedHashMap<>();
                 at++;
-                skip();
-                if (text.charAt(at) == '}') {
-                    at++;
+                if (closes('}')) {
                     return obj;
                 }
                 while (true) {
@@ -188,26 +186,24 @@ public final class JavaLikeClient {
                     skip();
                     at++; // ':'
                     obj.put(key, value());
-                    skip();
-                    if (text.charAt(at++) == '}') {
+                    if (closes('}')) {
                         return obj;
                     }
+                    at++; // ','
                 }
             }
             if (c == '[') {
                 List<Object> list = new ArrayList<>();
                 at++;
-                skip();
-                if (text.charAt(at) == ']') {
-                    at++;
+                if (closes(']')) {
                     return list;
                 }
                 while (true) {
                     list.add(value());
-                    skip();
-                    if (text.charAt(at++) == ']') {
+                    if (closes(']')) {
                         return list;
                     }
+                    at++; // ','
                 }
             }
             if (c == '"') {
@@ -241,6 +237,16 @@ public final class JavaLikeClient {
             }
             at++;
             return out.toString();
+        }
+
+        /** Past white space, whether {@code close} comes next (then past it too). */
+        private boolean closes(char close) {
+            skip();
+            if (text.charAt(at) != close) {
+                return false;
+            }
+            at++;
+            return true;
         }
 
         private void skip() {
