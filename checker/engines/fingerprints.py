@@ -111,31 +111,29 @@ class FingerprintSet:
             self._zero = True
             self._count += new
             return new
-        slots, mask = self._slots, self._mask
-        at = fp & mask
-        while True:
-            held = slots[at]
-            if held == fp:
-                return False
-            if held == 0:
-                slots[at] = fp
-                self._count += 1
-                if self._count > self._limit:
-                    self._grow()
-                return True
-            at = (at + 1) & mask
+        at = self._probe(fp)
+        if self._slots[at] == fp:
+            return False
+        self._slots[at] = fp
+        self._count += 1
+        if self._count > self._limit:
+            self._grow()
+        return True
 
     def __contains__(self, fp: int) -> bool:
         if fp == 0:
             return self._zero
+        return bool(self._slots[self._probe(fp)] == fp)
+
+    def _probe(self, fp: int) -> int:
+        """The slot that holds ``fp``, or the empty one where it would go (open
+        addressing, linear probing)."""
         slots, mask = self._slots, self._mask
         at = fp & mask
         while True:
             held = slots[at]
-            if held == fp:
-                return True
-            if held == 0:
-                return False
+            if held == fp or held == 0:
+                return at
             at = (at + 1) & mask
 
     def _grow(self) -> None:
