@@ -34,11 +34,13 @@ def together(preset: str, ack: str, branch: str) -> tuple[dict[str, Result], int
         PRESETS[preset].bounds,
         tuple(CLUSTER_PROPERTIES.get(p) for p in PROPERTIES),
     )
-    exploration = EXPLORE.one(model, [*PROPERTIES, SANITY], DEFAULT, None)
+    explorations = EXPLORE.each(model, PROPERTIES, [SANITY], DEFAULT)
     results = {
-        p: result_of(model, CLUSTER_PROPERTIES.get(p), exploration, preset) for p in PROPERTIES
+        p: result_of(model, CLUSTER_PROPERTIES.get(p), found, preset)
+        for p, found in zip(PROPERTIES, explorations, strict=True)
     }
-    return results, exploration.states if exploration.complete else None
+    complete = [found.states for found in explorations if found.complete]
+    return results, complete[0] if complete else None
 
 
 @cache

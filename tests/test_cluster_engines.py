@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from checker.cluster_check import SANITY, model_for
+from checker.engines.explore import explore
 from checker.engines.options import DEFAULT, Options
 from checker.engines.registry import CLUSTER_ENGINES, EXPLORE, ClusterSession
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
@@ -33,7 +34,8 @@ def _models() -> list[Any]:
 def test_explore_gives_each_model_and_property_the_search_of_its_own_in_order() -> None:
     models, few = _models(), Options(max_states=3_000)  # ack-on-prepare's violation: 2,599
     found = EXPLORE.search(models, PROPERTIES, few, watched=[SANITY])
-    alone = [EXPLORE.one(m, [p, SANITY], few) for m in models for p in PROPERTIES]
+    how = {"max_states": few.max_states, "symmetry": True, "exact": False}
+    alone = [explore(m, [p, SANITY], **how) for m in models for p in PROPERTIES]
     assert len(found) == len(alone) == 4
     checked = [p for _ in models for p in PROPERTIES]
     verdicts = [f.outcomes[p].verdict.value for f, p in zip(found, checked, strict=True)]

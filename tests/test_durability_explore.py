@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from checker.engines.explore import explore, explore_each, replay
+from checker.engines.options import Options
 from checker.result import Verdict
 
 
@@ -131,7 +132,8 @@ def test_one_search_gives_each_check_what_its_own_search_finds(
     # reached: each stops its own search at a different point, or never
     checked = ["sum-below-5", "never-3-3", "bounded", "reaches-corner"]
     how = {"strategy": strategy, "max_states": max_states}
-    each = explore_each(TwoCounters(3), checked, [watched], **how)
+    options = Options(strategy=strategy, max_states=max_states, exact=True, symmetry=False)
+    each = explore_each(TwoCounters(3), checked, [watched], options)
     if max_states is None:  # the corner is reached, whatever was decided on the way
         assert each[3].outcomes["reaches-corner"].verdict is Verdict.HOLDS
     for prop, got in zip(checked, each, strict=True):

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from checker.engines import STRATEGIES
+from checker.engines.options import DEFAULT, Options
 from checker.result import Verdict
 from spec.cluster.protocol import Expectation, ExplicitModel
 from spec.errors import HarnessBug
@@ -134,26 +135,22 @@ def explore_each(
     model: ExplicitModel[S, A],
     checked: Sequence[str],
     watched: Sequence[str] = (),
-    *,
-    strategy: str = "bfs",
-    max_states: int | None = None,
-    timeout_s: float | None = None,
+    options: Options = DEFAULT,
     progress: Progress | None = None,
-    progress_every: int = 100_000,
-    symmetry: bool = False,
-    exact: bool = True,
 ) -> list[Exploration[S, A]]:
-    """One search of ``model`` that gives, for each of the ``checked`` properties, the
-    exploration that ``explore(model, [p, *watched])`` alone gives: the same verdicts,
-    run, and states, transitions and depth at the point where that search would have
-    stopped (the search goes on until every check's own search would have stopped).
-    ``timeout_s`` is per check: the one search has ``len(checked)`` times it."""
+    """One search of ``model`` (as ``options`` say: ``strategy``, ``max_states``,
+    ``timeout_s``, ``symmetry``, ``exact``) that gives, for each of the ``checked``
+    properties, the exploration that ``explore(model, [p, *watched])`` alone gives: the
+    same verdicts, run, and states, transitions and depth at the point where that search
+    would have stopped (the search goes on until every check's own search would have
+    stopped). ``timeout_s`` is per check: the one search has ``len(checked)`` times it."""
     names = [*checked, *(w for w in watched if w not in checked)]
-    props = _chosen(model, names)
     alone = [[p, *(w for w in watched if w != p)] for p in checked]
+    timeout_s = options.timeout_s
     whole_timeout = None if timeout_s is None else timeout_s * max(1, len(checked))
-    how = _Bounds(strategy, max_states, whole_timeout, progress, progress_every)
-    search = _Search(model, props, alone, how, symmetry, exact)
+    how = _Bounds(options.strategy, options.max_states, whole_timeout, progress, 100_000)
+    props = _chosen(model, names)
+    search = _Search(model, props, alone, how, options.symmetry, options.exact)
     return [search.alone(names) for names in alone]
 
 

@@ -333,18 +333,6 @@ class Explore:
 
     name: str = "explore"
 
-    def one(
-        self,
-        model: ExplicitModel[Any, Any],
-        properties: Sequence[str],
-        options: Options,
-        progress: Progress | None = None,
-    ) -> Exploration[Any, Any]:
-        """One search of ``model`` deciding every one of ``properties``."""
-        from checker.engines.explore import explore
-
-        return explore(model, properties, progress=progress, **_explore_options(options))
-
     def each(
         self,
         model: ExplicitModel[Any, Any],
@@ -357,9 +345,7 @@ class Explore:
         ``watched``) alone finds (``checker.engines.explore.explore_each``)."""
         from checker.engines.explore import explore_each
 
-        return explore_each(
-            model, properties, watched, progress=progress, **_explore_options(options)
-        )
+        return explore_each(model, properties, watched, options, progress)
 
     def search(
         self,
@@ -397,17 +383,6 @@ class Explore:
 
     def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
         return self
-
-
-def _explore_options(options: Options) -> dict[str, Any]:
-    """The keywords of ``explore`` that ``options`` set."""
-    return {
-        "strategy": options.strategy,
-        "max_states": options.max_states,
-        "timeout_s": options.timeout_s,
-        "symmetry": options.symmetry,
-        "exact": options.exact,
-    }
 
 
 class _Shared:
