@@ -15,7 +15,8 @@ Spark task and, for a small level, in the driver's own process:
   successor with the partition that owns it (a successor met twice in one
   partition is sent once: the first copy has the least order; one equal to a
   state of the frontier is not sent: it is visited; both are dropped by the
-  state's own hash and equality, before it is encoded). The watched properties
+  representative's bytes under symmetry, else by the state's own hash and
+  equality before it is encoded). The watched properties
   are evaluated here, on the frontier's states as they are decoded: once per
   state, as one process evaluates them, not once per successor sent (a state
   is sent by each partition that makes it). So what a level decides is known
@@ -148,13 +149,15 @@ def successors(
             w = watched[m]
             model = w.model
             next_state = model.next_state
-            represent = model.representative if w.symmetry else None
+            # under symmetry a state is known by its representative's bytes, made from
+            # its nodes' parts without making the representative (encode_representative)
+            keep = model.encode_representative if w.symmetry else None
             state = model.decode(data)
             bits = w.decides(state)
             if bits:
                 _note(decided[m], bits, order)
             seen = met[m]
-            seen.add(state)
+            seen.add(state if keep is None else data)
             actions = model.actions(state)
             if len(actions) > MAX_ACTIONS:
                 raise HarnessBug(f"a state has {len(actions)} actions; the search orders 256")
@@ -164,12 +167,16 @@ def successors(
                 if after is None:
                     continue
                 made += 1
-                if represent is not None:
-                    after = represent(after)
-                if after in seen:
-                    continue
-                seen.add(after)
-                blob = encode(after)
+                if keep is not None:
+                    blob = keep(after)
+                    if blob in seen:
+                        continue
+                    seen.add(blob)
+                else:
+                    if after in seen:
+                        continue
+                    seen.add(after)
+                    blob = encode(after)
                 fp = fingerprint(blob)
                 owned[fp % partitions].append((m, order, index, fp, parent, blob))
             transitions[m] += made
