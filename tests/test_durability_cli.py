@@ -82,7 +82,7 @@ def test_a_check_that_holds_exits_0_with_its_json_record_and_writes_nothing(
     tmp_path: Path, cli
 ) -> None:
     # mb-51805 (3,197 states): the fixed rules' 25,006 states of mb-34150 are pinned by
-    # docs/cli.md's example and tests/test_durability_verdicts.py
+    # docs/durability.md's example and tests/test_durability_verdicts.py
     args = ["durability", "--preset", "mb-51805", *FIXED, "--property", "no-lost-syncwrite"]
     result = cli(*args, "--json", "--out", tmp_path)
     assert result.code == 0, result.err
