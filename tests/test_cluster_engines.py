@@ -77,3 +77,21 @@ def test_the_spark_search_runs_once_for_every_check_when_the_first_is_asked(
     assert len(runs) == 4 and not calls  # nothing searched before the runner asks
     assert [run(None) for run in runs] == [f"exploration {n}" for n in range(4)]
     assert calls == [(2, PROPERTIES, (SANITY,))]
+
+
+def test_explore_searches_each_model_once_for_all_its_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import checker.engines.explore as explore_module
+
+    searched: list[tuple[str, ...]] = []
+
+    def each(model, checked, watched, options, progress):  # type: ignore[no-untyped-def]
+        searched.append(tuple(checked))
+        return [f"{model.setup.ack_rule.id}: {p}" for p in checked]
+
+    monkeypatch.setattr(explore_module, "explore_each", each)
+    runs = EXPLORE.runs(_models(), PROPERTIES, DEFAULT, [SANITY])
+    assert not searched  # nothing searched before the runner asks
+    assert [run(None) for run in runs] == [f"{a}: {p}" for a in ACKS for p in PROPERTIES]
+    assert searched == [PROPERTIES, PROPERTIES]  # one search a model, not one a check
