@@ -34,8 +34,8 @@ COMMANDS = {
         "VIOLATED out/clients/no-missed-item--",
     ),
     "review": (
-        ["review", "--target", BUILD, "--no-spark", "--seqnos", "2", "--consumer", "correct",
-         "--quiet", "--out", "out/review"],
+        ["review", "--target", BUILD, "--no-spark", "--seqnos", "2", "--entries", "1",
+         "--consumer", "correct", "--quiet", "--out", "out/review"],
         EXIT_VIOLATION,
         "VIOLATED out/review/bounded-rollback--",
     ),

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from clihelp import run_cli, run_subprocess
+from clihelp import run_cli
 from vectorhelp import BASELINE, CORPUS, ROOT, humpty, jsonl, judge_once
 
 from checker.inputs import load_json
@@ -51,7 +51,12 @@ def test_corpus_passes_against_a_correct_jsonl_subprocess(monkeypatch, capsys) -
     assert report["summary"]["pass"] == len(report["results"])
 
 
+# The judgements of the purge bug's answers, shared by the two tests that replay it.
+PURGE_JUDGED: dict = {}
+
+
 def test_an_injected_purge_bug_is_caught_naming_clause_and_property(monkeypatch, capsys) -> None:
+    judge_once(monkeypatch, PURGE_JUDGED)
     code, report = replay_json(
         ["--target", humpty("--bug", "purge-off-by-one")], monkeypatch, capsys
     )
@@ -86,8 +91,12 @@ def test_other_injected_bugs_are_caught_and_judged_by_the_answer_given(
     assert code == 1
 
 
-def test_text_report_names_the_failure_and_how_to_reproduce_it() -> None:
-    result = run_subprocess(["replay", CORPUS, "--target", humpty("--bug", "purge-off-by-one")])
+def test_text_report_names_the_failure_and_how_to_reproduce_it(monkeypatch, capsys) -> None:
+    """In process (replay exits 1 from a real process in test_client_adapters.py), the
+    purge bug's answers judged once with the test above."""
+    judge_once(monkeypatch, PURGE_JUDGED)
+    target = humpty("--bug", "purge-off-by-one")
+    result = run_cli(["replay", CORPUS, "--target", target], "", monkeypatch, capsys)
     assert result.code == 1
     fail_lines = [line for line in result.out.splitlines() if line.startswith("FAIL")]
     assert all(" purge " in line for line in fail_lines)  # the bug's clause, every one

@@ -112,15 +112,16 @@ def write_subset(corpus: Corpus, ids: list[str], path: Path) -> Path:
     return path
 
 
-def judge_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def judge_once(monkeypatch, memo: dict | None = None) -> None:  # type: ignore[no-untyped-def]
     """Within one test, ``replay`` judges the same wrong answers once: a second replay whose
     target answered exactly as before (``--fail-on``, ``--json`` or text only change what
     is reported) reuses the first judgement, Z3's seconds included (``judge`` is
-    deterministic: same answers, same judgement)."""
+    deterministic: same answers, same judgement). ``memo``: a dict the tests of a module
+    share, so their replays of one target judge its answers once."""
     from checker.commands import replay
 
     judged = replay._judged
-    memo: dict[tuple[str, str], object] = {}
+    memo = {} if memo is None else memo
 
     def once(report, expect):  # type: ignore[no-untyped-def]
         key = (expect, repr(report.results))
