@@ -1,4 +1,4 @@
-# make verify : set up .venv if needed, then run every built-in variant x property (single-node matrix, then the durability model)
+# make verify : set up .venv if needed (dcpcheck without the dev tools), then run every built-in variant x property (single-node matrix, then the durability model)
 # make test   : set up .venv if needed, then run the whole test suite (ruff, mypy, then pytest on
 #               TEST_WORKERS parallel workers: pytest-xdist, one Spark JVM per worker;
 #               the ten slowest tests listed at the end)
@@ -22,6 +22,7 @@ endif
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.dcpcheck-installed
+RUNTIME := $(VENV)/.dcpcheck-runtime
 SPARK_MASTER ?= local[*]
 # make test's pytest workers: by default one more than the CPU cores, at most 4. A worker
 # often waits (a JVM starting, a subprocess, a timeout a test provokes), and a third
@@ -56,13 +57,22 @@ check-tools:
 	@java -version 2>&1 | awk -F'"' '/version/ { split($$2, v, "."); exit (v[1] >= 17 ? 0 : 1) }' || \
 	  { echo "make: java is older than 17 ($$(java -version 2>&1 | head -1)); pyspark 4 needs Java 17 or newer"; exit 2; }
 
+# setup (make test, lint, ...): dcpcheck and the dev tools; make verify needs only dcpcheck
+# and what it imports ($(RUNTIME)): on a fresh clone that installs no pytest, ruff or mypy
+# (their download and install: benchmarks/RESULTS.md, 2026-11-29). A later make test adds them.
 $(STAMP): pyproject.toml constraints.txt | check-tools
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUNTIME)
 
-verify: $(STAMP)
+$(RUNTIME): pyproject.toml constraints.txt | check-tools
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e .
+	@touch $(RUNTIME)
+
+verify: $(RUNTIME)
 	@$(COMPILE)
 	$(BIN)/dcpcheck verify --master '$(SPARK_MASTER)' $(VERIFY_BOUNDS)
 

@@ -37,15 +37,21 @@ __all__ = ["check_together"]
 
 
 def check_together(
-    model: ScenarioModel, props: Sequence[Property], options: Options = DEFAULT
+    model: ScenarioModel,
+    props: Sequence[Property],
+    options: Options = DEFAULT,
+    apart: Sequence[Property] = (),
 ) -> list[Result]:
     """One ``Result`` per property of ``model`` (its rule set and consumer within its
     bounds), in ``props``' order (Z3 engine). ``options.budget``: Z3 resource units for
     each joint query and for each property checked on its own (the verdicts are then the
-    same on any machine); ``options.timeout_s``: an outer guard."""
-    results: dict[str, Result] = {}
-    pending = list(props)
+    same on any machine); ``options.timeout_s``: an outer guard. ``apart``: those of
+    ``props`` to check on their own first (the ones a violation is recorded for: a joint
+    query would only find one of their violations and lead there); when they are
+    violated, every result is the one the joint queries alone give, bar the time."""
     rules, variant, bounds = model.rules, model.variant, model.bounds
+    results = {p.id: check(rules, variant, p, bounds, options) for p in props if p in apart}
+    pending = [p for p in props if p.id not in results]
     while len(pending) > 1:
         clock = Stopwatch()
         spent = options.new_budget()
