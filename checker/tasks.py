@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnyTask",
+    "ClusterGroupTask",
     "ClusterTask",
     "ScenarioGroupTask",
     "ScenarioTask",
@@ -177,8 +178,65 @@ class ClusterTask:
         return expected_verdict(result.preset, s["ack_rule"], s["branch_rule"], result.property)
 
 
+@dataclass(frozen=True)
+class ClusterGroupTask:
+    """Several properties of one model of the cluster (an ack rule x branch rule): one
+    search of it decides them all (``checker.engines.explore.explore_each``); ``run()``
+    gives one ``Result`` per property, in order, each the ``ClusterTask`` of it alone's."""
+
+    ack_rule: str
+    branch_rule: str
+    properties: tuple[str, ...]
+    bounds: ClusterBounds
+    preset: str | None = None  # the preset these bounds are, if they are one
+    rules: str = "kv-current"
+    options: Options = DEFAULT  # its strategy, max_states and timeout_s (per property)
+
+    @property
+    def label(self) -> str:
+        where = f" ({self.preset})" if self.preset else ""
+        return f"{self.ack_rule}/{self.branch_rule}: {', '.join(self.properties)}{where}"
+
+    def _alone(self) -> list[ClusterTask]:
+        return [
+            ClusterTask(
+                self.ack_rule,
+                self.branch_rule,
+                p,
+                self.bounds,
+                self.preset,
+                self.rules,
+                self.options,
+            )
+            for p in self.properties
+        ]
+
+    def planned(self) -> list[Result]:
+        """The results before anything is decided, one per property."""
+        return [task.planned() for task in self._alone()]
+
+    def run(self) -> list[Result]:
+        from checker.cluster_check import durability_checks
+        from checker.engines.registry import EXPLORE
+
+        cells = [task._cell() for task in self._alone()]
+        model = cells[0]
+        checks = durability_checks(
+            EXPLORE,
+            [model.ack_rule],
+            [model.branch_rule],
+            [cell.prop for cell in cells],
+            model.rules,
+            self.bounds,
+            self.options,
+            self.preset,
+        )
+        results = [check(None) for check in checks]
+        return [r.but(expected=ClusterTask.expected(r)) for r in results]
+
+
 Task = ScenarioTask | ClusterTask
-AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask
+AnyTask = ScenarioTask | ClusterTask | ScenarioGroupTask | ClusterGroupTask
 
 
 def run_task(task: Task) -> Result:

@@ -19,7 +19,7 @@ from checker.progress import Progress
 from checker.result import Result, Verdict
 from checker.runner import Job, run_jobs
 from checker.scenario_check import planned
-from checker.tasks import ClusterTask, ScenarioGroupTask
+from checker.tasks import ClusterGroupTask, ScenarioGroupTask
 from spec.bounds import Bounds
 from spec.cluster import PRESETS
 from spec.consumers import CONSUMERS, catalogue_names
@@ -74,9 +74,9 @@ def test_a_bad_master_is_one_line_and_nothing_before_it(command: str, cli) -> No
 def test_verify_counts_its_checks_and_tasks_once_and_closes_with_n_of_n() -> None:
     single = [ScenarioGroupTask("kv-current", c, ("a", "b"), Bounds()) for c in ("x", "y")]
     clients = [ScenarioGroupTask("kv-current", "go-dcp", ("a", "b", "c"), Bounds())]
-    cluster = [ClusterTask("a", "b", "p", PRESETS["mb-34150"].bounds, "mb-34150")] * 3
+    cluster = [ClusterGroupTask("a", "b", ("p", "q"), PRESETS["mb-34150"].bounds, "mb-34150")] * 3
     line = plan_line(single, clients, cluster, Bounds(), True)
-    assert line.startswith("dcpcheck verify: 10 checks (4 single-node + 3 client + 3 durability)")
+    assert line.startswith("dcpcheck verify: 13 checks (4 single-node + 3 client + 6 durability)")
     assert " in 6 tasks, progress counts tasks; " in line
     held = _planned().but(verdict=Verdict.HOLDS)
     pinned = _planned().but(verdict=Verdict.VIOLATED, expected="violated")

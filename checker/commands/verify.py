@@ -67,7 +67,7 @@ from checker.report.text import summary_table
 from checker.result import Result, Verdict
 from checker.runner import Job, OnSpark, run_jobs
 from checker.symbolic.budget import Budget
-from checker.tasks import AnyTask, ClusterTask, ScenarioGroupTask, ScenarioTask
+from checker.tasks import AnyTask, ClusterGroupTask, ScenarioGroupTask, ScenarioTask
 from checker.unbounded import decision_results, valid_request_every_history
 from spec.bounds import Bounds
 from spec.cluster import ACK_RULES, BRANCH_RULES, PRESETS
@@ -110,7 +110,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_spark_arguments(parser)
 
 
-def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
+def durability_tasks(args: argparse.Namespace) -> list[ClusterGroupTask]:
     if args.no_durability:
         if args.durability_preset:
             raise UsageError("--no-durability and --durability-preset contradict each other")
@@ -121,14 +121,18 @@ def durability_tasks(args: argparse.Namespace) -> list[ClusterTask]:
             raise UsageError(
                 f"--durability-preset: unknown preset {name!r} (known: {', '.join(PRESETS)})"
             )
-    return [
-        ClusterTask(
-            ack, branch, prop, PRESETS[name].bounds, name, options=Options(timeout_s=args.timeout)
+    return [  # a model's properties from its one search
+        ClusterGroupTask(
+            ack,
+            branch,
+            tuple(DEFAULT_PROPERTIES),
+            PRESETS[name].bounds,
+            name,
+            options=Options(timeout_s=args.timeout),
         )
         for name in presets
         for ack in ACK_RULES.names()
         for branch in BRANCH_RULES.names()
-        for prop in DEFAULT_PROPERTIES
     ]
 
 
@@ -172,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 stopped = True
     sizes = [len(tasks) * len(ids), sum(len(t.properties) for t in clients), len(every)]
-    sizes.append(len(cluster_tasks))
+    sizes.append(sum(len(t.properties) for t in cluster_tasks))
     outs = [args.out, f"{args.out}/clients", args.out, f"{args.out}/durability", args.out]
     keys = ("results", "clients", "every_session", "durability", "decision")
     sections = tuple(Section(*s) for s in zip(keys, [*sizes, len(decision)], outs, strict=True))
@@ -210,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
 def plan_line(
     single: Sequence[ScenarioGroupTask],
     clients: Sequence[ScenarioGroupTask],
-    cluster: Sequence[ClusterTask],
+    cluster: Sequence[ClusterGroupTask],
     bounds: Bounds,
     decision: bool,
     every: int = 0,
@@ -222,9 +226,10 @@ def plan_line(
         f"{sum(len(t.properties) for t in single)} single-node",
         *([f"{sum(len(t.properties) for t in clients)} client"] if clients else []),
         *([f"{every} every-session"] if every else []),
-        *([f"{len(cluster)} durability"] if cluster else []),
+        *([f"{sum(len(t.properties) for t in cluster)} durability"] if cluster else []),
     ]
-    checks = sum(len(t.properties) for t in (*single, *clients)) + every + len(cluster)
+    grouped: list[ScenarioGroupTask | ClusterGroupTask] = [*single, *clients, *cluster]
+    checks = sum(len(t.properties) for t in grouped) + every
     return (
         f"dcpcheck verify: {checks} checks ({' + '.join(parts)}) in {tasks} tasks, progress "
         f"counts tasks; single-node and clients within {bounds.describe()}"

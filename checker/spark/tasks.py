@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from checker.result import Result, interrupted
 from checker.spark.shipping import on_executor, ship
-from checker.tasks import AnyTask, ScenarioGroupTask, planned_any, run_any
+from checker.tasks import AnyTask, ClusterGroupTask, ScenarioGroupTask, planned_any, run_any
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -35,7 +35,7 @@ NAMES = ("rules", "consumer", "property", "ack_rule", "branch_rule")
 def _names(task: AnyTask, rename: Callable[[str], str]) -> AnyTask:
     named = {f.name for f in fields(task)} & set(NAMES)
     changes: dict[str, object] = {name: rename(getattr(task, name)) for name in named}
-    if isinstance(task, ScenarioGroupTask):
+    if isinstance(task, ScenarioGroupTask | ClusterGroupTask):
         changes["properties"] = tuple(rename(p) for p in task.properties)
     return replace(task, **changes)  # type: ignore[arg-type]  # str or tuple fields, by name
 
