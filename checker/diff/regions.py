@@ -166,17 +166,24 @@ def region_condition(
 
 
 def region_in_fields(
-    region: Region, rules_a: RuleSet, rules_b: RuleSet, fields: Mapping[str, Expr]
+    region: Region,
+    rules_a: RuleSet,
+    rules_b: RuleSet,
+    fields: Mapping[str, Expr],
+    decisions: tuple[DecisionExprs, DecisionExprs] | None = None,
 ) -> Expr:
-    """Both rule sets, deciding on the same decision ``fields``, land in ``region``."""
+    """Both rule sets, deciding on the same decision ``fields``, land in ``region``.
+    ``decisions``: the two rule sets' decisions on ``fields`` where the caller has them
+    (``producer_decision``'s own; compiling a rule set is most of a diff's expression work)."""
 
     def plain(f: Mapping[str, Expr]) -> Expr:
         a, b = producer_decision(rules_a, f), producer_decision(rules_b, f)
         return region_condition(region, rules_a, rules_b, a, b)
 
+    here = region_condition(region, rules_a, rules_b, *decisions) if decisions else plain(fields)
     if not region.via:
-        return plain(fields)
-    return plain(fields) & ~plain(without(fields, region.via))
+        return here
+    return here & ~plain(without(fields, region.via))
 
 
 def region_of(

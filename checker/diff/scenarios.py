@@ -105,9 +105,18 @@ def rule_pair(bounds: Bounds, rules_a: RuleSet, rules_b: RuleSet, variant: Consu
         )
         same_so_far = all_of(same_so_far, same_answer(a, b))
 
+    # A region's condition in a round, built once: a diff asks for it in several sweeps, and
+    # the same expression objects are translated to Z3 once (its translation memo is by id).
+    built: dict[tuple[Region, int], Expr] = {}
+
     def region_at(region: Region, divergence: Divergence) -> Expr:
         assert divergence.fields is not None
-        return region_in_fields(region, rules_a, rules_b, divergence.fields)
+        key = (region, divergence.index)
+        if key not in built:
+            decisions = (divergence.a, divergence.b)  # producer_decision's on its fields
+            fields = divergence.fields
+            built[key] = region_in_fields(region, rules_a, rules_b, fields, decisions)
+        return built[key]
 
     return Pair(
         rules_a.name, rules_b.name, model_a, model_b, tuple(divergences), region_at, variant.name
