@@ -14,6 +14,7 @@ from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.rules import RULE_SETS
 
 PROPERTIES = ("no-lost-syncwrite", "prepare-ack-progress")
+BOUNDS = PRESETS["mb-34150"].bounds
 ACKS = ("ack-on-prepare", "ack-at-snapshot-end")
 
 
@@ -79,10 +80,11 @@ def test_the_spark_search_runs_once_for_every_check_when_the_first_is_asked(
     assert calls == [(2, PROPERTIES, (SANITY,))]
 
 
-def test_explore_searches_each_model_once_for_all_its_checks(
+def test_explore_runs_each_check_alone_when_asked_and_a_group_task_searches_a_model_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import checker.engines.explore as explore_module
+    from checker.tasks import ClusterGroupTask
 
     searched: list[tuple[str, ...]] = []
 
@@ -94,4 +96,9 @@ def test_explore_searches_each_model_once_for_all_its_checks(
     runs = EXPLORE.runs(_models(), PROPERTIES, DEFAULT, [SANITY])
     assert not searched  # nothing searched before the runner asks
     assert [run(None) for run in runs] == [f"{a}: {p}" for a in ACKS for p in PROPERTIES]
-    assert searched == [PROPERTIES, PROPERTIES]  # one search a model, not one a check
+    assert searched == [(p,) for _ in ACKS for p in PROPERTIES]  # each reported when decided
+    searched.clear()
+    task = ClusterGroupTask("ack-on-prepare", "persisted-snapshot", PROPERTIES, BOUNDS, "mb-34150")
+    with pytest.raises(AttributeError):  # the fake's strings are no explorations
+        task.run()
+    assert searched == [PROPERTIES]  # verify's task: one search of the model for both

@@ -17,10 +17,10 @@ SyncWrite is ever acknowledged in them), or ``unknown`` when --max-states or
 the preset (default mb-34150) and any bounds flag overrides it.
 
 ``--engine explore`` (default) searches in this process, breadth- or
-depth-first (``--strategy``), one search per model for all its checks (each
-check's verdict, run and state count as its own search finds them), or with
-``--workers N`` runs the models on N processes side by side (reported in the
-same order); ``--engine bfs-spark`` (once ``spark``) searches breadth-first on
+depth-first (``--strategy``), a search per check so that each verdict is printed
+as soon as it is decided, or with ``--workers N`` runs the checks on N
+processes side by side (each the same search as alone, reported in the same
+order); ``--engine bfs-spark`` (once ``spark``) searches breadth-first on
 Spark, level by level, every check of the command in one distributed search (docs/spark.md), with
 the same verdicts, state counts and runs. Both visit one state per renaming
 of the nodes (``--symmetry off``: every state); in this process the visited
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
@@ -151,8 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_timeout(
         parser,
         1800.0,
-        "per check: a model's one search has S x its checks; --engine bfs-spark: S x checks "
-        "for the whole search",
+        "per check; --engine bfs-spark: S x checks for the whole search",
     )
     add_output_arguments(parser, "out/durability")
     add_progress_arguments(parser)
@@ -212,16 +211,7 @@ def run(args: argparse.Namespace) -> int:
         for a, b, p in combos
     ]
     runs = [partial(one, check) for check in checks]
-    # one job a model: its checks share its one search (a check is as its own search finds it)
-    width = len(props)
-    jobs = [
-        Job(
-            f"{labels[n].split(':')[0]}: {', '.join(p.item.id for p in props)}",
-            partial(_each_run, runs[n : n + width]),
-            partial(_each_planned, plans[n : n + width]),
-        )
-        for n in range(0, len(runs), width)
-    ]
+    jobs = [Job.one(*job) for job in zip(labels, runs, plans, strict=True)]
     workers = engine.workers(options)
     place = Forked(workers) if workers > 1 else HERE
     report = Emit(
@@ -239,16 +229,6 @@ def run(args: argparse.Namespace) -> int:
     if engine.fingerprints(options) and not args.quiet and not stopped:
         print(collision_note(results), file=sys.stderr, flush=True)
     return code
-
-
-def _each_run(
-    runs: Sequence[Callable[[Callable[[str], None]], Result]], update: Callable[[str], None]
-) -> list[Result]:
-    return [run(update) for run in runs]
-
-
-def _each_planned(plans: Sequence[Callable[[], Result]]) -> list[Result]:
-    return [plan() for plan in plans]
 
 
 def collision_note(results: list[Result]) -> str:

@@ -327,9 +327,10 @@ def _checks(
 
 @dataclass(frozen=True)
 class Explore:
-    """Breadth- or depth-first search in this process (``checker.engines.explore``), one
-    search per model deciding all its checks, each as a search of its own would; with
-    ``options.workers`` above 1 the models run on that many processes side by side."""
+    """Breadth- or depth-first search in this process (``checker.engines.explore``), a
+    search per check (``each``: one per model for all its checks, each as its own search
+    finds it); with ``options.workers`` above 1 the checks run on that many processes
+    side by side, each the same search as alone."""
 
     name: str = "explore"
 
@@ -364,13 +365,14 @@ class Explore:
         options: Options,
         watched: Sequence[str] = (),
     ) -> list[Run]:
-        """A run per check; a model's checks share its one search, made when the first of
-        them is asked for (so a model's checks belong on one process)."""
-        runs: list[Run] = []
-        for model in models:
-            shared = _Shared(partial(self.each, model, properties, watched, options))
-            runs.extend(partial(shared.nth, j) for j in range(len(properties)))
-        return runs
+        """A search per check (so the runner reports each as soon as it is decided);
+        ``each`` is the one search of a model for all its checks, for a caller that
+        takes a model's results together (verify's ``ClusterGroupTask``)."""
+        return [
+            partial(_first, partial(self.each, model, [prop], watched, options))
+            for model in models
+            for prop in properties
+        ]
 
     def workers(self, options: Options) -> int:
         return options.workers
@@ -383,6 +385,13 @@ class Explore:
 
     def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
         return self
+
+
+def _first(
+    search: Callable[[Progress | None], list[Exploration[Any, Any]]], progress: Progress | None
+) -> Exploration[Any, Any]:
+    (found,) = search(progress)
+    return found
 
 
 class _Shared:
