@@ -12,10 +12,9 @@ rule x branch rule x both properties) in a process of its own, once per way:
 * ``spark local[1]``, ``spark local[2]``: the Spark search (representatives,
   fingerprints: its own).
 
-Each row: unique states visited (a model's checks share one search, so its
-largest check's, summed over the models; representatives where symmetry is
-on), CPU seconds of the process tree, wall seconds, the peak of the tree's
-resident memory summed (driver, ``--workers`` processes, Spark's JVM
+Each row: unique states (summed over the checks; representatives where
+symmetry is on), CPU seconds of the process tree, wall seconds, the peak of the
+tree's resident memory summed (driver, ``--workers`` processes, Spark's JVM
 and workers; the JVM's own peak beside it), and the verdicts (one letter per
 check: v violated, h holds, u unknown). The benchmark fails when two ways
 decide a check differently, or a way's decided verdict differs from the one
@@ -74,7 +73,7 @@ GOAL_MEMORY = 4 * 2**30
 class Row:
     preset: str
     way: str
-    states: int  # visited, summed over the models (representatives, under symmetry)
+    states: int  # summed over the checks (representatives, under symmetry)
     capped: bool  # some check is unknown
     cpu: float
     wall: float
@@ -106,14 +105,10 @@ def _one(
     if timeout is not None:
         args += ["--timeout", f"{timeout:g}"]
     measured, results = measured_run(args, codes=(0, 1, 3))
-    searched: dict[tuple[str, str], int] = {}  # per model: its checks share one search
-    for r in results:
-        model = (r["ack_rule"], r["branch_rule"])
-        searched[model] = max(searched.get(model, 0), r["states"] or 0)
     row = Row(
         preset,
         way,
-        sum(searched.values()),
+        sum(r["states"] or 0 for r in results),
         any(r["verdict"] == "unknown" for r in results),
         measured["cpu"],
         measured["wall"],
