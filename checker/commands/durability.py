@@ -148,11 +148,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         20_000_000,
         "stop (verdict unknown) after N states of a model (default 20,000,000)",
     )
-    add_timeout(
-        parser,
-        1800.0,
-        "per check; --engine bfs-spark: S x checks for the whole search",
-    )
+    add_timeout(parser, 1800.0, "per check; --engine bfs-spark: S x checks for the whole search")
     add_output_arguments(parser, "out/durability")
     add_progress_arguments(parser)
     add_cluster_bounds(parser)

@@ -316,15 +316,6 @@ class ClusterEngine(Protocol):
         ...
 
 
-def _checks(
-    models: Sequence[ExplicitModel[Any, Any]],
-    properties: Sequence[str],
-    watched: Sequence[str],
-) -> list[tuple[ExplicitModel[Any, Any], list[str]]]:
-    """Each model x property, with what it watches: the property first."""
-    return [(m, [p, *(w for w in watched if w != p)]) for m in models for p in properties]
-
-
 @dataclass(frozen=True)
 class Explore:
     """Breadth- or depth-first search in this process (``checker.engines.explore``), a
