@@ -23,7 +23,7 @@ processes side by side (each the same search as alone, reported in the same
 order); ``--engine bfs-spark`` (once ``spark``) searches breadth-first on
 Spark, level by level, every check of the command in one distributed search (docs/spark.md), with
 the same verdicts, state counts and runs. Both visit one state per renaming
-of the nodes (``--symmetry off``: every state); in this process the visited
+of the nodes and of the client's keys (``--symmetry off``: every state); in this process the visited
 set keeps a 64-bit fingerprint per state (``--exact``: the states) and the
 collision estimate is printed.
 Exit (as verify and clients): 0 every verdict as expected (spec/cluster/expected.py), 1
@@ -132,8 +132,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--symmetry",
         choices=("on", "off"),
         default="on",
-        help="on (default): search one state per renaming of the nodes (they are "
-        "interchangeable, spec/cluster/symmetry.py); off: every state",
+        help="on (default): search one state per renaming of the nodes and of the "
+        "client's keys (they are interchangeable, spec/cluster/symmetry.py); off: every state",
     )
     parser.add_argument(
         "--exact",

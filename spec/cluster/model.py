@@ -99,13 +99,16 @@ class ClusterModel:
         return encode(state)
 
     def representative(self, state: ClusterState) -> ClusterState:
-        """The state of ``state``'s orbit under renaming the nodes that a reduced search
-        keeps (``spec.cluster.symmetry``: nodes are interchangeable)."""
-        return symmetry.representative(state, self.setup.canonical)
+        """The state of ``state``'s orbit under renaming the nodes and the client's keys
+        that a reduced search keeps (``spec.cluster.symmetry``: nodes are
+        interchangeable, and so are keys, ``spec.cluster.keys``)."""
+        return symmetry.representative(state, self.setup.canonical, self.setup.bounds.keys)
 
     def encode_representative(self, state: ClusterState) -> bytes:
         """``encode(representative(state))``, most often without making the representative."""
-        return symmetry.encode_representative(state, self.setup.canonical)
+        return symmetry.encode_representative(
+            state, self.setup.canonical, self.setup.bounds.keys
+        )
 
     def actions(self, state: ClusterState) -> list[Action]:
         out: list[Action] = []

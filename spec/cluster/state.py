@@ -372,6 +372,9 @@ class ClusterState(_StateValue):
     # holding one value per node, in node order, and those holding a node's index.
     PER_NODE: ClassVar[tuple[str, ...]] = ("nodes", "acks")
     NODE_INDEX: ClassVar[tuple[str, ...]] = ("active",)
+    # What a renaming of the client's keys touches (``spec.cluster.keys``) besides every
+    # node's items: the fields holding SyncWrites.
+    KEYED: ClassVar[tuple[str, ...]] = ("acknowledged", "in_flight")
 
     nodes: tuple[NodeState, ...]
     active: int | None  # None between CrashActive and PromoteReplica

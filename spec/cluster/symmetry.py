@@ -25,6 +25,11 @@ representative is the same for every state of an orbit (canonical): two
 states are one state of the reduced search exactly when one is a renaming of
 the other, the full reduction the symmetric group allows.
 
+The client's keys are interchangeable as well (``spec.cluster.keys``):
+``representative`` and ``encode_representative`` take, of the key renamings
+that sort a state's keys, the one whose nodes' representative encodes least;
+renamings of keys and of nodes commute, so that is canonical for both.
+
 The proof obligation (tests/test_cluster_symmetry.py): on reachable states of
 several presets and random permutations, ``permute`` commutes with the
 model's successors (the successors of ``permute(s, p)`` are the renamings of
@@ -42,6 +47,7 @@ from operator import attrgetter
 from typing import Any
 
 from spec.cluster.encode import encode, head_key, head_part, node_bytes, node_part
+from spec.cluster.keys import key_renamings, rename_keys
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
 from spec.failover_table import FailoverEntry, FailoverTable
 
@@ -191,10 +197,25 @@ def _rename(
 
 
 def representative(
-    state: ClusterState, shared: Callable[[NodeState], NodeState] | None = None
+    state: ClusterState,
+    shared: Callable[[NodeState], NodeState] | None = None,
+    keys: int = 1,
 ) -> ClusterState:
     """The one state of ``state``'s orbit that the reduced search keeps (canonical:
-    the same for every renaming of ``state``)."""
+    the same for every renaming of its nodes and, of ``keys`` client keys
+    (``spec.cluster.keys``), of its keys): of the key renamings that sort its keys,
+    the one whose nodes' representative encodes least."""
+    renamings = key_renamings(state, keys)
+    if not renamings:
+        return _nodes_representative(state, shared)
+    candidates = [_nodes_representative(rename_keys(state, w, shared), shared) for w in renamings]
+    return min(candidates, key=encode)
+
+
+def _nodes_representative(
+    state: ClusterState, shared: Callable[[NodeState], NodeState] | None
+) -> ClusterState:
+    """The representative of ``state``'s orbit under renaming its nodes."""
     values = _fields(state)
     nodes = values[_NODES_AT]
     node_keys = [_key(node, i) for i, node in enumerate(nodes)]
@@ -226,12 +247,27 @@ def representative(
 
 
 def encode_representative(
-    state: ClusterState, shared: Callable[[NodeState], NodeState] | None = None
+    state: ClusterState,
+    shared: Callable[[NodeState], NodeState] | None = None,
+    keys: int = 1,
 ) -> bytes:
-    """``encode(representative(state, shared))``, without making the representative when
-    no node's table holds a reset uuid (most states): the node slots sorted by their
-    parts of the bytes (then, between equal nodes, by their other per-node values),
-    the head of the reordered state and the parts in that order."""
+    """``encode(representative(state, shared, keys))``, most often without making the
+    representative (``_encode_nodes_representative``)."""
+    renamings = key_renamings(state, keys)
+    if not renamings:
+        return _encode_nodes_representative(state, shared)
+    return min(
+        _encode_nodes_representative(rename_keys(state, w, shared), shared) for w in renamings
+    )
+
+
+def _encode_nodes_representative(
+    state: ClusterState, shared: Callable[[NodeState], NodeState] | None
+) -> bytes:
+    """``encode(_nodes_representative(state, shared))``, without making it when no node's
+    table holds a reset uuid (most states): the node slots sorted by their parts of
+    the bytes (then, between equal nodes, by their other per-node values), the head
+    of the reordered state and the parts in that order."""
     values = _fields(state)
     nodes = values[_NODES_AT]
     get = _parts.get
@@ -240,7 +276,7 @@ def encode_representative(
         known = get(id(node))
         part = _part(node) if known is None else known[1]
         if part is None:
-            return encode(representative(state, shared))
+            return encode(_nodes_representative(state, shared))
         parts.append(part)
     slots = _SLOTS[len(nodes)]
     order = sorted(slots, key=parts.__getitem__)
