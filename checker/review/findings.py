@@ -194,6 +194,7 @@ def judge(
     if not regions:
         return
     overrides, conflicts = learnt_overrides(space, base, dataset, region_column(base.name))
+    override = override_rules(base, overrides)
     review.conflicts = conflicts
     judged = [r for r in regions if r.case_b != TARGET_CASES[2]]
     if conflicts:
@@ -202,7 +203,7 @@ def judge(
         classify_rule_regions(
             report,
             base,
-            override_rules(base, overrides),
+            override,
             consumers,
             judged,
             examples,
@@ -228,7 +229,6 @@ def judge(
         result.example = examples[region]
         report.regions.append(result)
     variants = {c.name: c for c in consumers}
-    override = override_rules(base, overrides)
     for n, result in enumerate(report.regions):
         if result.witness is not None:
             review.confirmed[n] = on_target(

@@ -225,6 +225,13 @@ def _decision_names(outcome: np.ndarray) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, pa.array(_NAMES)).dictionary_decode()
 
 
+# The columns a request line is written from, in the order ``_lines`` unpacks them.
+_LINE_COLUMNS = (
+    "table_len", "high_seqno", "producer_purge_seqno", "uuid", "start", "snap_start", "snap_end",
+    "end", "strict", "ignore_purged", "remote_purge", "has_collection_high", "collection_high",
+)
+
+
 def _lines(ids: np.ndarray, columns: dict[str, np.ndarray]) -> list[str]:
     """Each input as the JSON-lines protocol's request object (docs/targets.md), written
     from the columns (``json.dumps`` of domain values costs more than the target does)."""
@@ -232,23 +239,7 @@ def _lines(ids: np.ndarray, columns: dict[str, np.ndarray]) -> list[str]:
     uuid = [columns[f"table.uuid.{i}"].tolist() for i in range(entries)]
     seq = [columns[f"table.seq.{i}"].tolist() for i in range(entries)]
     flag = {True: "true", False: "false"}
-    rows = zip(
-        ids.tolist(),
-        columns["table_len"].tolist(),
-        columns["high_seqno"].tolist(),
-        columns["producer_purge_seqno"].tolist(),
-        columns["uuid"].tolist(),
-        columns["start"].tolist(),
-        columns["snap_start"].tolist(),
-        columns["snap_end"].tolist(),
-        columns["end"].tolist(),
-        columns["strict"].tolist(),
-        columns["ignore_purged"].tolist(),
-        columns["remote_purge"].tolist(),
-        columns["has_collection_high"].tolist(),
-        columns["collection_high"].tolist(),
-        strict=True,
-    )
+    rows = zip(ids.tolist(), *(columns[name].tolist() for name in _LINE_COLUMNS), strict=True)
     lines = []
     for k, (i, n, high, purge, u, start, a, b, end, st, ig, remote, has, coll) in enumerate(rows):
         table = ", ".join(f'{{"id": {uuid[e][k]}, "seq": {seq[e][k]}}}' for e in range(n))
