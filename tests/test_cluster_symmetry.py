@@ -27,7 +27,7 @@ from spec.cluster.state import ClusterState, reset_uuid
 from spec.cluster.symmetry import permute, representative
 from spec.rules import RULE_SETS
 
-SAMPLED = ("mb-34150", "mb-51805", "small", "mb-34150-wide")
+SAMPLED = ("mb-34150", "mb-51805", "small", "mb-34150-wide", "levels-mp-small")
 
 
 def _model(preset: str, ack: str, branch: str) -> ClusterModel:
