@@ -55,13 +55,16 @@ def test_interpreter_and_compiled_evaluation_agree(inputs) -> None:
 
 
 def test_clause_form_matches_reference_exhaustively_at_small_bounds() -> None:
-    """Every input of the sweep's space at tables of <= 2 entries (uuids repeated or not)
-    and seqnos <= 2: every valid request against every producer."""
-    space = SweepSpace(2, 2, duplicate_uuids=True)
-    count = 0
-    for req, producer in space.inputs():
-        for name in BUILTIN:
-            expected = stream_request(req, producer, REFERENCE_DECISIONS[name])
-            assert DECIDERS[name].decide(req, producer) == expected, (name, req, producer)
-        count += 1
-    assert count == space.size
+    """Every input of the sweep's space at tables of <= 2 entries and seqnos <= 1, and at
+    one entry and seqnos <= 2 (uuids repeated or not): every valid request against every
+    producer. (Together a quarter of the inputs of 2 entries and seqnos <= 2, and they catch
+    every one-line break of the reference's clauses or of the table lookup tried there: two
+    entries for the lookup's, seqnos 2 for the comparisons with upper and the snapshot's.)"""
+    for space in (SweepSpace(2, 1, duplicate_uuids=True), SweepSpace(1, 2, duplicate_uuids=True)):
+        count = 0
+        for req, producer in space.inputs():
+            for name in BUILTIN:
+                expected = stream_request(req, producer, REFERENCE_DECISIONS[name])
+                assert DECIDERS[name].decide(req, producer) == expected, (name, req, producer)
+            count += 1
+        assert count == space.size
