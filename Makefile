@@ -66,10 +66,14 @@ $(STAMP): pyproject.toml constraints.txt | check-tools
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	@touch $(STAMP) $(RUNTIME)
 
+# pip would byte-compile every module it installs, one after another, test suites included
+# (pandas' are half its files); here what dcpcheck may import is compiled on every core
+# (benchmarks/RESULTS.md, 2026-11-29).
 $(RUNTIME): pyproject.toml constraints.txt | check-tools
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e .
+	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e .
+	$(BIN)/python -m compileall -q -j 0 -x '/tests?/' "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null
 	@touch $(RUNTIME)
 
 verify: $(RUNTIME)

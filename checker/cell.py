@@ -41,6 +41,7 @@ __all__ = [
     "check_cells",
     "planned_cell",
     "refusal",
+    "remember_textbook",
 ]
 
 # correct's verdicts, by (rules as named, property id, bounds, options): filled by the
@@ -147,6 +148,18 @@ def check_cells(
             if not r.interrupted:
                 seen[(source_of(rules, rules.name), r.property)] = r.verdict
     return [_compared(r, rules, p, bounds, options) for r, p in zip(results, props, strict=True)]
+
+
+def remember_textbook(
+    bounds: Bounds, options: Options, verdicts: Sequence[tuple[str, str, str]]
+) -> None:
+    """``correct``'s verdicts, as (rules as named, property id, verdict), decided by its own
+    checks under ``bounds`` and ``options`` in another process of the same run (a Spark
+    worker): the comparisons here then take them as this process takes the ones it
+    decided itself, instead of checking ``correct`` again."""
+    seen = _seen(bounds, options)
+    for rules, prop, verdict in verdicts:
+        seen.setdefault((rules, prop), Verdict(verdict))
 
 
 def _recorded_violations(

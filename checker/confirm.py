@@ -26,7 +26,7 @@ from spec.registry import Registry
 from spec.rules.language import RuleSet
 from spec.run import Run
 from spec.scenario import Scenario
-from spec.trace import Trace, TraceFields, resume_values, trace_values
+from spec.trace import Trace, resume_values, trace_values
 
 __all__ = [
     "PRODUCER_TARGET",
@@ -73,7 +73,7 @@ def replay_scenario(scenario: Scenario, model: ScenarioModelInterface, prop: Pro
     except ValueError as exc:
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
-    formula = prop.holds(TraceFields(model.bounds))
+    formula = prop.on_trace(model.bounds)
     violated = any(not evaluate(formula, v) for v in resume_values(trace, model.bounds))
     predicted = model.predicted(scenario)
     mismatches = [
@@ -92,7 +92,7 @@ def replay_scenario(scenario: Scenario, model: ScenarioModelInterface, prop: Pro
 def explain(trace: Trace, prop: Property, bounds: Bounds) -> str:
     """``prop``'s explanation of its violation, on the first resume that violates it (with
     ``--sessions K`` a trace has several; the first one if none does)."""
-    formula = prop.holds(TraceFields(bounds))
+    formula = prop.on_trace(bounds)
     resumes = zip(trace.resumes, resume_values(trace, bounds), strict=True)
     culprit = next((t for t, v in resumes if not evaluate(formula, v)), trace)
     text = prop.explain(culprit, bounds)

@@ -90,6 +90,9 @@ class ScenarioGroupTask:
     properties: tuple[str, ...]
     bounds: Bounds
     options: Options = DEFAULT  # its budget: Z3 resource units per property
+    # correct's verdicts already decided in this run under these rules, bounds and
+    # options, as (rules, property, verdict): not checked again (checker.cell.remember_textbook)
+    textbook: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -108,12 +111,13 @@ class ScenarioGroupTask:
     def run(self) -> list[Result]:
         """Each cell's ``Result`` as ``checker.cell.check_cell`` gives it alone
         (``checker.cell.check_cells``: proved together, searched apart)."""
-        from checker.cell import check_cells
+        from checker.cell import check_cells, remember_textbook
         from checker.loading import resolve
         from spec.consumers import CONSUMERS, ConsumerVariant
         from spec.properties import PROPERTIES, Property
         from spec.rules import RULE_SETS, RuleSet
 
+        remember_textbook(self.bounds, self.options, self.textbook)
         return check_cells(
             resolve(RULE_SETS, RuleSet, self.rules),
             resolve(CONSUMERS, ConsumerVariant, self.consumer),

@@ -31,7 +31,7 @@ from spec.properties import Property
 from spec.reference.simulate import simulate
 from spec.rules.language import RuleSet
 from spec.scenario import Scenario
-from spec.trace import TraceFields, resume_values
+from spec.trace import resume_values
 
 __all__ = ["check_together"]
 
@@ -104,8 +104,7 @@ def _violated_by(
 ) -> list[Property]:
     """The properties the reference implementation's trace of ``scenario`` violates."""
     resumes = resume_values(simulate(scenario, rules, variant, bounds.rounds), bounds)
-    fields = TraceFields(bounds)
-    return [p for p in props if any(not evaluate(p.holds(fields), v) for v in resumes)]
+    return [p for p in props if any(not evaluate(p.on_trace(bounds), v) for v in resumes)]
 
 
 def _proved_together(

@@ -15,11 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import fields, replace
+from threading import Lock
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from checker.result import Result, interrupted
+from checker.engines.options import Options
+from checker.result import Result, Verdict, interrupted
 from checker.spark.shipping import on_executor, ship
 from checker.tasks import AnyTask, ClusterGroupTask, ScenarioGroupTask, planned_any, run_any
+from spec.bounds import Bounds
+from spec.consumers import TEXTBOOK
+from spec.rules import RULE_SETS
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -54,14 +59,71 @@ def run_tasks(
     """Each task's results (a list: a group gives one per property), in the tasks' order.
     After Ctrl-C a task not decided is its planned results ``unknown (interrupted)``."""
     shipped = [_names(task, lambda text: ship(spark, text)) for task in tasks]
+    textbook = _Textbook()
+
+    def done(n: int, results: list[Result]) -> None:
+        textbook.learn(tasks[n], results)
+        if on_done is not None:
+            on_done(n, results)
+
+    first = [n for n, task in enumerate(tasks) if _Textbook.teaches(task)]
     try:
-        found = one_task_each(spark, _run_there, shipped, on_start=on_start, on_done=on_done)
+        found = one_task_each(
+            spark,
+            _run_there,
+            shipped,
+            on_start=on_start,
+            on_done=done,
+            order=[*first, *(n for n in range(len(tasks)) if n not in first)],
+            before=textbook.given,
+        )
         return [_named_here(task, results) for task, results in zip(tasks, found, strict=True)]
     except Interrupted as stop:
         return [
             [interrupted(r) for r in planned_any(task)] if results is None else results
             for task, results in zip(tasks, stop.results, strict=True)
         ]
+
+
+class _Textbook:
+    """``correct``'s verdicts the run has decided, handed to each task started after them
+    (``ScenarioGroupTask.textbook``): each Spark worker would otherwise check ``correct``
+    again for its own comparisons (``checker.cell``). The tasks of ``correct`` start first."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, Bounds, Options], dict[tuple[str, str], str]] = {}
+        self._lock = Lock()  # learnt on the driver's main thread, given on job threads
+
+    @staticmethod
+    def teaches(task: AnyTask) -> bool:
+        return (
+            isinstance(task, ScenarioGroupTask)
+            and task.consumer == TEXTBOOK[0]
+            and task.rules in RULE_SETS  # a user's file has another name on an executor
+        )
+
+    @staticmethod
+    def _key(task: ScenarioGroupTask) -> tuple[str, Bounds, Options]:
+        return task.rules, task.bounds, task.options.but(minimise=False)
+
+    def learn(self, task: AnyTask, results: list[Result]) -> None:
+        if not isinstance(task, ScenarioGroupTask) or not self.teaches(task):
+            return
+        decided = {
+            (task.rules, r.property): r.verdict.value
+            for r in results
+            if not r.interrupted and r.verdict in (Verdict.HOLDS, Verdict.VIOLATED)
+        }
+        with self._lock:
+            self._known.setdefault(self._key(task), {}).update(decided)
+
+    def given(self, task: T) -> T:
+        if not isinstance(task, ScenarioGroupTask) or task.consumer == TEXTBOOK[0]:
+            return task
+        with self._lock:
+            known = dict(self._known.get(self._key(task), {}))
+        verdicts = tuple((rules, prop, verdict) for (rules, prop), verdict in known.items())
+        return replace(task, textbook=verdicts) if verdicts else task
 
 
 def _named_here(task: AnyTask, results: list[Result]) -> list[Result]:
@@ -93,24 +155,28 @@ def one_task_each(
     *,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[int, R], None] | None = None,
+    order: Sequence[int] | None = None,
+    before: Callable[[T], T] | None = None,
 ) -> list[R]:
-    """``run`` on each item as its own Spark job, ``defaultParallelism`` at a time;
-    the results in the items' order. Ctrl-C cancels the jobs still running and raises
-    ``Interrupted`` with the results decided by then."""
+    """``run`` on each item as its own Spark job, ``defaultParallelism`` at a time, started
+    in ``order`` (default the items'), each item passed through ``before`` as its job
+    starts; the results in the items' order. Ctrl-C cancels the jobs still running and
+    raises ``Interrupted`` with the results decided by then."""
     context = spark.sparkContext
 
     def job(n: int) -> R:
         context.setJobGroup(GROUP, f"dcpcheck check {n + 1}/{len(items)}", True)
         if on_start is not None:
             on_start(n)
-        (value,) = context.parallelize([items[n]], 1).map(run).collect()
+        item = items[n] if before is None else before(items[n])
+        (value,) = context.parallelize([item], 1).map(run).collect()
         return value
 
     results: dict[int, R] = {}
     workers = max(1, min(len(items), context.defaultParallelism))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dcpcheck-job")
     try:
-        pending = {pool.submit(job, n): n for n in range(len(items))}
+        pending = {pool.submit(job, n): n for n in (order or range(len(items)))}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from spec.bounds import Bounds
@@ -42,6 +43,12 @@ class Property:
     def holds(self, fields: TraceFields) -> Expr:
         return self.formula(fields)
 
+    def on_trace(self, bounds: Bounds) -> Expr:
+        """The formula over a reference trace's fields within ``bounds`` (what replay and
+        the explanation evaluate): built once per property and bounds in a process, the
+        same expression ``holds(TraceFields(bounds))`` builds each time."""
+        return _on_trace(self, bounds)
+
     def explain(self, trace: Trace, bounds: Bounds) -> str:
         """What goes wrong in ``trace`` (a run that violates this property), in one line."""
         if self.explanation is not None:
@@ -49,6 +56,11 @@ class Property:
             if text:
                 return text
         return f"{self.id} is violated"
+
+
+@lru_cache(maxsize=256)  # no-needless-rollback's formula takes a tenth of a second to build
+def _on_trace(prop: Property, bounds: Bounds) -> Expr:
+    return prop.holds(TraceFields(bounds))
 
 
 def _builtins() -> None:
