@@ -346,23 +346,34 @@ def walk(roots: Iterable[Expr], done: Container[int] = frozenset()) -> Iterator[
     nodes come in the order they would without it.
     """
     seen: set[int] = set()
+    # A node is pushed as itself (to expand) or inside a 1-tuple (expanded: to yield).
+    # Hot (every translation, substitution and compilation walks), hence the plain loops.
     for root in roots:
-        stack: list[tuple[Expr, bool]] = [(root, False)]
+        stack: list[Expr | tuple[Expr]] = [root]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, expanded = stack.pop()
+            item = pop()
+            if isinstance(item, tuple):
+                node = item[0]
+                key = id(node)
+                if key not in seen and key not in done:
+                    seen.add(key)
+                    yield node
+                continue
+            node = item
             key = id(node)
             if key in seen or key in done:
                 continue
-            if expanded or not node.args:
+            args = node.args
+            if not args:
                 seen.add(key)
                 yield node
-            else:
-                stack.append((node, True))
-                stack.extend(
-                    (child, False)
-                    for child in reversed(node.args)
-                    if id(child) not in seen and id(child) not in done
-                )
+                continue
+            push((node,))
+            for child in reversed(args):
+                child_key = id(child)
+                if child_key not in seen and child_key not in done:
+                    push(child)
 
 
 def variables(roots: Iterable[Expr]) -> dict[str, Sort]:
@@ -391,12 +402,17 @@ def transform(roots: Iterable[Expr], leaf: Callable[[Expr], Expr]) -> dict[int, 
     """Rebuild ``roots`` bottom-up, replacing each leaf by ``leaf(node)``; id -> new node."""
     done: dict[int, Expr] = {}
     for node in walk(roots):
-        if not node.args:
+        old = node.args
+        if not old:
             done[id(node)] = leaf(node)
+            continue
+        args = tuple([done[id(a)] for a in old])
+        for a, b in zip(args, old, strict=True):
+            if a is not b:
+                done[id(node)] = rebuild(node, args)
+                break
         else:
-            args = tuple(done[id(a)] for a in node.args)
-            same = all(a is b for a, b in zip(args, node.args, strict=True))
-            done[id(node)] = node if same else rebuild(node, args)
+            done[id(node)] = node
     return done
 
 

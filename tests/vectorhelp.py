@@ -50,14 +50,21 @@ STRAY_DECISION = {
 }
 
 
+# The targets import only the standard library and their neighbours in tests/data: Python
+# without ``site`` (-S) starts them in about 35 ms of CPU instead of 55 (no site-packages
+# .pth files, the editable install's finder among them), and a humpty_dumpty replay
+# starts one per producer state.
+TARGET_PYTHON = [sys.executable, "-S"]
+
+
 def humpty(*switches: str) -> str:
     """A ``humpty:`` target running tests/data/humpty_target.py with ``switches``."""
-    argv = [sys.executable, str(DATA / "humpty_target.py"), *switches]
+    argv = [*TARGET_PYTHON, str(DATA / "humpty_target.py"), *switches]
     return "humpty:" + shlex.join(argv)
 
 
 def jsonl(*switches: str) -> str:
-    argv = [sys.executable, str(DATA / "jsonl_target.py"), *switches]
+    argv = [*TARGET_PYTHON, str(DATA / "jsonl_target.py"), *switches]
     return "jsonl:" + shlex.join(argv)
 
 

@@ -68,6 +68,10 @@ class Pool:
 
     space: DecisionSpace
     items: list[Candidate] = field(default_factory=list)
+    # Per condition asked about (by identity, the condition kept): its program and its
+    # value on each item so far. The coverage phase asks about each goal's condition
+    # several times, and the pool only grows.
+    _truths: dict[int, tuple[Expr, Compiled, list[bool]]] = field(default_factory=dict)
 
     def add(self, req: StreamRequest, producer: ProducerState, origin: str) -> int:
         for index, item in enumerate(self.items):
@@ -80,13 +84,17 @@ class Pool:
         return len(self.items) - 1
 
     def satisfying(self, condition: Expr, humpty_only: bool = False) -> list[int]:
-        program = Compiled([condition])
+        known = self._truths.get(id(condition))
+        if known is None or known[0] is not condition:
+            known = (condition, Compiled([condition]), [])
+            self._truths[id(condition)] = known
+        _, program, truths = known
+        for item in self.items[len(truths) :]:
+            truths.append(item.env is not None and bool(program(item.env)[0]))
         return [
             i
-            for i, item in enumerate(self.items)
-            if item.env is not None
-            and (item.request.humpty_expressible or not humpty_only)
-            and program(item.env)[0]
+            for i, (item, holds) in enumerate(zip(self.items, truths, strict=True))
+            if holds and (item.request.humpty_expressible or not humpty_only)
         ]
 
 
