@@ -83,6 +83,7 @@ from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
 from spec.cluster.encode import FORMAT, decode, encode, fingerprint
 from spec.cluster.protocol import Expectation
+from spec.cluster.symmetry import RENAMED
 from spec.errors import HarnessBug, InvalidInput
 
 __all__ = ["Level", "cluster_search", "search_on_spark"]
@@ -153,7 +154,7 @@ def cluster_search(
         "bounds": bounds.to_json(),
         "properties": list(properties),
         "checked": len(checked),
-        "symmetry": symmetry,
+        "symmetry": list(RENAMED) if symmetry else False,
         "files": {n: _file_digest(n) for n in names if _file_digest(n)},
     }
     ident = hashlib.sha1(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]

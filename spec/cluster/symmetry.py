@@ -51,8 +51,11 @@ from spec.cluster.keys import key_renamings, rename_keys
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
 from spec.failover_table import FailoverEntry, FailoverTable
 
-__all__ = ["encode_representative", "permute", "representative"]
+__all__ = ["RENAMED", "encode_representative", "permute", "representative"]
 
+# What a representative is canonical under (a stored search names it: one made when
+# only nodes were renamed keeps other representatives and is not resumed).
+RENAMED = ("nodes", "keys")
 _RESET = reset_uuid(0)  # reset uuids: reset_uuid(0) .. reset_uuid(255); epoch uuids are above
 _RESETS = 0x100
 _OWN, _OTHERS = 1, 2  # what a masked key writes for the node's own / another node's reset uuid
