@@ -5,7 +5,7 @@ rule x branch rule x both properties) in a process of its own, once per way:
 
 * ``exact``: every state kept (``--symmetry off --exact``), the search before
   issue 44;
-* ``symmetry``: one representative per orbit of the nodes' renamings (``--exact``);
+* ``symmetry``: one representative per orbit of the renamings of nodes and keys (``--exact``);
 * ``fingerprints``: every state, a 64-bit fingerprint each (``--symmetry off``);
 * ``both``: representatives and fingerprints (the default);
 * ``both, --workers 2``: the checks on two processes;
