@@ -28,8 +28,8 @@ what makes the representative canonical.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import permutations, product
 
+from spec.cluster.arrangements import tied_orders, where
 from spec.cluster.state import COMMIT, PREPARE, SET, ClusterItem, ClusterState, NodeState, SyncWrite
 
 __all__ = ["key_renamings", "rename_keys"]
@@ -95,29 +95,12 @@ def key_renamings(state: ClusterState, keys: int) -> list[tuple[int, ...]]:
             return [] if first < second else [_SWAP]
     writes = _writes(state, keys)
     standing = [(tuple(sorted([places[k] for places in per_node])), writes[k]) for k in range(keys)]
-    order = sorted(range(keys), key=standing.__getitem__)
-    groups: list[list[int]] = []
-    for rank, key in enumerate(order):
-        if rank and standing[key] == standing[order[rank - 1]]:
-            groups[-1].append(key)
-        else:
-            groups.append([key])
-    if len(groups) == keys:  # no tie: one order
-        return [] if order == list(range(keys)) else [_where(order)]
+    orders = tied_orders(range(keys), standing)
+    if len(orders) == 1:  # no tie: one order
+        return [] if orders[0] == list(range(keys)) else [tuple(where(orders[0]))]
     if not any(any(places) for places in per_node) and not any(writes):
         return []  # no key in the state: every renaming leaves it as it is
-    return [
-        _where([k for group in arrangement for k in group])
-        for arrangement in product(*(permutations(g) for g in groups))
-    ]
-
-
-def _where(order: Sequence[int]) -> tuple[int, ...]:
-    """The renaming that gives key ``order[r]`` the name ``r``."""
-    where = [0] * len(order)
-    for new, old in enumerate(order):
-        where[old] = new
-    return tuple(where)
+    return [tuple(where(order)) for order in orders]
 
 
 def rename_keys(

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import fields
-from itertools import permutations, product
 from operator import attrgetter
 from typing import Any
 
+from spec.cluster.arrangements import tied_orders, where
 from spec.cluster.encode import encode, head_key, head_part, node_bytes, node_part
 from spec.cluster.keys import key_renamings, rename_keys
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
@@ -231,17 +231,12 @@ def _nodes_representative(
             return state
         return _reordered(values, order)
     # equal keys: try each arrangement of the tied slots, keep the least encoding
-    groups: list[list[int]] = []
-    for k, old in enumerate(order):
-        if k and keys[old] == keys[order[k - 1]]:
-            groups[-1].append(old)
-        else:
-            groups.append([old])
-    if len(groups) == len(order):  # no tie: one arrangement
-        return permute(state, _where(order), shared)
+    orders = tied_orders(slots, keys)
+    if len(orders) == 1:  # no tie: one arrangement
+        return permute(state, where(order), shared)
     best: tuple[bytes, ClusterState] | None = None
-    for arrangement in product(*(permutations(g) for g in groups)):
-        candidate = permute(state, _where([i for g in arrangement for i in g]), shared)
+    for arrangement in orders:
+        candidate = permute(state, where(arrangement), shared)
         data = encode(candidate)
         if best is None or data < best[0]:
             best = (data, candidate)
@@ -320,16 +315,8 @@ def _reordered(values: tuple[Any, ...], order: Sequence[int]) -> ClusterState:
         column: Sequence[object] = values[j]
         new[j] = tuple([column[old] for old in order])
     if _INDEX_AT:
-        where = _where(order)
+        renamed = where(order)
         for j in _INDEX_AT:
             index = values[j]
-            new[j] = None if index is None else where[index]
+            new[j] = None if index is None else renamed[index]
     return _make(*new)
-
-
-def _where(order: Sequence[int]) -> list[int]:
-    """The renaming that puts old slot ``order[k]`` at ``k``."""
-    where = [0] * len(order)
-    for new, old in enumerate(order):
-        where[old] = new
-    return where
