@@ -18,9 +18,9 @@ client was acknowledged and those in flight) and every item of every node.
 order: keys sorted by where they stand in the state (for each node, the
 seqno, op, epoch and level of each item of the key, the nodes' descriptions
 sorted, so that renaming the nodes changes nothing; then the key's
-SyncWrites). Keys that
-stand alike are tied, and every arrangement of the tied keys is a candidate
-(``spec.cluster.symmetry`` keeps the least encoding among them). The order
+SyncWrites). Keys that stand alike are tied, and every arrangement of the
+tied keys is a candidate (``spec.cluster.symmetry`` keeps the least encoding
+among them). The order
 is the same for a state and any renaming of its keys or its nodes, which is
 what makes the representative canonical.
 """
@@ -28,6 +28,7 @@ what makes the representative canonical.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from spec.cluster.arrangements import tied_orders, where
 from spec.cluster.state import COMMIT, PREPARE, SET, ClusterItem, ClusterState, NodeState, SyncWrite
@@ -44,6 +45,7 @@ _renamed: dict[tuple[int, tuple[int, ...]], tuple[NodeState, NodeState]] = {}
 _KEYED = ClusterState.KEYED
 _OP_RANK = {PREPARE: 0, COMMIT: 1, SET: 2}
 _SWAP = (1, 0)
+_Keyed = TypeVar("_Keyed", ClusterItem, SyncWrite)  # what names a client's key
 
 
 def _node_places(node: NodeState, keys: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -116,13 +118,14 @@ def rename_keys(
         return state
     nodes = tuple([_renamed_node(node, where, shared) for node in state.nodes])
     changes: dict[str, object] = {
-        name: tuple([_renamed_write(w, where) for w in getattr(state, name)]) for name in _KEYED
+        name: tuple([_with_key(w, where) for w in getattr(state, name)]) for name in _KEYED
     }
     return state.but(nodes=nodes, **changes)
 
 
-def _renamed_write(write: SyncWrite, where: tuple[int, ...]) -> SyncWrite:
-    return write._replace(key=where[write.key]) if write.key < len(where) else write
+def _with_key(value: _Keyed, where: tuple[int, ...]) -> _Keyed:
+    """``value`` (an item or a SyncWrite) with its key renamed, if it is a client's."""
+    return value._replace(key=where[value.key]) if value.key < len(where) else value
 
 
 def _renamed_node(
@@ -132,7 +135,7 @@ def _renamed_node(
     if known is None:
         keys = len(where)
         if any(item.key < keys and where[item.key] != item.key for item in node.items):
-            items = tuple([_renamed_item(item, where) for item in node.items])
+            items = tuple([_with_key(item, where) for item in node.items])
             renamed = node.but(items=items)
             renamed = renamed if shared is None else shared(renamed)
         else:
@@ -141,7 +144,3 @@ def _renamed_node(
             _renamed.clear()
         known = _renamed[id(node), where] = (node, renamed)
     return known[1]
-
-
-def _renamed_item(item: ClusterItem, where: tuple[int, ...]) -> ClusterItem:
-    return item._replace(key=where[item.key]) if item.key < len(where) else item
