@@ -60,20 +60,25 @@ check-tools:
 # setup (make test, lint, ...): dcpcheck and the dev tools; make verify needs only dcpcheck
 # and what it imports ($(RUNTIME)): on a fresh clone that installs no pytest, ruff or mypy
 # (their download and install: benchmarks/RESULTS.md, 2026-11-29). A later make test adds them.
+# pip would byte-compile every module it installs, one after another, test suites included
+# (pandas' are half its files); here what is installed is compiled on every core, test
+# suites left out (benchmarks/RESULTS.md, 2026-11-29).
+INSTALL := $(BIN)/pip install --quiet --no-compile -c constraints.txt -e
+COMPILE_INSTALLED := $(BIN)/python -m compileall -q -j 0 -x '/tests?/' \
+  "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null
+
 $(STAMP): pyproject.toml constraints.txt | check-tools
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(INSTALL) '.[dev]'
+	$(COMPILE_INSTALLED)
 	@touch $(STAMP) $(RUNTIME)
 
-# pip would byte-compile every module it installs, one after another, test suites included
-# (pandas' are half its files); here what dcpcheck may import is compiled on every core
-# (benchmarks/RESULTS.md, 2026-11-29).
 $(RUNTIME): pyproject.toml constraints.txt | check-tools
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -c constraints.txt -e .
-	$(BIN)/python -m compileall -q -j 0 -x '/tests?/' "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null
+	$(INSTALL) .
+	$(COMPILE_INSTALLED)
 	@touch $(RUNTIME)
 
 verify: $(RUNTIME)
