@@ -27,6 +27,7 @@ what makes the representative canonical.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -37,8 +38,10 @@ __all__ = ["Places", "key_renamings", "node_places", "rename_keys"]
 
 _MEMORY = 50_000  # nodes remembered before a memory is cleared
 
-# per client key, where a node's items of it stand
-Places = tuple[tuple[tuple[int, ...], ...], ...]
+# per client key, where a node's items of it stand: each item's numbers, two bytes each
+# (big-endian, so that the bytes compare as the numbers do, item by item)
+Places = tuple[bytes, ...]
+_PLACE = struct.Struct(">5H")
 # (a node's id, a renaming) -> (the node, kept alive; the node with its keys renamed)
 _renamed: dict[tuple[int, tuple[int, ...]], tuple[NodeState, NodeState]] = {}
 _KEYED = ClusterState.KEYED
@@ -49,15 +52,16 @@ _Keyed = TypeVar("_Keyed", ClusterItem, SyncWrite)  # what names a client's key
 
 def node_places(node: NodeState, keys: int) -> Places:
     """Per client key (``0 .. keys - 1``), the (seqno, op, epoch, prepare_seqno, level)
-    of each of the node's items of that key (``spec.cluster.symmetry`` keeps them on
-    the node, with its rank)."""
-    places: list[list[tuple[int, ...]]] = [[] for _ in range(keys)]
+    of each of the node's items of that key, packed so that two keys' places compare
+    as those tuples would, as bytes do: without a Python call per number
+    (``spec.cluster.symmetry`` keeps them on the node, with its rank)."""
+    places: list[list[bytes]] = [[] for _ in range(keys)]
     for seqno, item in enumerate(node.items, start=1):
         if item.key < keys:
             places[item.key].append(
-                (seqno, _OP_RANK[item.op], item.epoch, item.prepare_seqno, item.level)
+                _PLACE.pack(seqno, _OP_RANK[item.op], item.epoch, item.prepare_seqno, item.level)
             )
-    return tuple(tuple(p) for p in places)
+    return tuple([b"".join(p) for p in places])
 
 
 def _writes(state: ClusterState, keys: int) -> list[tuple[tuple[int, ...], ...]]:

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from operator import attrgetter
-from typing import Any, cast
+from typing import Any
 
 from spec.cluster.arrangements import tied_orders, where
 from spec.cluster.encode import encode, head_key, head_part, node_bytes, node_part
@@ -304,7 +304,7 @@ def _encode_sorted(
     per-node values), the head of the reordered state and the parts in that order."""
     if not all(parts):  # a reset uuid (a part is never empty: it starts with its length)
         return encode(_nodes_representative(state, shared))
-    known = cast(list[bytes], parts)
+    known: list[bytes] = parts  # type: ignore[assignment]  # all(parts): no None in it
     ordered = sorted(known)
     if len(set(known)) == len(known):  # no two nodes alike: their parts decide
         if ordered == known:
