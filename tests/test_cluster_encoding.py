@@ -80,9 +80,9 @@ def test_different_states_have_different_bytes_and_fingerprints(states) -> None:
 
 
 def test_the_bytes_do_not_depend_on_the_encoders_memories(states, monkeypatch) -> None:
-    """encode remembers each node's bytes by the node and by its object (its id, the
-    node kept alive with it), and clears each memory when it is full: a memory of 3 is
-    cleared all the time, and equal nodes that are other objects give the same bytes."""
+    """encode remembers each node's bytes by the node and on its object
+    (``NodeState._bytes``), and clears its memories when they are full: a memory of 3
+    is cleared all the time, and equal nodes that are other objects give the same bytes."""
     from spec.cluster import encode as encoding
 
     want = [encode(s) for s in states[:3000]]
@@ -95,7 +95,7 @@ def test_the_bytes_do_not_depend_on_the_encoders_memories(states, monkeypatch) -
 
 
 def _forget(encoding) -> None:  # type: ignore[no-untyped-def]
-    for memory in (encoding._node_bytes, encoding._node_values, encoding._node_by_id):
+    for memory in (encoding._node_bytes, encoding._node_values):
         memory.clear()
 
 

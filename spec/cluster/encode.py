@@ -28,8 +28,9 @@ Layout (format 4), every number an unsigned LEB128 varint (one byte below 128):
 
 A node is encoded once per process and remembered (states share most of
 their nodes with their neighbours), so encoding a successor costs its
-header and the node that changed; a node object met before is found by its
-id, without a call to its ``__hash__``. The memories are bounded.
+header and the node that changed; a node object keeps its own bytes
+(``NodeState._bytes``), found without a call to its ``__hash__``. The
+memories are bounded.
 """
 
 from __future__ import annotations
@@ -67,8 +68,7 @@ _PAIRS = ("disk_ends",)
 _flags_of = attrgetter(*_FLAGS)
 
 _node_bytes: dict[NodeState, bytes] = {}
-# the same by the node object's id (no call to its __hash__), with the node kept alive
-_node_by_id: dict[int, tuple[NodeState, bytes]] = {}
+_set_bytes = NodeState.__dict__["_bytes"].__set__  # the node object's own copy of them
 _node_values: dict[bytes, NodeState] = {}
 _head_bytes: dict[tuple[object, ...], bytes] = {}  # the state's fields but its nodes, encoded
 _head_values: dict[bytes, tuple[object, ...]] = {}  # and decoded (in ``_state``'s order)
@@ -125,10 +125,9 @@ _header_of = attrgetter(
 def encode(state: ClusterState) -> bytes:
     """The state's bytes: equal states, equal bytes, in any process."""
     parts = [head_part(state)]
-    get = _node_by_id.get
     for node in state.nodes:
-        known = get(id(node))  # the node's length and bytes
-        parts.append(node_part(node) if known is None else known[1])
+        sized = node._bytes  # the node's length and bytes
+        parts.append(node_part(node) if sized is None else sized)
     return b"".join(parts)
 
 
@@ -151,16 +150,14 @@ def head_part(state: ClusterState) -> bytes:
 
 def node_part(node: NodeState) -> bytes:
     """The node's part of a state's bytes: its length, then its numbers (remembered)."""
-    known = _node_by_id.get(id(node))
-    if known is not None:
-        return known[1]
+    sized = node._bytes
+    if sized is not None:
+        return sized
     sized = _node_bytes.get(node)
     if sized is None:
         _remember(node, _encode_node(node))
         sized = _node_bytes[node]
-    if len(_node_by_id) >= _MEMORY:
-        _node_by_id.clear()
-    _node_by_id[id(node)] = (node, sized)
+    _set_bytes(node, sized)
     return sized
 
 

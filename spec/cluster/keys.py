@@ -27,19 +27,21 @@ what makes the representative canonical.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from spec.cluster.arrangements import tied_orders, where
 from spec.cluster.state import COMMIT, PREPARE, SET, ClusterItem, ClusterState, NodeState, SyncWrite
 
-__all__ = ["key_renamings", "rename_keys"]
+__all__ = ["Places", "key_renamings", "node_places", "rename_keys"]
 
 _MEMORY = 50_000  # nodes remembered before a memory is cleared
 
-# the number of client keys -> a node's id -> (the node, kept alive; per client key,
-# where its items stand)
-_places: dict[int, dict[int, tuple[NodeState, tuple[tuple[tuple[int, ...], ...], ...]]]] = {}
+# per client key, where a node's items of it stand: each item's numbers, two bytes each
+# (big-endian, so that the bytes compare as the numbers do, item by item)
+Places = tuple[bytes, ...]
+_PLACE = struct.Struct(">5H")
 # (a node's id, a renaming) -> (the node, kept alive; the node with its keys renamed)
 _renamed: dict[tuple[int, tuple[int, ...]], tuple[NodeState, NodeState]] = {}
 _KEYED = ClusterState.KEYED
@@ -48,22 +50,18 @@ _SWAP = (1, 0)
 _Keyed = TypeVar("_Keyed", ClusterItem, SyncWrite)  # what names a client's key
 
 
-def _node_places(node: NodeState, keys: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+def node_places(node: NodeState, keys: int) -> Places:
     """Per client key (``0 .. keys - 1``), the (seqno, op, epoch, prepare_seqno, level)
-    of each of the node's items of that key."""
-    memory = _places.setdefault(keys, {})
-    known = memory.get(id(node))
-    if known is None:
-        places: list[list[tuple[int, ...]]] = [[] for _ in range(keys)]
-        for seqno, item in enumerate(node.items, start=1):
-            if item.key < keys:
-                places[item.key].append(
-                    (seqno, _OP_RANK[item.op], item.epoch, item.prepare_seqno, item.level)
-                )
-        if len(memory) >= _MEMORY:
-            memory.clear()
-        known = memory[id(node)] = (node, tuple(tuple(p) for p in places))
-    return known[1]
+    of each of the node's items of that key, packed so that two keys' places compare
+    as those tuples would, as bytes do: without a Python call per number
+    (``spec.cluster.symmetry`` keeps them on the node, with its rank)."""
+    places: list[list[bytes]] = [[] for _ in range(keys)]
+    for seqno, item in enumerate(node.items, start=1):
+        if item.key < keys:
+            places[item.key].append(
+                _PLACE.pack(seqno, _OP_RANK[item.op], item.epoch, item.prepare_seqno, item.level)
+            )
+    return tuple([b"".join(p) for p in places])
 
 
 def _writes(state: ClusterState, keys: int) -> list[tuple[tuple[int, ...], ...]]:
@@ -76,20 +74,20 @@ def _writes(state: ClusterState, keys: int) -> list[tuple[tuple[int, ...], ...]]
     return [tuple(w) for w in writes]
 
 
-def key_renamings(state: ClusterState, keys: int) -> list[tuple[int, ...]]:
+def key_renamings(
+    state: ClusterState, keys: int, per_node: Sequence[Places] | None = None
+) -> list[tuple[int, ...]]:
     """The renamings (``where[k]``: key ``k``'s new name) that sort ``state``'s client keys
     canonically, one per arrangement of keys that stand alike; empty when that order is
-    the keys' own (nothing to rename).
+    the keys' own (nothing to rename). ``per_node``: each node's ``node_places``, if
+    known.
 
     A key stands where its items stand in the nodes (the nodes' descriptions
     sorted), then where its SyncWrites stand."""
     if keys < 2:
         return []
-    memory = _places.get(keys)
-    per_node = []
-    for node in state.nodes:
-        known = None if memory is None else memory.get(id(node))
-        per_node.append(_node_places(node, keys) if known is None else known[1])
+    if per_node is None:
+        per_node = [node_places(node, keys) for node in state.nodes]
     if keys == 2:  # most often the nodes alone decide
         first = sorted([places[0] for places in per_node])
         second = sorted([places[1] for places in per_node])

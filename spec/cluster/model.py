@@ -36,6 +36,12 @@ _GUARDS = (
     replica.persist_next_item_enabled,
     replica.backfill_replica_enabled,
 )
+# guards that offer nothing unless a bound is on (they check it first themselves): a
+# model whose bounds leave it off does not ask them
+_OFF_UNLESS = {
+    replica.persist_next_item_enabled: "partial_flush",
+    replica.backfill_replica_enabled: "disk_snapshots",
+}
 
 _EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterState]] = {
     act.ClientPrepare: active.apply_client_prepare,  # type: ignore[dict-item]
@@ -64,6 +70,11 @@ class ClusterModel:
     def __init__(self, setup: Setup, extra: Sequence[ClusterProperty] = ()) -> None:
         self.setup = setup
         self.extra = tuple(p for p in extra if p.id not in CLUSTER_PROPERTIES)
+        b = setup.bounds
+        self._guards = tuple(
+            g for g in _GUARDS if g not in _OFF_UNLESS or getattr(b, _OFF_UNLESS[g])
+        )
+        self._canonical, self._keys = setup.canonical, b.keys
 
     def init_states(self) -> list[ClusterState]:
         """N0 active with the prefix snapshot; every replica streaming from it."""
@@ -102,18 +113,17 @@ class ClusterModel:
         """The state of ``state``'s orbit under renaming the nodes and the client's keys
         that a reduced search keeps (``spec.cluster.symmetry``: nodes are
         interchangeable, and so are keys, ``spec.cluster.keys``)."""
-        return symmetry.representative(state, self.setup.canonical, self.setup.bounds.keys)
+        return symmetry.representative(state, self._canonical, self._keys)
 
     def encode_representative(self, state: ClusterState) -> bytes:
         """``encode(representative(state))``, most often without making the representative."""
-        return symmetry.encode_representative(
-            state, self.setup.canonical, self.setup.bounds.keys
-        )
+        return symmetry.encode_representative(state, self._canonical, self._keys)
 
     def actions(self, state: ClusterState) -> list[Action]:
         out: list[Action] = []
-        for guard in _GUARDS:
-            out.extend(guard(self.setup, state))
+        setup = self.setup
+        for guard in self._guards:
+            out.extend(guard(setup, state))
         return out
 
     def next_state(self, state: ClusterState, action: Action) -> ClusterState:

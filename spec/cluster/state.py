@@ -191,8 +191,9 @@ def _state_value(cls: type[_S]) -> type[_S]:
       search's visited set hashes states again and again and nodes are shared
       between neighbouring states; ``__eq__`` compares the same fields, one by one;
     * fields with ``init=False`` are caches of values derived from the others
-      (the hash, ``replicas``, ``pending_prepares``): never compared, empty in
-      every copy, and not pickled (a hash may differ in another process).
+      (the hash, ``replicas``, ``pending_prepares``, a node's bytes and rank):
+      never compared, empty in every copy, and not pickled (a hash may differ in
+      another process).
     """
     kept = [f.name for f in fields(cls) if f.init]
     caches = {f.name: f.default for f in fields(cls) if not f.init}
@@ -283,6 +284,10 @@ class NodeState(_StateValue):
     disk_ends: tuple[tuple[int, int], ...] = ()
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _pending: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    # what the search derives from a node, once per node object: its part of
+    # ``spec.cluster.encode``'s bytes, and how ``spec.cluster.symmetry`` ranks it
+    _bytes: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    _rank: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def high_seqno(self) -> int:

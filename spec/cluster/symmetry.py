@@ -47,7 +47,7 @@ from typing import Any
 
 from spec.cluster.arrangements import tied_orders, where
 from spec.cluster.encode import encode, head_key, head_part, node_bytes, node_part
-from spec.cluster.keys import key_renamings, rename_keys
+from spec.cluster.keys import Places, key_renamings, node_places, rename_keys
 from spec.cluster.state import ClusterState, NodeState, reset_uuid
 from spec.failover_table import FailoverEntry, FailoverTable
 
@@ -86,12 +86,15 @@ _PER_NODE_AT = tuple(_FIELDS.index(name) for name in _PER_NODE)
 _OTHERS_AT = tuple(j for j in _PER_NODE_AT if j != _NODES_AT)
 _INDEX_AT = tuple(_FIELDS.index(name) for name in _NODE_INDEX)
 
-# a node's id -> (the node, kept alive; its part of ``encode``'s bytes, or None if its
-# table holds a reset uuid)
-_parts: dict[int, tuple[NodeState, bytes | None]] = {}
-# (a node's id, its index) -> its masked key, for the nodes whose table holds a reset uuid
-# (kept alive by ``_parts``, cleared with it)
-_masked_keys: dict[tuple[int, int], bytes] = {}
+# A node's rank, kept on the node object (``NodeState._rank``): (its part of ``encode``'s
+# bytes, or None if its table holds a reset uuid; the number of client keys; where its
+# items of each stand, ``spec.cluster.keys.node_places``), the one description of it
+# that both the nodes' and the keys' canonical order read.
+Rank = tuple[bytes | None, int, Places]
+_set_rank = NodeState.__dict__["_rank"].__set__
+# (a node's id, its index) -> (the node, kept alive; its masked key), for the nodes whose
+# table holds a reset uuid
+_masked_keys: dict[tuple[int, int], tuple[NodeState, bytes]] = {}
 # (a node's id, its renamed uuids (old, new)...) -> (the node, kept alive; the node renamed)
 _renamed_nodes: dict[tuple[object, ...], tuple[NodeState, NodeState]] = {}
 # (a state's head_key, an order of its slots) -> the head of the state reordered so
@@ -102,18 +105,25 @@ def _is_reset(uuid: int) -> bool:
     return _RESET <= uuid < _RESET + _RESETS
 
 
+def _ranked(node: NodeState, keys: int) -> Rank:
+    """The node's rank for ``keys`` client keys, made and kept on the node (its part
+    kept from a rank for another number of keys)."""
+    rank = node._rank
+    if rank is None:
+        resets = any(_is_reset(e.uuid) for e in node.table.entries)
+        part = None if resets else node_part(node)
+    else:
+        part = rank[0]
+    rank = (part, keys, node_places(node, keys) if keys >= 2 else ())
+    _set_rank(node, rank)
+    return rank
+
+
 def _part(node: NodeState) -> bytes | None:
     """The node's part of ``encode``'s bytes (its key), or None if its table holds a
     reset uuid (its key depends on its index: ``_key``)."""
-    known = _parts.get(id(node))
-    if known is None:
-        resets = any(_is_reset(e.uuid) for e in node.table.entries)
-        known = (node, None if resets else node_part(node))
-        if len(_parts) >= _MEMORY:
-            _parts.clear()
-            _masked_keys.clear()
-        _parts[id(node)] = known
-    return known[1]
+    rank: Rank | None = node._rank
+    return (_ranked(node, 1) if rank is None else rank)[0]
 
 
 def _key(node: NodeState, index: int) -> tuple[bool, bytes]:
@@ -122,10 +132,12 @@ def _key(node: NodeState, index: int) -> tuple[bool, bytes]:
     part = _part(node)
     if part is not None:
         return False, part
-    masked = _masked_keys.get((id(node), index))
-    if masked is None:
-        masked = _masked_keys[id(node), index] = _masked_key(node, index)
-    return True, masked
+    known = _masked_keys.get((id(node), index))
+    if known is None:
+        if len(_masked_keys) >= _MEMORY:
+            _masked_keys.clear()
+        known = _masked_keys[id(node), index] = (node, _masked_key(node, index))
+    return True, known[1]
 
 
 def _masked_key(node: NodeState, index: int) -> bytes:
@@ -208,7 +220,7 @@ def representative(
     the same for every renaming of its nodes and, of ``keys`` client keys
     (``spec.cluster.keys``), of its keys): of the key renamings that sort its keys,
     the one whose nodes' representative encodes least."""
-    renamings = key_renamings(state, keys)
+    renamings = key_renamings(state, keys, [_ranked(n, keys)[2] for n in state.nodes])
     if not renamings:
         return _nodes_representative(state, shared)
     candidates = [_nodes_representative(rename_keys(state, w, shared), shared) for w in renamings]
@@ -250,46 +262,80 @@ def encode_representative(
     keys: int = 1,
 ) -> bytes:
     """``encode(representative(state, shared, keys))``, most often without making the
-    representative (``_encode_nodes_representative``)."""
-    renamings = key_renamings(state, keys)
+    representative (``_encode_sorted``). Each node's rank is read once, for the keys'
+    order and the nodes'."""
+    parts: list[bytes | None] = []
+    places: list[Places] = []
+    for node in state.nodes:
+        rank = node._rank
+        if rank is None or rank[1] != keys:
+            rank = _ranked(node, keys)
+        parts.append(rank[0])
+        places.append(rank[2])
+    renamings = key_renamings(state, keys, places) if keys >= 2 else None
     if not renamings:
-        return _encode_nodes_representative(state, shared)
+        return _encode_sorted(state, parts, shared)
     return min(
-        _encode_nodes_representative(rename_keys(state, w, shared), shared) for w in renamings
+        _encode_nodes_representative(rename_keys(state, w, shared), shared, keys) for w in renamings
     )
 
 
 def _encode_nodes_representative(
-    state: ClusterState, shared: Callable[[NodeState], NodeState] | None
+    state: ClusterState, shared: Callable[[NodeState], NodeState] | None, keys: int = 1
 ) -> bytes:
-    """``encode(_nodes_representative(state, shared))``, without making it when no node's
-    table holds a reset uuid (most states): the node slots sorted by their parts of
-    the bytes (then, between equal nodes, by their other per-node values), the head
-    of the reordered state and the parts in that order."""
-    values = _fields(state)
-    nodes = values[_NODES_AT]
-    get = _parts.get
-    parts = []
-    for node in nodes:
-        known = get(id(node))
-        part = _part(node) if known is None else known[1]
-        if part is None:
-            return encode(_nodes_representative(state, shared))
-        parts.append(part)
-    slots = _SLOTS[len(nodes)]
-    order = sorted(slots, key=parts.__getitem__)
-    if len(set(parts)) < len(parts):  # equal nodes: their other per-node values decide
-        keys = _slot_keys(values, [(False, p) for p in parts], slots)
+    """``encode(_nodes_representative(state, shared))``."""
+    parts: list[bytes | None] = []
+    for node in state.nodes:
+        rank = node._rank
+        if rank is None or rank[1] != keys:
+            rank = _ranked(node, keys)
+        parts.append(rank[0])
+    return _encode_sorted(state, parts, shared)
+
+
+def _encode_sorted(
+    state: ClusterState,
+    parts: list[bytes | None],
+    shared: Callable[[NodeState], NodeState] | None,
+) -> bytes:
+    """``encode(_nodes_representative(state, shared))`` given its nodes' ``parts``, without
+    making it when no node's table holds a reset uuid (most states): the node slots
+    sorted by their parts of the bytes (then, between equal nodes, by their other
+    per-node values), the head of the reordered state and the parts in that order."""
+    if not all(parts):  # a reset uuid (a part is never empty: it starts with its length)
+        return encode(_nodes_representative(state, shared))
+    known: list[bytes] = parts  # type: ignore[assignment]  # all(parts): no None in it
+    ordered = sorted(known)
+    if len(set(known)) == len(known):  # no two nodes alike: their parts decide
+        if ordered == known:
+            return head_part(state) + b"".join(ordered)
+        order = sorted(_SLOTS[len(known)], key=known.__getitem__)
+        values = None
+    else:  # equal nodes: their other per-node values decide
+        values = _fields(state)
+        slots = _SLOTS[len(known)]
+        keys = _slot_keys(values, [(False, p) for p in known], slots)
         order = sorted(slots, key=keys.__getitem__)
-    if order == slots:
-        return head_part(state) + b"".join(parts)
-    moved = (head_key(state), tuple(order))  # the head of the state reordered
+        if order == slots:
+            return head_part(state) + b"".join(known)
+        ordered = [known[i] for i in order]
+    return _moved_head(state, tuple(order), values) + b"".join(ordered)
+
+
+def _moved_head(
+    state: ClusterState, order: tuple[int, ...], values: tuple[Any, ...] | None = None
+) -> bytes:
+    """The head of ``state`` reordered so (old slot ``order[k]`` at ``k``; ``values``: its
+    fields, if known), remembered per head and order."""
+    moved = (head_key(state), order)
     head = _moved_heads.get(moved)
     if head is None:
         if len(_moved_heads) >= _MEMORY:
             _moved_heads.clear()
+        if values is None:
+            values = _fields(state)
         head = _moved_heads[moved] = head_part(_reordered(values, order))
-    return head + b"".join([parts[i] for i in order])
+    return head
 
 
 def _slot_keys(
