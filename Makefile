@@ -61,8 +61,9 @@ check-tools:
 # and what it imports ($(RUNTIME)): on a fresh clone that installs no pytest, ruff or mypy
 # (their download and install: benchmarks/RESULTS.md, 2026-11-29). A later make test adds them.
 # pip would byte-compile every module it installs, one after another, test suites included
-# (pandas' are half its files); here what is installed is compiled on every core, test
-# suites left out (benchmarks/RESULTS.md, 2026-11-29).
+# (pandas' are half its files); here what is installed is compiled on every core, but for
+# what no dcpcheck process imports: test suites, pip, pyspark's examples (benchmarks/RESULTS.md,
+# 2026-11-29).
 INSTALL := $(BIN)/pip install --quiet --no-compile -c constraints.txt -e
 # The venv: made without pip's bundled copy and given today's pip by the interpreter's own
 # pip (pip >= 22.3, --python), 1.5-1.7 s against 6.4-7.5 for ensurepip and then an upgrade
@@ -70,7 +71,7 @@ INSTALL := $(BIN)/pip install --quiet --no-compile -c constraints.txt -e
 MAKE_VENV := { $(PYTHON) -m venv --without-pip $(VENV) && \
   $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile --upgrade pip 2>/dev/null; } || \
   { $(PYTHON) -m venv --clear $(VENV) && $(BIN)/pip install --quiet --upgrade pip; }
-COMPILE_INSTALLED := $(BIN)/python -m compileall -q -j 0 -x '/tests?/' \
+COMPILE_INSTALLED := $(BIN)/python -m compileall -q -j 0 -x '/tests?/|/site-packages/pip/|/pyspark/examples/' \
   "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null
 
 $(STAMP): pyproject.toml constraints.txt | check-tools
