@@ -99,29 +99,18 @@ browser:
 
 # The class-data archive every Spark JVM of a test run maps (tests/sparkjvm.py): written
 # once after set-up by a small Spark run, it shortens each JVM's start (benchmarks/RESULTS.md).
-# make test writes it beside ruff, mypy and the first tests (about 40 s of one core, which
-# kept the other idle when it ran first); the tests' Spark sessions wait for it.
 SPARK_CLASSES := $(VENV)/spark-classes.jsa
-SPARK_CLASSES_LOG := $(VENV)/spark-classes.log
 TEST_ENV := DCPCHECK_TEST_SPARK_CLASSES=$(abspath $(SPARK_CLASSES))
 
 $(SPARK_CLASSES): $(STAMP) tests/sparkjvm.py tests/spark-conf/spark-defaults.conf
 	@echo "make: writing the tests' Spark class-data archive ($(SPARK_CLASSES))"
 	$(BIN)/python tests/sparkjvm.py $(SPARK_CLASSES)
 
-# The archive's writer (a make of $(SPARK_CLASSES), a no-op when it is up to date) runs in
-# the background; make test fails when it fails, after the tests.
-test: $(STAMP) browser
+test: $(STAMP) browser $(SPARK_CLASSES)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	@$(COMPILE)
-	@$(MAKE) --no-print-directory $(SPARK_CLASSES) >$(SPARK_CLASSES_LOG) 2>&1 & writer=$$!; status=0; \
-	  echo "$(BIN)/ruff check ." && $(BIN)/ruff check . && \
-	  echo "$(BIN)/mypy" && $(BIN)/mypy && \
-	  echo "$(TEST_ENV) $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=10" && \
-	  $(TEST_ENV) $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=10 || status=$$?; \
-	  if ! wait $$writer; then \
-	    echo "make: the tests' Spark class-data archive was not written ($(SPARK_CLASSES_LOG)):"; \
-	    tail -n 20 $(SPARK_CLASSES_LOG); [ $$status != 0 ] || status=2; fi; \
-	  exit $$status
+	$(TEST_ENV) $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=10
 
 coverage: $(STAMP) browser $(SPARK_CLASSES)
 	@$(COMPILE)

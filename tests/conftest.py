@@ -100,9 +100,7 @@ def cli(monkeypatch, capsys) -> Callable[..., Result]:
 
 @pytest.fixture(scope="session")
 def spark():
-    """One embedded Spark session for the whole test run (its JVM maps the class-data
-    archive make test writes beside the first tests: tests/sparkjvm.py)."""
-    sparkjvm.wait_for_archive()
+    """One embedded Spark session for the whole test run."""
     with real_launch(), sessions.spark_session("local[2]", "dcpcheck tests") as session:
         yield session
 

@@ -122,7 +122,6 @@ def _daemon(main: str, *more: str) -> list[str]:
 
 def start(logs: Path, cores: int = 2, memory: str = "2g", seconds: float = 120) -> Cluster:
     logs.mkdir(parents=True, exist_ok=True)
-    sparkjvm.wait_for_archive()  # the daemons' and executors' JVMs map it too
     master = _start("master", _daemon("master.Master"), logs)
     cluster = Cluster("", master, None, logs)
     try:

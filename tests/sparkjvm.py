@@ -7,14 +7,10 @@ Drivers get them through ``PYSPARK_SUBMIT_ARGS`` (``submit_args``, set by confte
 the run and inherited by subprocesses), the cluster's daemons through
 ``SPARK_DAEMON_JAVA_OPTS``.
 
-A JVM spends much of its start loading and linking Spark's classes. ``make test`` writes
-a class-data archive of them (``python tests/sparkjvm.py ARCHIVE``: a small Spark run whose
-JVM dumps the classes it loaded when it exits, JDK 17's dynamic CDS) and names it in
-``DCPCHECK_TEST_SPARK_CLASSES``; every JVM then maps the classes from it. The archive is
-written while ruff, mypy and the first tests run (about 40 s of one core, which would
-otherwise keep the other idle): the shared sessions and the standalone cluster wait for it
-(``wait_for_archive``); a JVM that starts before it is written (a subprocess's driver)
-starts as it would without one.
+A JVM spends much of its start loading and linking Spark's classes. ``make test`` first
+writes a class-data archive of them (``python tests/sparkjvm.py ARCHIVE``: a small Spark
+run whose JVM dumps the classes it loaded when it exits, JDK 17's dynamic CDS) and
+names it in ``DCPCHECK_TEST_SPARK_CLASSES``; every JVM then maps the classes from it.
 Measured on the 2-core machine, a local[2] session started, one RDD job and one
 Parquet write: 11.6-12.0 CPU s of the process tree without it, 7.9-8.0 with it.
 An archive a JVM cannot use (another JDK, other jars, another class path) is ignored
@@ -31,7 +27,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 SPARK_DEFAULTS = Path(__file__).resolve().parent / "spark-conf" / "spark-defaults.conf"
@@ -47,54 +42,14 @@ def _defaults() -> dict[str, str]:
     return settings
 
 
-def _named() -> Path | None:
-    named = os.environ.get(ARCHIVE_VARIABLE)
-    return Path(named) if named else None
-
-
 def archive() -> Path | None:
     """The class-data archive this run's JVMs map, if ``make test`` wrote one."""
-    named = _named()
-    return named if named and named.is_file() else None
-
-
-def _writing(target: Path) -> Path:
-    """The file naming the process that is writing ``target`` (gone when it is done)."""
-    return target.with_name(target.name + ".writing")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def wait_for_archive(seconds: float = 300) -> Path | None:
-    """The archive, once the writer ``make test`` started beside the tests is done (at once
-    when none is writing; a dead writer's mark is ignored). ``seconds`` is a hang guard."""
-    named = _named()
-    if named is None:
-        return None
-    mark = _writing(named)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            pid = int(mark.read_text() or "0")
-        except (FileNotFoundError, ValueError):
-            break
-        if not _alive(pid):
-            break
-        time.sleep(0.2)
-    return archive()
+    named = os.environ.get(ARCHIVE_VARIABLE)
+    return Path(named) if named and Path(named).is_file() else None
 
 
 def _with_archive(options: str) -> str:
-    """``options`` naming the archive, written yet or not: the JVM ignores a missing one."""
-    shared = _named()
+    shared = archive()
     if shared is None:
         return options
     return f"{options} -XX:SharedArchiveFile={shared} -Xlog:cds=off,cds+dynamic=off"
@@ -141,19 +96,10 @@ def _exercise() -> None:
 
 def write(target: Path) -> None:
     """Run ``_exercise`` in a JVM that writes its classes to ``target`` when it exits."""
-    partial = target.with_name(target.name + ".part")
-    partial.unlink(missing_ok=True)
-    mark = _writing(target)
-    mark.write_text(str(os.getpid()))
-    try:
-        _dump(target, partial)
-    finally:
-        mark.unlink(missing_ok=True)
-
-
-def _dump(target: Path, partial: Path) -> None:
     import pyspark
 
+    partial = target.with_name(target.name + ".part")
+    partial.unlink(missing_ok=True)
     options = f"{_defaults()['spark.driver.defaultJavaOptions']} -XX:ArchiveClassesAtExit={partial}"
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", ARCHIVE_VARIABLE)}
     env |= {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
