@@ -111,16 +111,10 @@ class FingerprintSet:
             self._zero = True
             self._count += new
             return new
-        slots, mask = self._slots, self._mask
-        at = fp & mask
-        while True:  # ``_probe``, inline: a search adds a fingerprint per transition
-            held = slots[at]
-            if held == fp:
-                return False
-            if held == 0:
-                break
-            at = (at + 1) & mask
-        slots[at] = fp
+        at = self._probe(fp)
+        if self._slots[at] == fp:
+            return False
+        self._slots[at] = fp
         self._count += 1
         if self._count > self._limit:
             self._grow()

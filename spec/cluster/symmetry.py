@@ -109,6 +109,8 @@ def _ranked(node: NodeState, keys: int) -> Rank:
     """The node's rank for ``keys`` client keys, made and kept on the node (its part
     kept from a rank for another number of keys)."""
     rank = node._rank
+    if rank is not None and rank[1] == keys:
+        return rank
     if rank is None:
         resets = any(_is_reset(e.uuid) for e in node.table.entries)
         part = None if resets else node_part(node)
@@ -117,6 +119,16 @@ def _ranked(node: NodeState, keys: int) -> Rank:
     rank = (part, keys, node_places(node, keys) if keys >= 2 else ())
     _set_rank(node, rank)
     return rank
+
+
+def _ranks(state: ClusterState, keys: int) -> list[Rank]:
+    """Each node's rank for ``keys`` client keys (read from the node when it has it: this
+    runs once per successor)."""
+    ranks = []
+    for node in state.nodes:
+        rank = node._rank
+        ranks.append(rank if rank is not None and rank[1] == keys else _ranked(node, keys))
+    return ranks
 
 
 def _part(node: NodeState) -> bytes | None:
@@ -220,7 +232,7 @@ def representative(
     the same for every renaming of its nodes and, of ``keys`` client keys
     (``spec.cluster.keys``), of its keys): of the key renamings that sort its keys,
     the one whose nodes' representative encodes least."""
-    renamings = key_renamings(state, keys, [_ranked(n, keys)[2] for n in state.nodes])
+    renamings = key_renamings(state, keys, [rank[2] for rank in _ranks(state, keys)])
     if not renamings:
         return _nodes_representative(state, shared)
     candidates = [_nodes_representative(rename_keys(state, w, shared), shared) for w in renamings]
@@ -264,17 +276,10 @@ def encode_representative(
     """``encode(representative(state, shared, keys))``, most often without making the
     representative (``_encode_sorted``). Each node's rank is read once, for the keys'
     order and the nodes'."""
-    parts: list[bytes | None] = []
-    places: list[Places] = []
-    for node in state.nodes:
-        rank = node._rank
-        if rank is None or rank[1] != keys:
-            rank = _ranked(node, keys)
-        parts.append(rank[0])
-        places.append(rank[2])
-    renamings = key_renamings(state, keys, places) if keys >= 2 else None
+    ranks = _ranks(state, keys)
+    renamings = key_renamings(state, keys, [rank[2] for rank in ranks]) if keys >= 2 else None
     if not renamings:
-        return _encode_sorted(state, parts, shared)
+        return _encode_sorted(state, [rank[0] for rank in ranks], shared)
     return min(
         _encode_nodes_representative(rename_keys(state, w, shared), shared, keys) for w in renamings
     )
@@ -284,13 +289,7 @@ def _encode_nodes_representative(
     state: ClusterState, shared: Callable[[NodeState], NodeState] | None, keys: int = 1
 ) -> bytes:
     """``encode(_nodes_representative(state, shared))``."""
-    parts: list[bytes | None] = []
-    for node in state.nodes:
-        rank = node._rank
-        if rank is None or rank[1] != keys:
-            rank = _ranked(node, keys)
-        parts.append(rank[0])
-    return _encode_sorted(state, parts, shared)
+    return _encode_sorted(state, [rank[0] for rank in _ranks(state, keys)], shared)
 
 
 def _encode_sorted(
