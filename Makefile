@@ -64,7 +64,12 @@ check-tools:
 # (pandas' are half its files); here what is installed is compiled on every core, but for
 # what no dcpcheck process imports: test suites, pip, pyspark's examples (benchmarks/RESULTS.md,
 # 2026-11-29).
-INSTALL := $(BIN)/pip install --quiet --no-compile -c constraints.txt -e
+# pyspark 4 is an sdist only (456 MB, mostly jars): on a machine whose pip cache does not hold
+# its wheel yet, pip builds one, and deflating jars that are zip files already took 66.6 s
+# (40 CPU s) against 26.0 s (17 CPU s) storing them (benchmarks/RESULTS.md, 2026-11-29).
+# (pip hands --config-settings only to the packages named on its command line: so pyspark is.)
+INSTALL := $(BIN)/pip install --quiet --no-compile -c constraints.txt \
+  --config-settings=--build-option=--compression=stored pyspark -e
 # The venv: made without pip's bundled copy and given today's pip by the interpreter's own
 # pip (pip >= 22.3, --python), 1.5-1.7 s against 6.4-7.5 for ensurepip and then an upgrade
 # (benchmarks/RESULTS.md, 2026-11-29); ensurepip where that fails (no pip beside $(PYTHON)).
