@@ -12,7 +12,7 @@ import json
 
 from clihelp import run_cli
 from conftest import DATA
-from vectorhelp import humpty, judge_once
+from vectorhelp import ask_once, humpty, judge_once
 
 PATCH = "mismatch-to-snap-start-minus-one"
 BUILD = humpty("--variant", PATCH)
@@ -22,6 +22,7 @@ def test_replay_calls_the_snap_start_minus_one_patch_cost_only_and_passes(
     monkeypatch, capsys
 ) -> None:
     judge_once(monkeypatch)  # the --json replay's answers are the text one's
+    ask_once(monkeypatch, {})  # and the build answers the --json replay as the text one
     result = run_cli(["replay", "--target", BUILD], "", monkeypatch, capsys)
     assert result.code == 0, result.err
     wrong = [line for line in result.out.splitlines() if line.startswith("FAIL")]

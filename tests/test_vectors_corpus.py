@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import run_cli
-from vectorhelp import BASELINE, CORPUS, ROOT, humpty, jsonl, judge_once
+from vectorhelp import BASELINE, CORPUS, ROOT, ask_once, humpty, jsonl, judge_once
 
 from checker.inputs import load_json
 from checker.vectors.baseline import baseline_corpus
@@ -51,12 +51,14 @@ def test_corpus_passes_against_a_correct_jsonl_subprocess(monkeypatch, capsys) -
     assert report["summary"]["pass"] == len(report["results"])
 
 
-# The judgements of the purge bug's answers, shared by the two tests that replay it.
+# The purge bug's answers and their judgements, shared by the two tests that replay it.
 PURGE_JUDGED: dict = {}
+PURGE_ASKED: dict = {}
 
 
 def test_an_injected_purge_bug_is_caught_naming_clause_and_property(monkeypatch, capsys) -> None:
     judge_once(monkeypatch, PURGE_JUDGED)
+    ask_once(monkeypatch, PURGE_ASKED)
     code, report = replay_json(
         ["--target", humpty("--bug", "purge-off-by-one")], monkeypatch, capsys
     )
@@ -81,6 +83,7 @@ def test_other_injected_bugs_are_caught_and_judged_by_the_answer_given(
     default depends on what its answers do (``replay --fail-on safety``), and with
     ``--fail-on any`` every wrong answer fails it."""
     judge_once(monkeypatch)  # the second replay's answers are the first's
+    ask_once(monkeypatch, {})
     code, report = replay_json(["--target", jsonl("--bug", bug)], monkeypatch, capsys)
     assert code == default_code
     failed = [r for r in report["results"] if r["status"] == "fail"]
@@ -93,8 +96,9 @@ def test_other_injected_bugs_are_caught_and_judged_by_the_answer_given(
 
 def test_text_report_names_the_failure_and_how_to_reproduce_it(monkeypatch, capsys) -> None:
     """In process (replay exits 1 from a real process in test_client_adapters.py), the
-    purge bug's answers judged once with the test above."""
+    purge bug's answers asked for and judged once with the test above."""
     judge_once(monkeypatch, PURGE_JUDGED)
+    ask_once(monkeypatch, PURGE_ASKED)
     target = humpty("--bug", "purge-off-by-one")
     result = run_cli(["replay", CORPUS, "--target", target], "", monkeypatch, capsys)
     assert result.code == 1

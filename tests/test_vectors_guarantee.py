@@ -83,11 +83,13 @@ def extended(space: DecisionSpace) -> list:
     return added
 
 
-def test_extend_adds_vectors_until_proved_and_the_same_ones_each_time() -> None:
+# That extending gives the same vectors each time is pinned by the regeneration of the
+# checked-in set byte for byte (`vectors generate` extends them: docs/vectors.md's example,
+# test_docs_examples.py), in another process than the one that wrote them.
+def test_extend_adds_vectors_until_proved() -> None:
     space = DecisionSpace(1)
     assert not prove([], TOY, space, True, Budget()).holds
-    first, second = extended(space), extended(space)
-    assert first == second
+    first = extended(space)
     assert first and all(req.humpty_expressible for req, _, _ in first)
     assert prove([(r, p) for r, p, _ in first], TOY, space, True, Budget()).holds
 

@@ -137,3 +137,30 @@ def judge_once(monkeypatch, memo: dict | None = None) -> None:  # type: ignore[n
         return memo[key]
 
     monkeypatch.setattr(replay, "_judged", once)
+
+
+def ask_once(monkeypatch, memo: dict) -> None:  # type: ignore[no-untyped-def]
+    """``replay`` asks a target for its answers to the same vectors once per ``memo``: a
+    later replay of the same target spec (``--fail-on``, ``--json`` or text only change
+    what is reported) reuses the replies of the first, the target's subprocesses included
+    (the test targets in tests/data answer the same input the same way every time; a
+    humpty_dumpty target starts one process per producer state, about 2.5 CPU s a replay
+    of the shipped vectors). ``memo``: a dict the tests of a module may share."""
+    from checker.commands import replay
+
+    parse = replay.parse_target
+
+    def memoised(text: str, timeout: float):  # type: ignore[no-untyped-def]
+        target = parse(text, timeout)
+        ask = target.replies
+
+        def replies(vectors):  # type: ignore[no-untyped-def]
+            key = (target.spec, tuple(v.id for v in vectors))
+            if key not in memo:
+                memo[key] = ask(vectors)
+            return list(memo[key])
+
+        target.replies = replies  # type: ignore[method-assign]
+        return target
+
+    monkeypatch.setattr(replay, "parse_target", memoised)
