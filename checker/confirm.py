@@ -17,7 +17,6 @@ from checker.result import Replayed
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.errors import InvalidInput
-from spec.expr import evaluate
 from spec.model.build import ScenarioModel
 from spec.model.protocol import ScenarioModelInterface
 from spec.properties import Property
@@ -73,8 +72,7 @@ def replay_scenario(scenario: Scenario, model: ScenarioModelInterface, prop: Pro
     except ValueError as exc:
         return Replay(False, False, None, detail=f"the reference refused the scenario: {exc}")
     reference = trace_values(trace, model.bounds)
-    formula = prop.on_trace(model.bounds)
-    violated = any(not evaluate(formula, v) for v in resume_values(trace, model.bounds))
+    violated = any(not prop.holds_on(v, model.bounds) for v in resume_values(trace, model.bounds))
     predicted = model.predicted(scenario)
     mismatches = [
         f"{name}: model {predicted[name]!r}, reference {reference[name]!r}"
@@ -92,9 +90,8 @@ def replay_scenario(scenario: Scenario, model: ScenarioModelInterface, prop: Pro
 def explain(trace: Trace, prop: Property, bounds: Bounds) -> str:
     """``prop``'s explanation of its violation, on the first resume that violates it (with
     ``--sessions K`` a trace has several; the first one if none does)."""
-    formula = prop.on_trace(bounds)
     resumes = zip(trace.resumes, resume_values(trace, bounds), strict=True)
-    culprit = next((t for t, v in resumes if not evaluate(formula, v)), trace)
+    culprit = next((t for t, v in resumes if not prop.holds_on(v, bounds)), trace)
     text = prop.explain(culprit, bounds)
     if culprit is not trace:
         text = f"at resume {trace.resumes.index(culprit) + 1}: {text}"

@@ -25,7 +25,7 @@ from checker.timing import Stopwatch
 from spec.bounds import Bounds
 from spec.consumers import ConsumerVariant
 from spec.errors import HarnessBug
-from spec.expr import all_of, any_of, evaluate
+from spec.expr import all_of, any_of
 from spec.model.build import ScenarioModel
 from spec.properties import Property
 from spec.reference.simulate import simulate
@@ -104,7 +104,7 @@ def _violated_by(
 ) -> list[Property]:
     """The properties the reference implementation's trace of ``scenario`` violates."""
     resumes = resume_values(simulate(scenario, rules, variant, bounds.rounds), bounds)
-    return [p for p in props if any(not evaluate(p.on_trace(bounds), v) for v in resumes)]
+    return [p for p in props if any(not p.holds_on(v, bounds) for v in resumes)]
 
 
 def _proved_together(

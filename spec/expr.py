@@ -464,20 +464,41 @@ def _apply(op: str, v: tuple[Value, ...]) -> Value:
     raise ValueError(f"unknown operator {op}")
 
 
+# ``_apply`` of each two-operand operator, by name (evaluate_many's hot loop).
+_BINARY: dict[str, Callable[[Value, Value], Value]] = {
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "add": lambda a, b: (a + b) % MODULUS,
+    "sub": lambda a, b: (a - b) % MODULUS,
+}
+
+
 def evaluate_many(roots: Iterable[Expr], env: Mapping[str, Value]) -> list[Value]:
     """Evaluate several expressions over plain values, sharing common subterms."""
     roots = list(roots)
     values: dict[int, Value] = {}
+    binary = _BINARY
     for node in walk(roots):
-        if node.op == "const":
+        op = node.op
+        if op in binary:
+            left, right = node.args
+            values[id(node)] = binary[op](values[id(left)], values[id(right)])
+        elif op == "ite":
+            cond, then, otherwise = node.args
+            values[id(node)] = values[id(then)] if values[id(cond)] else values[id(otherwise)]
+        elif op == "const":
             values[id(node)] = node.value  # type: ignore[assignment]  # a const has a value
-        elif node.op == "var":
+        elif op == "var":
             try:
                 values[id(node)] = env[node.name]  # type: ignore[index]  # a var has a name (hot loop)
             except KeyError:
                 raise RuleLanguageError("", f"no value given for `{node.name}`") from None
-        else:
-            values[id(node)] = _apply(node.op, tuple(values[id(a)] for a in node.args))
+        else:  # and, or, not
+            values[id(node)] = _apply(op, tuple([values[id(a)] for a in node.args]))
     return [values[id(r)] for r in roots]
 
 

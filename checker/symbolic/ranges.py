@@ -68,14 +68,21 @@ def floored_span(node: Expr, span_of: Callable[[Expr], Span]) -> Span | None:
 
 def decided(op: str, a: Span, b: Span) -> bool | None:
     """The comparison ``a op b`` when the ranges alone decide it, else None."""
-    always, never = {
-        "lt": (a[1] < b[0], a[0] >= b[1]),
-        "le": (a[1] <= b[0], a[0] > b[1]),
-        "gt": (a[0] > b[1], a[1] <= b[0]),
-        "ge": (a[0] >= b[1], a[1] < b[0]),
-        "eq": (a[0] == a[1] == b[0] == b[1], a[1] < b[0] or b[1] < a[0]),
-        "ne": (a[1] < b[0] or b[1] < a[0], a[0] == a[1] == b[0] == b[1]),
-    }[op]
+    # Only the pair of tests ``op`` needs (hot: every integer comparison translated).
+    if op == "lt":
+        always, never = a[1] < b[0], a[0] >= b[1]
+    elif op == "le":
+        always, never = a[1] <= b[0], a[0] > b[1]
+    elif op == "gt":
+        always, never = a[0] > b[1], a[1] <= b[0]
+    elif op == "ge":
+        always, never = a[0] >= b[1], a[1] < b[0]
+    elif op == "eq":
+        always, never = a[0] == a[1] == b[0] == b[1], a[1] < b[0] or b[1] < a[0]
+    elif op == "ne":
+        always, never = a[1] < b[0] or b[1] < a[0], a[0] == a[1] == b[0] == b[1]
+    else:
+        raise KeyError(op)
     if always:
         return True
     if never:

@@ -33,21 +33,48 @@ __all__ = ["Translator"]
 # z3.And, z3.If, ``==`` and the rest make on operands of one sort (so the same terms, and
 # the same answers), without those wrappers' per-argument checks in Python, which were
 # most of a session's set-up time.
-_UNSIGNED = {"lt": z3.Z3_mk_bvult, "le": z3.Z3_mk_bvule, "gt": z3.Z3_mk_bvugt,
-             "ge": z3.Z3_mk_bvuge}  # fmt: skip
+#
+# Hot (every node of every formula a session sees), so the C functions are called bare:
+# z3core's wrappers ask Z3 for its error code after each call, and an AstRef's __init__
+# takes three more calls, which together cost more than the term itself. Nothing these
+# calls make can be ill-sorted (spec.expr checks sorts), and a call that failed anyway
+# returns a null term, which ``_made`` turns into a HarnessBug.
+
+
+def _bare(wrapper: Any) -> Callable[..., Any]:
+    """The C function behind one of z3core's wrappers (which keeps it as its default
+    argument ``_elems``), called without the error-code check."""
+    function: Callable[..., Any] = wrapper.__defaults__[0].f
+    return function
+
+
+_INC_REF = _bare(z3.Z3_inc_ref)
+_MK_EQ = _bare(z3.Z3_mk_eq)
+_MK_DISTINCT = _bare(z3.Z3_mk_distinct)
+_MK_AND = _bare(z3.Z3_mk_and)
+_MK_OR = _bare(z3.Z3_mk_or)
+_MK_NOT = _bare(z3.Z3_mk_not)
+_MK_ITE = _bare(z3.Z3_mk_ite)
+_MK_BVADD = _bare(z3.Z3_mk_bvadd)
+_MK_BVSUB = _bare(z3.Z3_mk_bvsub)
+_GET_BOOL_VALUE = _bare(z3.Z3_get_bool_value)
+_UNSIGNED = {"lt": _bare(z3.Z3_mk_bvult), "le": _bare(z3.Z3_mk_bvule),
+             "gt": _bare(z3.Z3_mk_bvugt), "ge": _bare(z3.Z3_mk_bvuge)}  # fmt: skip
+_AST_PAIR = z3.Ast * 2
+_NEW = object.__new__
 
 
 def _mk_distinct(ref: object, x: object, y: object) -> object:
-    pair = (z3.Ast * 2)()
+    pair = _AST_PAIR()
     pair[0], pair[1] = x, y
-    return z3.Z3_mk_distinct(ref, 2, pair)
+    return _MK_DISTINCT(ref, 2, pair)
 
 
 def _asts(terms: list[Any]) -> object:
     """The terms as the C array Z3's n-ary constructors take."""
     array = (z3.Ast * len(terms))()
     for i, term in enumerate(terms):
-        array[i] = term.as_ast()
+        array[i] = term.ast
     return array
 
 
@@ -79,6 +106,7 @@ class Translator:
         self._literals: dict[tuple[bool, int], z3.ExprRef] = {}
         self._numbers: dict[tuple[int | None, int], z3.ExprRef | _Wide] = {}
         self._sources: dict[tuple[int, tuple[str, ...]], object] = {}  # substitution sources
+        self._truths: dict[bool, z3.BoolRef] = {}
 
     # -- constants -------------------------------------------------------------------
     def const(self, node: Expr) -> z3.ExprRef:
@@ -119,17 +147,38 @@ class Translator:
     # -- terms -------------------------------------------------------------------------
     def translate(self, root: Expr) -> z3.ExprRef:
         memo = self._memo
-        if id(root) not in memo:
+        term = memo.get(id(root))
+        if term is None:
+            keep, handle = self._keep.append, _HANDLERS
             for node in walk([root], memo):  # what memo holds, it holds with its children
-                self._keep.append(node)
-                memo[id(node)] = self._node(node, [memo[id(a)] for a in node.args])
-        term = memo[id(root)]
+                keep(node)
+                memo[id(node)] = handle[node.op](self, node, [memo[id(a)] for a in node.args])
+            term = memo[id(root)]
         if isinstance(term, _Wide):
             raise HarnessBug(f"the constant {term.value} reaches the solver beyond its width")
         return term
 
+    def _truth(self, value: bool) -> z3.BoolRef:
+        """Z3's true or false (terms every context has from the start: no new term)."""
+        truth = self._truths.get(value)
+        if truth is None:
+            truth = self._truths[value] = z3.BoolVal(value, self.ctx)
+        return truth
+
+    def _made(self, kind: type[z3.ExprRef], ast: Any) -> Any:
+        """A new term ``ast`` as a ``kind`` wrapper, as ``kind(ast, ctx)`` makes it (the same
+        reference taken, dropped by the wrapper's __del__) without its calls through Python."""
+        if not ast:  # what the skipped error-code check would have caught
+            code = z3.Z3_get_error_code(self._ref)
+            raise HarnessBug(f"Z3 made no term: {z3.Z3_get_error_msg(self._ref, code)}")
+        term = _NEW(kind)
+        term.ast = ast
+        term.ctx = self.ctx
+        _INC_REF(self._ref, ast)
+        return term
+
     def _bool(self, ast: object) -> z3.BoolRef:
-        return z3.BoolRef(ast, self.ctx)
+        return self._made(z3.BoolRef, ast)
 
     def _equal(self, make: Callable[..., Any], x: z3.ExprRef, y: z3.ExprRef) -> z3.BoolRef:
         """``x == y`` (``make`` Z3_mk_eq) or ``x != y`` (distinct) with Python's operand
@@ -137,47 +186,45 @@ class Translator:
         has its method called first, so it comes first in the term."""
         if type(y) is not type(x) and isinstance(y, type(x)):
             x, y = y, x
-        return self._bool(make(self._ref, x.as_ast(), y.as_ast()))
+        return self._bool(make(self._ref, x.ast, y.ast))
 
     def span(self, node: Expr) -> Span:
         """The values an integer node can take (after ``translate`` saw it)."""
         return self._span.get(id(node), FULL)
 
-    def _node(self, node: Expr, a: list[Any]) -> z3.ExprRef | _Wide:
-        op = node.op
-        if op == "const":
+    def _eq(self, node: Expr, a: list[Any]) -> z3.ExprRef:
+        if node.args[0].sort is not BOOL:
+            return self._compare(node, a)
+        return self._equal(_MK_EQ, *a)
+
+    def _ne(self, node: Expr, a: list[Any]) -> z3.ExprRef:
+        if node.args[0].sort is not BOOL:
+            return self._compare(node, a)
+        return self._equal(_mk_distinct, *a)
+
+    def _and(self, node: Expr, a: list[Any]) -> z3.BoolRef:
+        return self._bool(_MK_AND(self._ref, len(a), _asts(a)))
+
+    def _or(self, node: Expr, a: list[Any]) -> z3.BoolRef:
+        return self._bool(_MK_OR(self._ref, len(a), _asts(a)))
+
+    def _not(self, node: Expr, a: list[Any]) -> z3.BoolRef:
+        return self._bool(_MK_NOT(self._ref, a[0].ast))
+
+    def _leaf(self, node: Expr, a: list[Any]) -> z3.ExprRef | _Wide:
+        if node.op == "const":
             if node.sort is BOOL:
-                return z3.BoolVal(bool(node.value), self.ctx)
+                return self._truth(bool(node.value))
             value = int(node.value)  # type: ignore[arg-type]  # a const has a value
             self._span[id(node)] = (value, value)
             return self._number(value)
-        if op == "var":
-            if node.sort is not BOOL:
-                self._span[id(node)] = self.ranges.get(node.name or "", FULL)
-            return self.const(node)
-        if op in ("lt", "le", "gt", "ge", "eq", "ne") and node.args[0].sort is not BOOL:
-            return self._compare(node, a)
-        if op == "eq":
-            return self._equal(z3.Z3_mk_eq, *a)
-        if op == "ne":
-            return self._equal(_mk_distinct, *a)
-        if op == "add":
-            return self._add(node, a)
-        if op == "sub":
-            return self._sub(node, a)
-        if op == "and":
-            return self._bool(z3.Z3_mk_and(self._ref, len(a), _asts(a)))
-        if op == "or":
-            return self._bool(z3.Z3_mk_or(self._ref, len(a), _asts(a)))
-        if op == "not":
-            return self._bool(z3.Z3_mk_not(self._ref, a[0].as_ast()))
-        if op == "ite":
-            return self._ite(node, a)
-        raise ValueError(f"unknown operator {op}")
+        if node.sort is not BOOL:
+            self._span[id(node)] = self.ranges.get(node.name or "", FULL)
+        return self.const(node)
 
     def _ite(self, node: Expr, a: list[Any]) -> z3.ExprRef | _Wide:
         cond, then, otherwise = a
-        known = z3.Z3_get_bool_value(self._ref, cond.as_ast())  # a literal true or false
+        known = _GET_BOOL_VALUE(self._ref, cond.ast)  # a literal true or false
         if node.sort is not BOOL:
             first, second = self.span(node.args[1]), self.span(node.args[2])
             if known == z3.Z3_L_TRUE:
@@ -191,10 +238,10 @@ class Translator:
         if known == z3.Z3_L_FALSE:
             return otherwise
         self._solid(node, then, otherwise)
-        ite = z3.Z3_mk_ite(self._ref, cond.as_ast(), then.as_ast(), otherwise.as_ast())
+        ite = _MK_ITE(self._ref, cond.ast, then.ast, otherwise.ast)
         if node.sort is BOOL:
             return self._bool(ite)
-        return z3.BitVecRef(ite, self.ctx) if self.width is not None else z3.ArithRef(ite, self.ctx)
+        return self._made(z3.BitVecRef if self.width is not None else z3.ArithRef, ite)
 
     def _solid(self, node: Expr, *terms: object) -> None:
         for term in terms:
@@ -208,22 +255,22 @@ class Translator:
         """An integer comparison; a constant when the operands' ranges decide it."""
         verdict = decided(node.op, self.span(node.args[0]), self.span(node.args[1]))
         if verdict is not None:
-            return z3.BoolVal(verdict, self.ctx)
+            return self._truth(verdict)
         x, y = a
         self._solid(node, x, y)
         if node.op == "eq":
-            return self._equal(z3.Z3_mk_eq, x, y)
+            return self._equal(_MK_EQ, x, y)
         if node.op == "ne":
             return self._equal(_mk_distinct, x, y)
         if self.width is None:  # rare (ranges too wide for bit-vectors): the wrappers' way
             return {"lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[node.op]
-        return self._bool(_UNSIGNED[node.op](self._ref, x.as_ast(), y.as_ast()))
+        return self._bool(_UNSIGNED[node.op](self._ref, x.ast, y.ast))
 
     def _add(self, node: Expr, a: list[Any]) -> z3.ExprRef:
         span, wraps = sum_span(self.span(node.args[0]), self.span(node.args[1]))
         self._span[id(node)] = span
         self._solid(node, *a)
-        total = a[0] + a[1]
+        total = self._plus(a[0], a[1])
         if wraps == "never":
             self._fits(span[1], "a sum")
             return total
@@ -237,17 +284,29 @@ class Translator:
         if floored is not None:  # max_of(x, y) - y: never wraps, so no wrap-around case
             self._span[id(node)] = floored
             self._solid(node, *a)
-            return a[0] - a[1]
+            return self._minus(a[0], a[1])
         span, wraps = difference_span(self.span(node.args[0]), self.span(node.args[1]))
         self._span[id(node)] = span
         self._solid(node, *a)
-        diff = a[0] - a[1]
+        diff = self._minus(a[0], a[1])
         if wraps == "never":
             return diff
         self._fits(UINT64_MAX, "a difference that wraps")
         if wraps == "always":
             return diff + MODULUS
         return z3.If(a[0] >= a[1], diff, diff + MODULUS)
+
+    def _plus(self, x: Any, y: Any) -> Any:
+        """``x + y`` as z3's ``+`` makes it (over bit-vectors: bvadd of the two, in order)."""
+        if self.width is None:
+            return x + y
+        return self._made(z3.BitVecRef, _MK_BVADD(self._ref, x.ast, y.ast))
+
+    def _minus(self, x: Any, y: Any) -> Any:
+        """``x - y`` as z3's ``-`` makes it (over bit-vectors: bvsub of the two, in order)."""
+        if self.width is None:
+            return x - y
+        return self._made(z3.BitVecRef, _MK_BVSUB(self._ref, x.ast, y.ast))
 
     # -- instances -----------------------------------------------------------------------
     def instance(self, expr: Expr, values: Mapping[str, Value]) -> z3.ExprRef:
@@ -305,3 +364,17 @@ class Translator:
         if z3.is_bool(c):
             return bool(z3.is_true(v))
         return int(v.as_long())
+
+
+# Each operator's translation of a node whose children are translated (functions, not bound
+# methods: a translator holding its own bound methods would be a cycle, its Z3 context
+# freed only by the cycle collector, late and all at once).
+_HANDLERS: dict[str, Callable[[Translator, Expr, list[Any]], Any]] = {
+    "const": Translator._leaf, "var": Translator._leaf,
+    "lt": Translator._compare, "le": Translator._compare,
+    "gt": Translator._compare, "ge": Translator._compare,
+    "eq": Translator._eq, "ne": Translator._ne,
+    "add": Translator._add, "sub": Translator._sub,
+    "and": Translator._and, "or": Translator._or, "not": Translator._not,
+    "ite": Translator._ite,
+}  # fmt: skip

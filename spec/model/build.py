@@ -72,6 +72,7 @@ class ScenarioModel:
         # compares decisions over these inputs.
         self.round_inputs: list[dict[str, Expr]] = []
         self.round_decisions: list[DecisionExprs] = []
+        self._smaller: dict[int, ScenarioModel] = {}  # with_seqnos: each made once
 
     # -- what a checker may ask ------------------------------------------------------------
     @property
@@ -211,7 +212,11 @@ class ScenarioModel:
         seqnos = max(1, min(seqnos, b.seqnos))
         keys = min(b.keys, seqnos * (b.failovers + 1))
         smaller = replace(b, seqnos=seqnos, keys=keys)
-        return self if smaller == b else ScenarioModel(smaller, self.rules, self.variant)
+        if smaller == b:
+            return self
+        if seqnos not in self._smaller:  # a search and its minimisation ask for the same ones
+            self._smaller[seqnos] = ScenarioModel(smaller, self.rules, self.variant)
+        return self._smaller[seqnos]
 
     def predicted(self, scenario: Scenario) -> dict[str, Value]:
         """The trace fields this model predicts for ``scenario``, in the scenario's uuids;

@@ -8,13 +8,13 @@ implementation produced.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from spec.bounds import Bounds
-from spec.expr import Expr
+from spec.expr import Compiled, Expr, Value
 from spec.registry import Registry
 from spec.trace import Trace, TraceFields
 
@@ -49,6 +49,11 @@ class Property:
         same expression ``holds(TraceFields(bounds))`` builds each time."""
         return _on_trace(self, bounds)
 
+    def holds_on(self, values: Mapping[str, Value], bounds: Bounds) -> bool:
+        """``on_trace(bounds)`` evaluated on one resume's trace ``values`` (compiled once
+        per property and bounds in a process: replay evaluates it on every counterexample)."""
+        return bool(_on_trace_program(self, bounds)(values)[0])
+
     def explain(self, trace: Trace, bounds: Bounds) -> str:
         """What goes wrong in ``trace`` (a run that violates this property), in one line."""
         if self.explanation is not None:
@@ -61,6 +66,11 @@ class Property:
 @lru_cache(maxsize=256)  # no-needless-rollback's formula takes a tenth of a second to build
 def _on_trace(prop: Property, bounds: Bounds) -> Expr:
     return prop.holds(TraceFields(bounds))
+
+
+@lru_cache(maxsize=256)
+def _on_trace_program(prop: Property, bounds: Bounds) -> Compiled:
+    return Compiled([_on_trace(prop, bounds)])
 
 
 def _builtins() -> None:
