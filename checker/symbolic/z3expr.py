@@ -43,8 +43,11 @@ __all__ = ["Translator"]
 
 def _bare(wrapper: Any) -> Callable[..., Any]:
     """The C function behind one of z3core's wrappers (which keeps it as its default
-    argument ``_elems``), called without the error-code check."""
-    function: Callable[..., Any] = wrapper.__defaults__[0].f
+    argument ``_elems``), called without the error-code check; the wrapper itself where a
+    z3-solver other than the pinned one keeps it elsewhere (slower, the same terms)."""
+    function: Callable[..., Any] = getattr(
+        (getattr(wrapper, "__defaults__", None) or (None,))[0], "f", wrapper
+    )
     return function
 
 
