@@ -436,35 +436,7 @@ def substitute(roots: list[Expr], mapping: Mapping[str, Expr]) -> list[Expr]:
 # -- the concrete interpretation -------------------------------------------------------
 
 
-def _apply(op: str, v: tuple[Value, ...]) -> Value:
-    if op == "lt":
-        return v[0] < v[1]
-    if op == "le":
-        return v[0] <= v[1]
-    if op == "gt":
-        return v[0] > v[1]
-    if op == "ge":
-        return v[0] >= v[1]
-    if op == "eq":
-        return v[0] == v[1]
-    if op == "ne":
-        return v[0] != v[1]
-    if op == "add":
-        return (v[0] + v[1]) % MODULUS
-    if op == "sub":
-        return (v[0] - v[1]) % MODULUS
-    if op == "and":
-        return all(v)
-    if op == "or":
-        return any(v)
-    if op == "not":
-        return not v[0]
-    if op == "ite":
-        return v[1] if v[0] else v[2]
-    raise ValueError(f"unknown operator {op}")
-
-
-# ``_apply`` of each two-operand operator, by name (evaluate_many's hot loop).
+# Each two-operand operator's value, by name (``_apply`` and evaluate_many's hot loop).
 _BINARY: dict[str, Callable[[Value, Value], Value]] = {
     "lt": lambda a, b: a < b,
     "le": lambda a, b: a <= b,
@@ -475,6 +447,21 @@ _BINARY: dict[str, Callable[[Value, Value], Value]] = {
     "add": lambda a, b: (a + b) % MODULUS,
     "sub": lambda a, b: (a - b) % MODULUS,
 }
+
+
+def _apply(op: str, v: tuple[Value, ...]) -> Value:
+    binary = _BINARY.get(op)
+    if binary is not None:
+        return binary(v[0], v[1])
+    if op == "and":
+        return all(v)
+    if op == "or":
+        return any(v)
+    if op == "not":
+        return not v[0]
+    if op == "ite":
+        return v[1] if v[0] else v[2]
+    raise ValueError(f"unknown operator {op}")
 
 
 def evaluate_many(roots: Iterable[Expr], env: Mapping[str, Value]) -> list[Value]:
