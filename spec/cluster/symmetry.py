@@ -122,13 +122,9 @@ def _ranked(node: NodeState, keys: int) -> Rank:
 
 
 def _ranks(state: ClusterState, keys: int) -> list[Rank]:
-    """Each node's rank for ``keys`` client keys (read from the node when it has it: this
-    runs once per successor)."""
-    ranks = []
-    for node in state.nodes:
-        rank = node._rank
-        ranks.append(rank if rank is not None and rank[1] == keys else _ranked(node, keys))
-    return ranks
+    """Each node's rank for ``keys`` client keys (``_ranked`` reads it from the node when
+    it has it)."""
+    return [_ranked(node, keys) for node in state.nodes]
 
 
 def _part(node: NodeState) -> bytes | None:
