@@ -40,6 +40,7 @@ __all__ = [
     "explore",
     "explore_each",
     "replay",
+    "verdict_of",
 ]
 
 S = TypeVar("S", bound=Hashable)
@@ -98,6 +99,18 @@ class Exploration(Generic[S, A]):
     fingerprints: bool = False  # the visited set kept fingerprints (may hide a state)
     engine: str = ""  # where it ran, if not in this process ("spark")
     cpu_elsewhere: float = 0.0  # CPU seconds of the search's tasks on Spark executors
+
+
+def verdict_of(expectation: Expectation, decided: bool, exhausted: bool) -> Verdict:
+    """A property's verdict, whichever search found it: ``decided`` (a state decided it:
+    an ``always`` one's counterexample, a ``sometimes`` one's example), else, once every
+    reachable state was ``exhausted``, what no such state means; else unknown."""
+    always = expectation == Expectation.ALWAYS
+    if decided:
+        return Verdict.VIOLATED if always else Verdict.HOLDS
+    if exhausted:
+        return Verdict.HOLDS if always else Verdict.VIOLATED
+    return Verdict.UNKNOWN
 
 
 Progress = Callable[[int, int, float], None]  # (states, depth, seconds)
@@ -195,16 +208,11 @@ class _Search(Generic[S, A]):
         """Property ``name`` as a search that stopped after decision moment ``by`` (None:
         where this search ended) found it."""
         prop, watch = self.props[name], self.watch
-        always = prop.expectation == Expectation.ALWAYS
         moment = watch.moment_of.get(name)
-        if moment is not None and (by is None or moment <= by):
-            path = self.found.path_to(watch.decided[name])
-            verdict = Verdict.VIOLATED if always else Verdict.HOLDS
-            return PropertyOutcome(name, prop.expectation, verdict, path)
-        if by is None and self.found.complete:
-            verdict = Verdict.HOLDS if always else Verdict.VIOLATED
-            return PropertyOutcome(name, prop.expectation, verdict)
-        return PropertyOutcome(name, prop.expectation, Verdict.UNKNOWN)
+        decided = moment is not None and (by is None or moment <= by)
+        path = self.found.path_to(watch.decided[name]) if decided else None
+        verdict = verdict_of(prop.expectation, decided, by is None and self.found.complete)
+        return PropertyOutcome(name, prop.expectation, verdict, path)
 
     def whole(self) -> Exploration[S, A]:
         """What this search found of every property it watched."""

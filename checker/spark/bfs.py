@@ -63,10 +63,10 @@ from checker.engines.explore import (
     PropertyOutcome,
     Transition,
     concrete,
+    verdict_of,
     without_cycle_collection,
 )
 from checker.engines.explore import Path as Run
-from checker.result import Verdict
 from checker.spark.expand import ClusterSearch, Watched, build, models_of
 from checker.spark.owned import (
     Decided,
@@ -82,7 +82,6 @@ from checker.spark.owned import (
 from checker.spark.storage import Storage
 from spec.cluster import ClusterBounds
 from spec.cluster.encode import FORMAT, decode, encode, fingerprint
-from spec.cluster.protocol import Expectation
 from spec.cluster.symmetry import RENAMED
 from spec.errors import HarnessBug, InvalidInput
 
@@ -624,7 +623,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
     if first is not None:
         level, order = first
         path = _path(where, run.watched[m], m, level, order)
-        verdict = Verdict.VIOLATED if props[j].expectation == Expectation.ALWAYS else Verdict.HOLDS
+        verdict = verdict_of(props[j].expectation, True, False)
         outcomes[props[j].name] = PropertyOutcome(
             props[j].name, props[j].expectation, verdict, path
         )
@@ -633,13 +632,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
         transitions = sum(lv.transitions.get(m, 0) for lv in run.levels[: level + 1])
     else:
         complete = m not in run.stopped
-        verdict = (
-            Verdict.UNKNOWN
-            if not complete
-            else Verdict.HOLDS
-            if props[j].expectation == Expectation.ALWAYS
-            else Verdict.VIOLATED
-        )
+        verdict = verdict_of(props[j].expectation, False, complete)
         outcomes[props[j].name] = PropertyOutcome(props[j].name, props[j].expectation, verdict)
         states = sum(per_level)
         stopped = run.stopped.get(m, "")
@@ -647,16 +640,8 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
         transitions = sum(lv.transitions.get(m, 0) for lv in run.levels)
     for s in range(run.search.checked, len(props)):
         seen = run.first(m, s)
-        if seen is not None and (first is None or seen <= first):
-            found = (
-                Verdict.HOLDS if props[s].expectation == Expectation.SOMETIMES else Verdict.VIOLATED
-            )
-        elif first is None and complete:
-            found = (
-                Verdict.VIOLATED if props[s].expectation == Expectation.SOMETIMES else Verdict.HOLDS
-            )
-        else:
-            found = Verdict.UNKNOWN
+        decided = seen is not None and (first is None or seen <= first)
+        found = verdict_of(props[s].expectation, decided, first is None and complete)
         outcomes[props[s].name] = PropertyOutcome(props[s].name, props[s].expectation, found)
     return Exploration(
         outcomes=outcomes,
