@@ -15,6 +15,7 @@ from strategies import scenarios
 
 from checker.engines import cubes
 from checker.engines import z3 as z3_engine
+from checker.engines.options import Options
 from checker.result import Verdict
 from checker.scenario_check import check
 from checker.symbolic.budget import Budget
@@ -78,8 +79,8 @@ def test_a_proof_in_cubes_agrees_with_the_whole_proof() -> None:
     for consumer, prop in (("correct", "no-missed-item"), ("collapse-snapshot", "no-missed-item")):
         model = ScenarioModel(BOUNDS, RULE_SETS.get("kv-current"), CONSUMERS.get(consumer))
         whole = z3_engine.search(model, PROPERTIES.get(prop), budget=Budget())
-        split = cubes.search(model, PROPERTIES.get(prop), budget=Budget(), depth=2)
-        side_by_side = cubes.search(model, PROPERTIES.get(prop), budget=Budget(), workers=2)
+        split = cubes.search(model, PROPERTIES.get(prop), Options(budget=None, split=2))
+        side_by_side = cubes.search(model, PROPERTIES.get(prop), Options(budget=None, workers=2))
         assert split.verdict is side_by_side.verdict is whole.verdict
         assert split.scenario == side_by_side.scenario == whole.scenario
 

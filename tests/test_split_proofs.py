@@ -13,6 +13,7 @@ from clihelp import SMALL
 
 from checker.engines import cubes
 from checker.engines import z3 as z3_engine
+from checker.engines.options import Options
 from checker.result import Verdict
 from checker.spark.parts import until_decided
 from checker.symbolic.budget import Budget
@@ -53,7 +54,7 @@ def test_an_unknown_cube_is_named_and_the_proof_is_not_claimed() -> None:
         RULE_SETS.get("kv-current"),
         CONSUMERS.get("correct"),
     )
-    found = cubes.search(model, PROPERTIES.get("no-missed-item"), budget=Budget(20_000))
+    found = cubes.search(model, PROPERTIES.get("no-missed-item"), Options(budget=20_000))
     assert found.verdict is Verdict.UNKNOWN
     assert found.reason.startswith("3 of 3 cubes unknown (failovers=0; failovers=1; failovers=2)")
     assert found.cubes == 3

@@ -2,9 +2,9 @@
 
 ``solve_cube(model, prop, cube, budget)`` is one part: a fresh solver with
 the cube asserted (Z3 then takes its one-shot path, as for a whole proof),
-``holds`` meaning no violation lies in that cube. ``search(model, prop)``
-has every cube of ``model.split(depth)`` solved by a ``SolveCubes``: in this
-process (``in_processes(1)``), on ``workers`` processes side by side, or on
+``holds`` meaning no violation lies in that cube. ``search(model, prop, options)``
+has every cube of ``model.split(options.split)`` solved by a ``SolveCubes``: in this
+process (``in_processes(1)``), on ``options.workers`` processes side by side, or on
 Spark executors (``checker.spark.cubes``). The findings are combined
 (``combine``): ``holds`` when every cube holds, ``violated`` when one has a
 violation (minimised over the whole model, not the cube: the least
@@ -27,6 +27,7 @@ from typing import Any
 
 from checker.engines import z3 as z3_engine
 from checker.engines.finding import Finding
+from checker.engines.options import DEFAULT, Options
 from checker.engines.processes import ignore_interrupts
 from checker.result import Verdict
 from checker.symbolic.budget import Budget
@@ -149,23 +150,19 @@ def in_processes(workers: int = 1) -> SolveCubes:
 def search(
     model: ScenarioModelInterface,
     prop: Property,
-    *,
-    budget: Budget | None = None,
-    deadline: float | None = None,
-    minimised: bool = True,
-    depth: int = 1,
-    workers: int = 1,
+    options: Options = DEFAULT,
     solver: SolveCubes | None = None,
 ) -> Finding:
-    """The proof cut into ``model.split(depth)``, solved by ``solver`` (default: on
-    ``workers`` processes); a violation is minimised here, under a budget of its own."""
-    budget = budget if budget is not None else Budget()
+    """The proof cut into ``model.split(options.split)``, solved by ``solver`` (default: on
+    ``options.workers`` processes); a violation is minimised here (``options.minimise``),
+    under a budget of its own."""
+    budget, deadline, depth = options.new_budget(), options.deadline(), options.split
     before = budget.spent
     split = Split(model, prop, depth, budget.limit, deadline)
-    findings = (solver or in_processes(workers))(split)
+    findings = (solver or in_processes(options.workers))(split)
     budget.charge(sum(f.units or 0 for f in findings.values()))
     result = combine(findings, [label for label, _ in model.cubes(depth)])
-    if result.verdict is Verdict.VIOLATED and minimised and result.scenario is not None:
+    if result.verdict is Verdict.VIOLATED and options.minimise and result.scenario is not None:
         own = Budget(budget.limit)
         least = z3_engine.minimised_from(model, prop, result.scenario, own, deadline)
         budget.charge(own.spent)

@@ -138,16 +138,7 @@ class Cubes:
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         from checker.engines import cubes
 
-        return cubes.search(
-            model,
-            prop,
-            budget=options.new_budget(),
-            deadline=options.deadline(),
-            minimised=options.minimise,
-            depth=options.split,
-            workers=options.workers,
-            solver=self.solver,
-        )
+        return cubes.search(model, prop, options, self.solver)
 
     def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine:
         return Cubes(self.name, self.needs_spark, solvers.cubes(names, update))
