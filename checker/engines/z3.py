@@ -144,8 +144,9 @@ def search(
     budget = budget if budget is not None else Budget()
     before = budget.spent
     found = None
-    if not assume:  # small scope first: most violations are small
-        found = _solve(model.with_seqnos(SMALL_SCOPE), prop, budget, deadline)
+    small = model.with_seqnos(SMALL_SCOPE)
+    if not assume and small is not model:  # small scope first: most violations are small
+        found = _solve(small, prop, budget, deadline)
         if found.verdict is not Verdict.VIOLATED:
             found = None
     if found is None:
