@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from spec.errors import RuleLanguageError
 
@@ -632,7 +632,14 @@ def _compile(roots: list[Expr]) -> Callable[[Mapping[str, Value]], list[Value]]:
         else:
             code[key], depth[key] = text, level
     result = "    return [" + ", ".join(code[id(r)] for r in roots) + "]"
-    source = "\n".join(["def _compiled(env):", *reads, *lines, result])
+    return _function_of("\n".join(["def _compiled(env):", *reads, *lines, result]))
+
+
+@lru_cache(maxsize=256)
+def _function_of(source: str) -> Callable[[Mapping[str, Value]], list[Value]]:
+    """The function ``source`` defines, compiled once for each source: Deciders, models and
+    properties made again from the same definitions write the same one (in the tests, 0.77
+    of 2.09 CPU s of compiling was a source compiled before). The function keeps no state."""
     namespace: dict[str, object] = {}
     exec(compile(source, "<dcpcheck-expr>", "exec"), namespace)
     return namespace["_compiled"]  # type: ignore[return-value]  # exec made it
