@@ -109,9 +109,10 @@ def settle(session: Session, model: ScenarioModelInterface, progress: Minimisati
     the counterexample (and its id) depends on the model alone."""
     for name, sort in model.variables.items():
         current = progress.values[name]
-        if not current:
-            continue
         v = var(name, sort)
+        if not current:  # false, or 0: already the least; held there for the names after it
+            session.add(v == current)
+            continue
         if sort is BOOL:
             outcome = session.check(~v, want=model.variables)
             candidates: list[tuple[SolverReply, int | bool]] = [(outcome, False)]
