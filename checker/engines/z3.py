@@ -145,8 +145,8 @@ def search(
     budget = budget if budget is not None else Budget()
     before = budget.spent
     found = None
-    small = model.with_seqnos(SMALL_SCOPE)
-    if not assume and small is not model:  # small scope first: most violations are small
+    small = None if assume else model.with_seqnos(SMALL_SCOPE)
+    if small is not None and small is not model:  # small scope first: most violations are small
         found = _solve(small, prop, budget, deadline)
         if found.verdict is not Verdict.VIOLATED:
             found = None
