@@ -89,20 +89,25 @@ def test_a_job_quicker_than_one_poll_still_reports_its_progress(spark, monkeypat
     assert heard[-1] == 3
 
 
+def _minimised_from_each_cube(bounds: Bounds, depth: int) -> tuple[set, set, set]:
+    """kv-current x collapse-snapshot x no-missed-item: the violations the cubes of
+    ``model.split(depth)`` find, each minimised over the whole model, and the whole
+    model's search's own counterexample."""
+    model = ScenarioModel(bounds, RULE_SETS.get("kv-current"), CONSUMERS.get("collapse-snapshot"))
+    prop = PROPERTIES.get("no-missed-item")
+    found = [cubes.solve_cube(model, prop, cube, Budget()) for cube in model.split(depth)]
+    starts = {f.scenario for f in found if f.verdict is Verdict.VIOLATED}
+    least = {z3_engine.minimised_from(model, prop, s, Budget()).scenario for s in starts}
+    return starts, least, {z3_engine.search(model, prop, budget=Budget()).scenario}
+
+
 def test_the_counterexample_does_not_depend_on_the_cube_that_found_it() -> None:
     """Each cube's own violation, minimised over the whole model, is the one least scenario
     (whichever cube an executor finishes first)."""
-    model = ScenarioModel(
-        Bounds(seqnos=4, keys=2, entries=3, failovers=2),
-        RULE_SETS.get("kv-current"),
-        CONSUMERS.get("collapse-snapshot"),
-    )
-    prop = PROPERTIES.get("no-missed-item")
-    found = [cubes.solve_cube(model, prop, cube, Budget()) for cube in model.split(1)]
-    starts = {f.scenario for f in found if f.verdict is Verdict.VIOLATED}
+    bounds = Bounds(seqnos=4, keys=2, entries=3, failovers=2)
+    starts, least, searched = _minimised_from_each_cube(bounds, 1)
     assert len(starts) == 2  # one and two failovers: two different violations
-    least = {z3_engine.minimised_from(model, prop, s, Budget()).scenario for s in starts}
-    assert least == {z3_engine.search(model, prop, budget=Budget()).scenario}
+    assert least == searched
 
 
 def test_a_minimised_counterexample_does_not_depend_on_the_violation_it_started_from() -> None:
@@ -110,14 +115,7 @@ def test_a_minimised_counterexample_does_not_depend_on_the_violation_it_started_
     the whole model's search did (``check --split 2`` and ``check`` wrote different
     counterexamples): a value already at its least (0, false) was left free while the
     names after it were minimised, and a later model could move it."""
-    model = ScenarioModel(
-        Bounds(seqnos=3, keys=2, entries=2, failovers=1),
-        RULE_SETS.get("kv-current"),
-        CONSUMERS.get("collapse-snapshot"),
-    )
-    prop = PROPERTIES.get("no-missed-item")
-    found = [cubes.solve_cube(model, prop, cube, Budget()) for cube in model.split(2)]
-    starts = {f.scenario for f in found if f.verdict is Verdict.VIOLATED}
+    bounds = Bounds(seqnos=3, keys=2, entries=2, failovers=1)
+    starts, least, searched = _minimised_from_each_cube(bounds, 2)
     assert starts
-    least = {z3_engine.minimised_from(model, prop, s, Budget()).scenario for s in starts}
-    assert least == {z3_engine.search(model, prop, budget=Budget()).scenario}
+    assert least == searched
