@@ -267,12 +267,21 @@ def _spark_named(tmp: Path) -> list[str]:
 def test_ctrl_c_stops_check_reports_the_rest_interrupted_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
-    args = ["check", "--rules", "kv-current", "--consumer", "collapse-snapshot"]
-    args += ["--consumer", "correct", *DECIDED_THEN_STOPPED, "--property", "no-missed-item"]
-    args += ["--no-minimise"]
-    args += ["--out", tmp_path / "out", "--html", tmp_path / "r.html"]
-    stopped = _interrupted(args, "kv-current/correct: no-missed-item ...", tmp_path)
-    _stopped_cleanly(stopped, tmp_path)
+    """The second check is a proof of about 2.5 CPU s, stopped 0.5 s after it starts. On a
+    machine busy enough that the proof ends before the signal lands, that attempt shows
+    nothing about Ctrl-C (the proof's `holds` is in its output): it is run again, at most
+    three times, so a Ctrl-C that never stops the check still fails the test."""
+    for attempt in range(3):
+        tmp = tmp_path / str(attempt)
+        tmp.mkdir()
+        args = ["check", "--rules", "kv-current", "--consumer", "collapse-snapshot"]
+        args += ["--consumer", "correct", *DECIDED_THEN_STOPPED, "--property", "no-missed-item"]
+        args += ["--no-minimise"]
+        args += ["--out", tmp / "out", "--html", tmp / "r.html"]
+        stopped = _interrupted(args, "kv-current/correct: no-missed-item ...", tmp)
+        if "correct: no-missed-item: holds" not in stopped.out:
+            break
+    _stopped_cleanly(stopped, tmp)
     # the decided violation is shown (its file is not written), the stopped check is unknown
     assert "collapse-snapshot: no-missed-item: violated (confirmed)" in stopped.out
     assert "correct: no-missed-item: unknown (interrupted after" in stopped.out
