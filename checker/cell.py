@@ -95,16 +95,7 @@ def check_cell(
     if options.every_session:
         from checker.induction.every_session import check_every_session
 
-        result = check_every_session(
-            cell.rules,
-            cell.variant,
-            cell.prop,
-            cell.bounds,
-            options,
-            show_invariant=options.show_invariant,
-            houdini=options.certificate is None,
-            certificate=options.certificate,
-        )
+        result = check_every_session(cell.rules, cell.variant, cell.prop, cell.bounds, options)
         return result.but(expected="holds") if options.certificate is not None else result
     if engine.needs_spark and solvers is not None:
         names = (

@@ -81,17 +81,19 @@ def check_every_session(
     prop: Property,
     bounds: Bounds,
     options: Options = DEFAULT,
-    show_invariant: bool = False,
-    houdini: bool = True,
-    certificate: Sequence[str] | None = None,
+    houdini: bool | None = None,
 ) -> Result:
     """``prop`` for every number of sessions within ``bounds`` (other than sessions): a
-    stored certificate for exactly these bounds checked again (``certificate``), else an
-    induction (Houdini) under ``options.budget`` Z3 units; when it does not close, the
-    bounded checks at 1, 2, 3 sessions under what is left of the budget. ``houdini``
-    False: the certificate only (``dcpcheck verify``): none, or one that does not check,
-    is ``unknown``, never ``holds``. ``certificate``: the lemma names to check (default
-    the one stored for these bounds)."""
+    certificate checked again (``options.certificate``'s lemma names, else the one stored
+    for exactly these bounds), else an induction (Houdini) under ``options.budget`` Z3
+    units; when it does not close, the bounded checks at 1, 2, 3 sessions under what is
+    left of the budget. ``houdini`` False: the certificate only (``dcpcheck verify``):
+    none, or one that does not check, is ``unknown``, never ``holds``; by default False
+    exactly when ``options.certificate`` names one. ``options.show_invariant``: each lemma
+    in words and as a formula."""
+    certificate, show_invariant = options.certificate, options.show_invariant
+    if houdini is None:
+        houdini = certificate is None
     clock = Stopwatch()
     bounds = replace(bounds, sessions=1)
     units = options.new_budget()
