@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import itertools
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,6 +36,17 @@ _rows = st.lists(
 )
 
 
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where each example's level files go: below pytest's own temporary directory, which
+    it removes in later runs (a directory of tempfile's own per example was left in /tmp)."""
+    return tmp_path_factory.mktemp("levels")
+
+
+def _where(scratch: Path, partitions: int) -> Where:
+    return Where(tempfile.mkdtemp(dir=scratch), partitions)
+
+
 def _level(root: str, level_dir: str, q: int = 0) -> list[dict]:  # type: ignore[type-arg]
     return pq.read_table(part_file(f"{root}/{level_dir}", q)).to_pylist()
 
@@ -47,11 +60,12 @@ def test_the_owner_keeps_each_new_states_least_order_in_order(
     before: list[tuple[int, int]],
     rows: list[tuple],
     cuts: list[int],  # type: ignore[type-arg]
+    scratch: Path,
 ) -> None:
     """Whatever records the rows come in, the level file holds, per model, the rows of the
     states not visited before, each with its least order, sorted by (model, order); the
     orders compare as bytes (a zero byte is not an end)."""
-    where = Where(tempfile.mkdtemp(), 1)
+    where = _where(scratch, 1)
     # level 0: the visited states (no parent, no action)
     zero = [(m, b"", i % 256, k * (2**61), 0, b"s") for i, (m, k) in enumerate(before)]
     settle(where, None, "level=0", 0, [r for _, r in packed([[zero]])], 3)
@@ -72,8 +86,8 @@ def test_the_owner_keeps_each_new_states_least_order_in_order(
     assert part.states == [sum(1 for r in want if r[0] == m) for m in range(3)]
 
 
-def test_level_zero_has_no_parent_and_no_action() -> None:
-    where = Where(tempfile.mkdtemp(), 2)
+def test_level_zero_has_no_parent_and_no_action(scratch: Path) -> None:
+    where = _where(scratch, 2)
     rows = [(0, b"", 0, 8, 0, b"a"), (0, b"", 1, 9, 0, b"b")]
     owned = [[r for r in rows if r[3] % 2 == q] for q in range(2)]
     records = list(packed([owned]))
@@ -95,7 +109,9 @@ def test_the_least_deciding_order_is_kept_per_model_and_property() -> None:
     assert least(a, a) == a
 
 
-def test_states_beyond_a_binary_arrays_bytes_are_written_in_chunks(monkeypatch) -> None:
+def test_states_beyond_a_binary_arrays_bytes_are_written_in_chunks(
+    monkeypatch, scratch: Path
+) -> None:
     """A level part whose states pass a binary array's 2 GiB is written in chunks, each
     within it, the rows as they would be in one (the limit made small here)."""
     monkeypatch.setattr(owned, "CHUNK_BYTES", 12)
@@ -107,7 +123,7 @@ def test_states_beyond_a_binary_arrays_bytes_are_written_in_chunks(monkeypatch) 
     assert column.num_chunks > 1
     assert all(sum(len(v) for v in chunk.to_pylist()) <= 12 for chunk in column.chunks)
     assert column.to_pylist() == [(rows[25:] + rows[:25])[i][5] for i in taken]
-    where = Where(tempfile.mkdtemp(), 1)
+    where = _where(scratch, 1)
     settle(where, None, "level=0", 0, [], 1)
     settle(where, "level=0", "level=1", 0, records, 1)
     assert [r["state"] for r in _level(where.root, "level=1")] == [r[5] for r in rows]
