@@ -59,8 +59,8 @@ WAYS: dict[str, list[str]] = {
     "fingerprints": ["--symmetry", "off"],
     "both": [],
     "both, --workers 2": ["--workers", "2"],
-    "spark local[1]": ["--engine", "spark", "--master", "local[1]"],
-    "spark local[2]": ["--engine", "spark", "--master", "local[2]"],
+    "spark local[1]": ["--engine", "bfs-spark", "--master", "local[1]"],
+    "spark local[2]": ["--engine", "bfs-spark", "--master", "local[2]"],
 }
 IN_PROCESS = ["exact", "symmetry", "fingerprints", "both"]
 LETTER = {"violated": "v", "holds": "h", "unknown": "u"}
