@@ -76,7 +76,9 @@ class ScenarioModelInterface(Protocol):
         ...
 
     def with_seqnos(self, seqnos: int) -> ScenarioModelInterface:
-        """The same model with histories of at most ``seqnos`` seqnos (a small scope first)."""
+        """The same model with histories of at most ``seqnos`` seqnos (a small scope first);
+        the model itself when its histories are that short already (``z3.search`` then
+        solves it once, not twice)."""
         ...
 
     def split(self, depth: int = 1) -> list[Expr]:
