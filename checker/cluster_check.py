@@ -25,7 +25,7 @@ from functools import partial
 from checker.corpus.cluster import cluster_record, counterexample_id
 from checker.engines.explore import Exploration, Progress, replay
 from checker.engines.options import DEFAULT, Options
-from checker.engines.registry import EXPLORE, ClusterEngine
+from checker.engines.registry import EXPLORE, Checks, ClusterEngine
 from checker.loading import source_of
 from checker.result import Replayed, Result, Stats, Verdict, not_run
 from checker.timing import Stopwatch
@@ -186,7 +186,7 @@ def durability_checks(
         for ack in ack_rules
         for branch in branch_rules
     ]
-    runs = engine.runs(models, [p.id for p in properties], options, [SANITY])
+    runs = engine.runs(Checks(models, [p.id for p in properties], [SANITY]), options)
     checks = [(model, prop) for model in models for prop in properties]
     return [
         partial(_checked, model, prop, run, preset)

@@ -9,7 +9,7 @@ import pytest
 from checker.cluster_check import SANITY, model_for
 from checker.engines.explore import explore
 from checker.engines.options import DEFAULT, Options
-from checker.engines.registry import CLUSTER_ENGINES, EXPLORE, ClusterSession
+from checker.engines.registry import CLUSTER_ENGINES, EXPLORE, Checks, ClusterSession
 from spec.cluster import ACK_RULES, BRANCH_RULES, CLUSTER_PROPERTIES, PRESETS
 from spec.rules import RULE_SETS
 
@@ -34,7 +34,7 @@ def _models() -> list[Any]:
 
 def test_explore_gives_each_model_and_property_the_search_of_its_own_in_order() -> None:
     models, few = _models(), Options(max_states=3_000)  # ack-on-prepare's violation: 2,599
-    found = EXPLORE.search(models, PROPERTIES, few, watched=[SANITY])
+    found = EXPLORE.search(Checks(models, PROPERTIES, [SANITY]), few)
     how = {"max_states": few.max_states, "symmetry": True, "exact": False}
     alone = [explore(m, [p, SANITY], **how) for m in models for p in PROPERTIES]
     assert len(found) == len(alone) == 4
@@ -64,17 +64,17 @@ def test_the_spark_search_runs_once_for_every_check_when_the_first_is_asked(
 
     calls: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = []
 
-    def searched(session, models, properties, watched, options):  # type: ignore[no-untyped-def]
-        calls.append((len(models), tuple(properties), tuple(watched)))
-        return [f"exploration {n}" for n in range(len(models) * len(properties))]
+    def searched(session, checks, options):  # type: ignore[no-untyped-def]
+        calls.append((len(checks.models), tuple(checks.properties), tuple(checks.watched)))
+        return [f"exploration {n}" for n in range(checks.count)]
 
     monkeypatch.setattr(cluster_search, "explorations_on_spark", searched)
     session = cluster_search.SparkSearches(ClusterSession("local[1]", {}))
     assert CLUSTER_ENGINES["explore"].on_spark(session) is CLUSTER_ENGINES["explore"]
     with pytest.raises(ValueError, match="on_spark"):
-        CLUSTER_ENGINES["bfs-spark"].search(_models(), PROPERTIES, DEFAULT)
+        CLUSTER_ENGINES["bfs-spark"].search(Checks(_models(), PROPERTIES), DEFAULT)
     engine = CLUSTER_ENGINES["bfs-spark"].on_spark(session)
-    runs = engine.runs(_models(), PROPERTIES, DEFAULT, [SANITY])
+    runs = engine.runs(Checks(_models(), PROPERTIES, [SANITY]), DEFAULT)
     assert len(runs) == 4 and not calls  # nothing searched before the runner asks
     assert [run(None) for run in runs] == [f"exploration {n}" for n in range(4)]
     assert calls == [(2, PROPERTIES, (SANITY,))]
@@ -93,7 +93,7 @@ def test_explore_runs_each_check_alone_when_asked_and_a_group_task_searches_a_mo
         return [f"{model.setup.ack_rule.id}: {p}" for p in checked]
 
     monkeypatch.setattr(explore_module, "explore_each", each)
-    runs = EXPLORE.runs(_models(), PROPERTIES, DEFAULT, [SANITY])
+    runs = EXPLORE.runs(Checks(_models(), PROPERTIES, [SANITY]), DEFAULT)
     assert not searched  # nothing searched before the runner asks
     assert [run(None) for run in runs] == [f"{a}: {p}" for a in ACKS for p in PROPERTIES]
     assert searched == [(p,) for _ in ACKS for p in PROPERTIES]  # each reported when decided

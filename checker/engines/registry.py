@@ -2,10 +2,10 @@
 
 A scenario engine is one object with ``search(model, prop, options) ->
 Finding`` (``model``: any ``spec.model.protocol.ScenarioModelInterface``); an
-explicit-state engine has ``search(models, properties, options, progress,
-watched) -> [Exploration]`` (each model any ``spec.cluster.protocol.ExplicitModel``)
-and ``runs``, ``workers``, ``fingerprints``, ``on_spark``: what ``dcpcheck
-durability`` asks it (``ClusterEngine``).
+explicit-state engine is a ``ClusterEngine`` with ``runs(checks, options) ->
+[Run]`` (``Checks``: each model any ``spec.cluster.protocol.ExplicitModel``, the
+properties and those watched alongside) and ``workers``, ``fingerprints``,
+``on_spark``: what ``dcpcheck durability`` asks it.
 ``SCENARIO_ENGINES`` and ``CLUSTER_ENGINES`` map the names a command line
 gives (``--engine``) to them. An engine that runs on Spark says so
 (``needs_spark``) and is bound to a session with ``on_spark`` (given the
@@ -20,6 +20,7 @@ had before (``spark``, now ``cubes-spark`` in ``check`` and ``bfs-spark`` in
 from __future__ import annotations
 
 import sys
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -43,6 +44,7 @@ __all__ = [
     "SCENARIO_ALIASES",
     "SCENARIO_ENGINES",
     "Z3_ENGINE",
+    "Checks",
     "ClusterEngine",
     "ClusterSession",
     "Explore",
@@ -239,6 +241,20 @@ class ClusterSession:
     quiet: bool = False
 
 
+@dataclass(frozen=True)
+class Checks:
+    """What a command asks an explicit-state engine: each of ``properties`` on each of
+    ``models``, one check each (models outermost), with ``watched`` decided alongside."""
+
+    models: Sequence[ExplicitModel[Any, Any]]
+    properties: Sequence[str]
+    watched: Sequence[str] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.models) * len(self.properties)
+
+
 class ClusterSpark(Protocol):
     """What a Spark session offers the explicit-state engines, made by the command that
     binds them (``checker.spark.cluster_search.SparkSearches``; as ``SparkSolvers`` for
@@ -248,67 +264,49 @@ class ClusterSpark(Protocol):
         """Refuse a master URL that cannot be used (one line, exit 2)."""
         ...
 
-    def explorations(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        watched: Sequence[str],
-        options: Options,
-    ) -> list[Exploration[Any, Any]]:
-        """One exploration per model x property (models outermost), from one search of
-        every check on the session."""
+    def explorations(self, checks: Checks, options: Options) -> list[Exploration[Any, Any]]:
+        """One exploration per check, in ``checks``' order, from one search of every check
+        on the session."""
         ...
 
 
-class ClusterEngine(Protocol):
-    """An explicit-state engine: ``search`` is what it does; the rest answers what the
+class ClusterEngine(ABC):
+    """An explicit-state engine: ``runs`` is what it does; the rest answers what the
     command running it asks (where the checks run, what the visited set keeps)."""
 
-    @property
-    def name(self) -> str: ...
+    name: str
+
+    @abstractmethod
+    def runs(self, checks: Checks, options: Options) -> list[Run]:
+        """One run per check, in ``checks``' order, for the runner (each check a job of its
+        own, ``checker.runner``): the search of that property with ``watched`` decided
+        alongside, as one search of it alone gives."""
 
     def search(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        progress: Progress | None = None,
-        watched: Sequence[str] = (),
+        self, checks: Checks, options: Options, progress: Progress | None = None
     ) -> list[Exploration[Any, Any]]:
-        """One exploration per model x property (models outermost): the search of that
-        property with ``watched`` decided alongside, as one search of it alone gives."""
-        ...
+        """Every check's exploration, the runs made one after another."""
+        return [run(progress) for run in self.runs(checks, options)]
 
-    def runs(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        watched: Sequence[str] = (),
-    ) -> list[Run]:
-        """``search``'s explorations one run each, in its order, for the runner (each
-        check a job of its own, ``checker.runner``)."""
-        ...
+    @abstractmethod
+    def fingerprints(self, options: Options) -> bool:
+        """Whether the visited set keeps fingerprints (a collision could hide a state)."""
 
     def workers(self, options: Options) -> int:
         """How many processes the runner runs the checks on side by side (1: here)."""
-        ...
-
-    def fingerprints(self, options: Options) -> bool:
-        """Whether the visited set keeps fingerprints (a collision could hide a state)."""
-        ...
+        return 1
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         """Why these options do not go with this engine (a usage error), if they do not."""
-        ...
+        return None
 
     def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
         """The engine bound to a Spark session (an engine that does not use one: itself)."""
-        ...
+        return self
 
 
 @dataclass(frozen=True)
-class Explore:
+class Explore(ClusterEngine):
     """Breadth- or depth-first search in this process (``checker.engines.explore``), a
     search per check (``each``: one per model for all its checks, each as its own search
     finds it); with ``options.workers`` above 1 the checks run on that many processes
@@ -330,30 +328,14 @@ class Explore:
 
         return explore_each(model, properties, watched, options, progress)
 
-    def search(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        progress: Progress | None = None,
-        watched: Sequence[str] = (),
-    ) -> list[Exploration[Any, Any]]:
-        return [run(progress) for run in self.runs(models, properties, options, watched)]
-
-    def runs(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        watched: Sequence[str] = (),
-    ) -> list[Run]:
+    def runs(self, checks: Checks, options: Options) -> list[Run]:
         """A search per check (so the runner reports each as soon as it is decided);
         ``each`` is the one search of a model for all its checks, for a caller that
         takes a model's results together (verify's ``ClusterGroupTask``)."""
         return [
-            partial(_first, partial(self.each, model, [prop], watched, options))
-            for model in models
-            for prop in properties
+            partial(_first, partial(self.each, model, [prop], checks.watched, options))
+            for model in checks.models
+            for prop in checks.properties
         ]
 
     def workers(self, options: Options) -> int:
@@ -364,9 +346,6 @@ class Explore:
 
     def refusal(self, options: Options, checkpoint: str | None) -> str | None:
         return "--checkpoint is for --engine bfs-spark" if checkpoint else None
-
-    def on_spark(self, spark: ClusterSpark) -> ClusterEngine:
-        return self
 
 
 def _first(
@@ -390,7 +369,7 @@ class _Shared:
 
 
 @dataclass(frozen=True)
-class SparkBreadthFirst:
+class SparkBreadthFirst(ClusterEngine):
     """Every check of a command in one breadth-first search on Spark, level by level
     (``checker.spark.cluster_search``, ``checker.spark.bfs``), made when the first
     check's result is asked for; ``options.max_states`` limits the whole search and
@@ -399,42 +378,18 @@ class SparkBreadthFirst:
     name: str = "bfs-spark"
     spark: ClusterSpark | None = None
 
-    def search(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        progress: Progress | None = None,
-        watched: Sequence[str] = (),
-    ) -> list[Exploration[Any, Any]]:
-        if self.spark is None:
-            raise ValueError("--engine bfs-spark searches on a session: bind it with on_spark")
-        return self.spark.explorations(models, properties, watched, options)
-
-    def runs(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        watched: Sequence[str] = (),
-    ) -> list[Run]:
-        shared = _Shared(partial(self._whole, models, properties, options, watched))
-        return [partial(shared.nth, n) for n in range(len(models) * len(properties))]
+    def runs(self, checks: Checks, options: Options) -> list[Run]:
+        shared = _Shared(partial(self._whole, checks, options))
+        return [partial(shared.nth, n) for n in range(checks.count)]
 
     def _whole(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        options: Options,
-        watched: Sequence[str],
-        progress: Progress | None,
+        self, checks: Checks, options: Options, progress: Progress | None
     ) -> list[Exploration[Any, Any]]:
         """Every check's exploration, from one search on the session (no progress of its
         own: the search prints its levels)."""
-        return self.search(models, properties, options, None, watched)
-
-    def workers(self, options: Options) -> int:
-        return 1
+        if self.spark is None:
+            raise ValueError("--engine bfs-spark searches on a session: bind it with on_spark")
+        return self.spark.explorations(checks, options)
 
     def fingerprints(self, options: Options) -> bool:
         return True

@@ -26,7 +26,7 @@ from spec.cluster import ClusterBounds, ClusterModel
 
 if TYPE_CHECKING:
     from checker.engines.explore import Exploration
-    from checker.engines.registry import ClusterSession
+    from checker.engines.registry import Checks, ClusterSession
     from spec.cluster.protocol import ExplicitModel
 
 __all__ = [
@@ -92,34 +92,25 @@ class SparkSearches:
 
         check_master(self.session.master)
 
-    def explorations(
-        self,
-        models: Sequence[ExplicitModel[Any, Any]],
-        properties: Sequence[str],
-        watched: Sequence[str],
-        options: Options,
-    ) -> list[Exploration[Any, Any]]:
-        return explorations_on_spark(self.session, models, properties, watched, options)
+    def explorations(self, checks: Checks, options: Options) -> list[Exploration[Any, Any]]:
+        return explorations_on_spark(self.session, checks, options)
 
 
 def explorations_on_spark(
-    session: ClusterSession,
-    models: Sequence[ExplicitModel[Any, Any]],
-    properties: Sequence[str],
-    watched: Sequence[str],
-    options: Options,
+    session: ClusterSession, checks: Checks, options: Options
 ) -> list[Exploration[Any, Any]]:
-    """One exploration per model x property (models outermost), ``watched`` decided
+    """One exploration per check (models outermost), ``checks.watched`` decided
     alongside, all from one search on a session to ``session.master``;
     ``options.timeout_s`` is per check (the search has that times the checks)."""
     from checker.spark.session import scheduler_jvm, spark_session
 
+    models, properties, watched = checks.models, checks.properties, checks.watched
     named = [_names(model) for model in models]
     pairs = [(ack, branch) for ack, branch, _ in named]
     (rules,) = {rule for _, _, rule in named}
     (bounds,) = {_setup(model).bounds for model in models}
     given = [_property_name(models[0], p) for p in properties]
-    count = len(models) * len(properties)
+    count = checks.count
     if not session.quiet:
         print(
             f"dcpcheck durability: {count} checks, {len(models)} models, breadth-first on "
