@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -65,31 +65,23 @@ SearchOnSpark = Callable[[ScenarioModelInterface, Property], Finding]
 Names = tuple[str, str, str]  # (rules, consumer, property) as the command line named them
 
 
-class ScenarioEngine(Protocol):
-    # read-only (properties) so that the frozen dataclasses below are ScenarioEngines
-    @property
-    def name(self) -> str: ...
+class ScenarioEngine(ABC):
+    """A scenario engine: ``search`` is what it does; the rest answers what the command
+    running it asks (each off unless the engine says otherwise)."""
 
-    @property
-    def needs_spark(self) -> bool:
-        """The command starts a Spark session and binds the engine to it."""
-        ...
+    name: str
+    needs_spark = False  # the command starts a Spark session and binds the engine to it
+    every_session = False  # decides --sessions any (the induction over resumes is Z3's)
+    draws_examples = False  # reads options.examples (a reproduce line then gives --examples)
 
-    @property
-    def every_session(self) -> bool:
-        """Decides --sessions any (the induction over resumes is Z3's)."""
-        ...
+    @abstractmethod
+    def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
+        """A proof, a counterexample or unknown for ``prop`` of ``model``."""
 
-    @property
-    def draws_examples(self) -> bool:
-        """Reads options.examples (a reproduce line then gives --examples)."""
-        ...
-
-    def search(
-        self, model: ScenarioModelInterface, prop: Property, options: Options
-    ) -> Finding: ...
-
-    def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine: ...
+    def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine:
+        """The engine bound to a Spark session's solvers (one that does not use them:
+        itself)."""
+        return self
 
 
 class SparkSolvers(Protocol):
@@ -102,15 +94,13 @@ class SparkSolvers(Protocol):
 
 
 @dataclass(frozen=True)
-class Z3:
+class Z3(ScenarioEngine):
     """A proof within bounds or a minimised counterexample (``checker.engines.z3``); with
     ``options.workers`` or ``options.split`` above 1, the proof cut into cubes solved on
     that many processes (``checker.engines.cubes``)."""
 
     name: str = "z3"
-    needs_spark: bool = False
-    every_session: bool = True
-    draws_examples: bool = False
+    every_session = True
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         if options.cut:
@@ -120,22 +110,17 @@ class Z3:
         budget, deadline = options.new_budget(), options.deadline()
         return z3.search(model, prop, budget=budget, deadline=deadline, minimised=options.minimise)
 
-    def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine:
-        return self
-
 
 @dataclass(frozen=True)
-class Cubes:
+class Cubes(ScenarioEngine):
     """The Z3 proof cut into the cubes of ``model.split(options.split)``, solved by
     ``solver`` (None: on ``options.workers`` forked processes). Registered as
     ``cubes-spark``: bound to a session, the cubes are solved on its executors
     (``checker.spark.cubes``)."""
 
     name: str = "cubes-spark"
-    needs_spark: bool = True
     solver: SolveCubes | None = None
-    every_session: bool = False
-    draws_examples: bool = False
+    needs_spark = True
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         from checker.engines import cubes
@@ -143,19 +128,17 @@ class Cubes:
         return cubes.search(model, prop, options, self.solver)
 
     def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine:
-        return Cubes(self.name, self.needs_spark, solvers.cubes(names, update))
+        return replace(self, solver=solvers.cubes(names, update))
 
 
 @dataclass(frozen=True)
-class Exhaustive:
+class Exhaustive(ScenarioEngine):
     """Every scenario enumerated (``checker.engines.exhaustive``), here or, bound to a
     session, on Spark executors (``checker.spark.exhaustive``); a proof when it completes."""
 
     name: str = "exhaustive"
-    needs_spark: bool = True
     elsewhere: SearchOnSpark | None = None
-    every_session: bool = False
-    draws_examples: bool = False
+    needs_spark = True
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         if self.elsewhere is not None:
@@ -165,26 +148,21 @@ class Exhaustive:
         return exhaustive.search(model, prop)
 
     def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine:
-        return Exhaustive(self.name, self.needs_spark, solvers.exhaustive(names))
+        return replace(self, elsewhere=solvers.exhaustive(names))
 
 
 @dataclass(frozen=True)
-class Random:
+class Random(ScenarioEngine):
     """``options.examples`` hypothesis-drawn scenarios (``checker.engines.random``):
     finds violations, never claims that a property holds."""
 
     name: str = "random"
-    needs_spark: bool = False
-    every_session: bool = False
-    draws_examples: bool = True
+    draws_examples = True
 
     def search(self, model: ScenarioModelInterface, prop: Property, options: Options) -> Finding:
         from checker.engines import random
 
         return random.search(model, prop, max_examples=options.examples)
-
-    def on_spark(self, solvers: SparkSolvers, names: Names, update: Update) -> ScenarioEngine:
-        return self
 
 
 SCENARIO_ENGINES: dict[str, ScenarioEngine] = {
