@@ -127,3 +127,22 @@ def test_states_beyond_a_binary_arrays_bytes_are_written_in_chunks(
     settle(where, None, "level=0", 0, [], 1)
     settle(where, "level=0", "level=1", 0, records, 1)
     assert [r["state"] for r in _level(where.root, "level=1")] == [r[5] for r in rows]
+
+
+@given(
+    sent=st.lists(
+        st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=9)), max_size=6),
+        min_size=3,
+        max_size=3,
+    )
+)
+def test_each_owner_receives_what_every_partition_sent_it_once_in_order(
+    scratch: Path, sent: list[list[tuple[int, bytes]]]
+) -> None:
+    where = _where(scratch, 3)
+    for q, records in enumerate(sent):
+        owned.send(where, "incoming/level=1", q, iter([(0, b"stale"), (1, b"stale")]))
+        owned.send(where, "incoming/level=1", q, iter(records))  # a task run again
+    for r in range(3):
+        expected = [record for records in sent for owner, record in records if owner == r]
+        assert list(owned.received(where, "incoming/level=1", r)) == expected

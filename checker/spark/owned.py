@@ -35,6 +35,13 @@ Spark task and, for a small level, in the driver's own process:
 ``evaluate`` decides the properties on a level without expanding it (the last
 level of a search stopped by its state limit).
 
+Between the two steps the records go through files, not through Spark's
+shuffle: ``send`` writes what partition ``q``'s expansion made for owner ``r``
+as ``_sent/to-r/from-q`` in the level being written, and ``received`` reads back
+everything sent to ``r`` (the JVM would only have moved these bytes, on the
+cores the tasks need; the search's directory is one every executor reaches
+already).
+
 Both are deterministic, so a task Spark runs again writes the same files.
 Files are written under a temporary name and renamed.
 """
@@ -60,6 +67,9 @@ __all__ = [
     "nothing_decided",
     "packed",
     "part_file",
+    "received",
+    "send",
+    "sent_dir",
     "settle",
     "successors",
 ]
@@ -228,13 +238,58 @@ def _note(first: list[bytes | None], bits: int, order: bytes) -> None:
 
 def packed(batches: Iterable[list[list[Row]]]) -> Iterator[tuple[int, bytes]]:
     """The rows ``successors`` makes as ``(owner, record)``: a batch's rows for one owner
-    in one record of columns (``marshal``'d byte strings: a Spark shuffle moves and
-    counts a few large records, and ``settle`` reads them as NumPy arrays; driver and
-    executors run one Python version, as PySpark requires)."""
+    in one record of columns (``marshal``'d byte strings: a few large records to write
+    and read, and ``settle`` reads them as NumPy arrays; driver and executors run one
+    Python version, as PySpark requires)."""
     for owned in batches:
         for owner, rows in enumerate(owned):
             if rows:
                 yield owner, _columns(rows)
+
+
+def sent_dir(level_dir: str) -> str:
+    """Where the records of a level in the making wait for their owners (removed before
+    the level is published)."""
+    return f"{level_dir}/_sent"
+
+
+def send(where: Where, level_dir: str, q: int, records: Iterable[tuple[int, bytes]]) -> None:
+    """Write ``records`` (``packed``'s, made by partition ``q``) to their owners' files:
+    each a run of records, each preceded by its length (8 bytes, little-endian). Every
+    owner gets a file, empty if nothing is sent to it, so that ``received`` can tell a
+    partition that sent nothing from one that has not run. Written under temporary names
+    and renamed after the last record: a task run again writes the same files."""
+    fs, root = where.filesystem()
+    folder = f"{root}/{sent_dir(level_dir)}"
+    final = [f"{folder}/to-{r:05d}/from-{q:05d}" for r in range(where.partitions)]
+    temps = [_temporary(path) for path in final]
+    for path in final:
+        fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+    streams = [fs.open_output_stream(temp) for temp in temps]
+    try:
+        for owner, record in records:
+            stream = streams[owner]
+            stream.write(len(record).to_bytes(8, "little"))
+            stream.write(record)
+    finally:
+        for stream in streams:
+            stream.close()
+    for temp, path in zip(temps, final, strict=True):
+        fs.move(temp, path)
+
+
+def received(where: Where, level_dir: str, r: int) -> Iterator[bytes]:
+    """The records every partition sent to ``r`` (``send``), partition by partition."""
+    fs, root = where.filesystem()
+    folder = f"{root}/{sent_dir(level_dir)}/to-{r:05d}"
+    for q in range(where.partitions):
+        with fs.open_input_stream(f"{folder}/from-{q:05d}") as stream:
+            data = stream.readall()
+        view, at = memoryview(data), 0
+        while at < len(data):
+            size = int.from_bytes(view[at : at + 8], "little")
+            yield bytes(view[at + 8 : at + 8 + size])
+            at += 8 + size
 
 
 def _columns(rows: Sequence[Row]) -> bytes:
@@ -434,9 +489,13 @@ class _Empty(dict[int, Any]):
         return np.empty(0, dtype=np.int64)
 
 
-def _atomic(fs: Any, path: str, write: Callable[[Any], None]) -> None:
+def _temporary(path: str) -> str:
     folder, name = path.rsplit("/", 1)
-    temp = f"{folder}/.{name}.tmp"  # a name no reader of the level lists
+    return f"{folder}/.{name}.tmp"  # a name no reader of the level lists
+
+
+def _atomic(fs: Any, path: str, write: Callable[[Any], None]) -> None:
+    temp = _temporary(path)
     with fs.open_output_stream(temp) as stream:
         write(stream)
     fs.move(temp, path)
