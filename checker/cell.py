@@ -27,7 +27,7 @@ from checker.engines.options import DEFAULT, Options
 from checker.engines.registry import Z3_ENGINE, ScenarioEngine, SparkSolvers
 from checker.loading import source_of
 from checker.result import Result, Verdict
-from checker.scenario_check import against_textbook, check, model_of, planned
+from checker.scenario_check import against_textbook, check, model_for, planned
 from spec.bounds import Bounds
 from spec.consumers.api import ConsumerVariant
 from spec.properties import Property
@@ -121,7 +121,7 @@ def check_cells(
     from spec.consumers import CONSUMERS, TEXTBOOK
 
     apart = _recorded_violations(rules, variant, props, bounds)
-    results = check_together(model_of(bounds, rules, variant), props, options, apart)
+    results = check_together(model_for(bounds, rules, variant), props, options, apart)
     seen = _seen(bounds, options)
     asked = [
         p
@@ -132,7 +132,7 @@ def check_cells(
     ]
     if len(asked) > 1:  # correct's verdicts on them together: one proof when it holds them
         textbook = CONSUMERS.get(TEXTBOOK[0])
-        textbook_model = model_of(bounds, rules, textbook)
+        textbook_model = model_for(bounds, rules, textbook)
         apart = _recorded_violations(rules, textbook, asked, bounds)
         for r in check_together(textbook_model, asked, options.but(minimise=False), apart):
             if not r.interrupted:

@@ -116,14 +116,14 @@ def stored_definitions(
     """A single-node counterexample file loaded (``scenario`` and ``bounds`` decoded) with
     the definitions it names: each from its user file (``sources``, relative to where the
     check ran) or by its built-in name."""
-    from checker.corpus import model_of
+    from checker.corpus import model_kind_of
     from checker.corpus.scenario import load_counterexample
     from checker.loading import resolve
     from spec.consumers import CONSUMERS
     from spec.properties import PROPERTIES
     from spec.rules import RULE_SETS
 
-    if model_of(path) != "scenario":
+    if model_kind_of(path) != "scenario":
         raise InvalidInput(
             str(path), "is a durability counterexample; this needs a single-node one"
         )
@@ -157,12 +157,12 @@ def replay_stored(path: str | Path) -> Stored:
     The reference must still violate the file's property along the trace the
     model predicts (single node), or along every step (cluster).
     """
-    from checker.corpus import model_of
+    from checker.corpus import model_kind_of
     from checker.inputs import load_json
     from checker.loading import resolve
     from spec.rules import RULE_SETS
 
-    if model_of(path) == "cluster":
+    if model_kind_of(path) == "cluster":
         from checker.cluster_check import replay_counterexample
         from checker.corpus import cluster as cluster_corpus
 

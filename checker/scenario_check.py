@@ -40,20 +40,20 @@ __all__ = [
     "CHECK_BUDGET",
     "against_textbook",
     "check",
-    "model_of",
+    "model_for",
     "planned",
     "reproduce_command",
     "rounds_needed",
 ]
 
 
-# The models ``model_of`` made last: a cell's properties proved together, then each violated
+# The models ``model_for`` made last: a cell's properties proved together, then each violated
 # one searched apart, ask for one model several times in a row.
 _MODELS: list[ScenarioModel] = []
 _MODELS_KEPT = 2
 
 
-def model_of(bounds: Bounds, rules: RuleSet, variant: ConsumerVariant) -> ScenarioModel:
+def model_for(bounds: Bounds, rules: RuleSet, variant: ConsumerVariant) -> ScenarioModel:
     """``ScenarioModel(bounds, rules, variant)``, the one made last for these three if it
     is one of the last two (its expressions are built once: a model is pure, and what a
     solver is given from it does not depend on which of equal models it came from)."""
@@ -134,7 +134,7 @@ def check(
     into the cubes of ``model.split(split)`` solved on that many processes, each cube with
     the whole budget (``checker.engines.cubes``)."""
     clock = Stopwatch()
-    model = model_of(bounds, rules, variant)
+    model = model_for(bounds, rules, variant)
     found = engine.search(model, prop, options)
     result = planned(rules, variant, prop, bounds, engine.name, options).but(
         verdict=found.verdict,

@@ -13,14 +13,14 @@ from pathlib import Path
 from checker.inputs import load_json
 from spec.errors import InvalidInput
 
-__all__ = ["CLUSTER_FORMAT", "SCENARIO_FORMAT", "model_of"]
+__all__ = ["CLUSTER_FORMAT", "SCENARIO_FORMAT", "model_kind_of"]
 
 # Each model's submodule is imported only by what reads or writes that model's files.
 SCENARIO_FORMAT = "dcpcheck-counterexample/1"
 CLUSTER_FORMAT = "dcpcheck-durability-counterexample/1"
 
 
-def model_of(path: str | Path) -> str:
+def model_kind_of(path: str | Path) -> str:
     """Which model a counterexample file is of: ``"scenario"`` or ``"cluster"``."""
     record = load_json(path)
     kind = record.get("format") if isinstance(record, dict) else None
