@@ -253,10 +253,9 @@ PRESETS: dict[str, Preset] = {
             "mb-34150-5",
             "MB-34150's setup on 5 nodes: 4 replicas, majority 3; N0 holds "
             "[1:SET(B), 2:SET(C)], received and persisted by N1 and N2, not by N3 and N4; "
-            "one SyncWrite, two failovers (a model for the symmetry reduction: three "
-            "interchangeable replicas at the start, beyond one machine without it)",
+            "one SyncWrite, two failovers (a model for the symmetry reduction: N1 and N2 are "
+            "interchangeable, and so are N3 and N4)",
             _MB_34150.but(nodes=5, replicas=4),
-            recorded=False,
         ),
         *_both_orders(
             "levels-mp",

@@ -145,7 +145,7 @@ for _ack in ("ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"):
         "2-entry disk), dropping the unpersisted acked PREPARE",
     )
 
-# MB-34150's setup on 5 nodes (mb-34150-5, not ``recorded``): the checks decided so far.
+# MB-34150's setup on 5 nodes (mb-34150-5): a fourth replica changes no verdict of mb-34150.
 for _ack in ACK_RULES:
     _expect(
         "mb-34150-5",
@@ -157,6 +157,17 @@ for _ack in ACK_RULES:
         "N1, promoted with its branch at its persisted snapshot (2), rolls N2 back to 2 "
         "(reset by couchstore's midpoint rule), N1 crashes, N3 is promoted without it",
     )
+    _expect(
+        "mb-34150-5",
+        _ack,
+        "highest-snapshot",
+        "no-lost-syncwrite",
+        "holds",
+        "as in mb-34150: the branch point at the highest complete snapshot covers the "
+        "PREPARE's snapshot, alone in it, so no replica holding the acked PREPARE is rolled back",
+    )
+    for _branch in BRANCH_RULES:
+        _alone_in_its_snapshot("mb-34150-5", _ack, _branch)
 
 # mb-34150-wide with two SETs (mb-34150-wider, not ``recorded``): the checks decided so far.
 for _ack in ACK_RULES:
