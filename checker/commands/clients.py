@@ -28,18 +28,9 @@ import argparse
 import sys
 from dataclasses import replace
 
-from checker.arguments.selection import add_selection_arguments
+from checker.arguments.task_run import add_task_run_command
 from checker.client_catalogue import client_tasks, print_clients
-from checker.commands.common import (
-    add_no_spark,
-    add_progress_arguments,
-    add_scenario_bounds,
-    add_spark_arguments,
-    add_task_run_arguments,
-    outputs_from,
-    task_place,
-    task_run_inputs,
-)
+from checker.commands.common import outputs_from, task_place, task_run_inputs
 from checker.inputs import seconds
 from checker.progress import Progress
 from checker.report.emit import emit
@@ -56,12 +47,7 @@ CLIENTS_SELECTION_HELP = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_selection_arguments(parser, CLIENTS_SELECTION_HELP)
-    add_task_run_arguments(parser, "out/clients")
-    add_spark_arguments(parser)
-    add_no_spark(parser)
-    add_progress_arguments(parser)
-    add_scenario_bounds(parser)
+    add_task_run_command(parser, "out/clients", CLIENTS_SELECTION_HELP)
     group = parser.add_argument_group("your client's own code (docs/client-targets.md)")
     group.add_argument(
         "--target",

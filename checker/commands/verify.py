@@ -44,19 +44,10 @@ from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 
-from checker.arguments.selection import add_selection_arguments, selection
+from checker.arguments.selection import selection
+from checker.arguments.task_run import add_task_run_command
 from checker.client_catalogue import client_tasks, print_clients
-from checker.commands.common import (
-    DEFAULT_PROPERTIES,
-    add_no_spark,
-    add_progress_arguments,
-    add_scenario_bounds,
-    add_spark_arguments,
-    add_task_run_arguments,
-    outputs_from,
-    task_place,
-    task_run_inputs,
-)
+from checker.commands.common import DEFAULT_PROPERTIES, outputs_from, task_place, task_run_inputs
 from checker.engines.options import Options
 from checker.engines.processes import in_order
 from checker.induction.certificate import BOUNDS as CERTIFIED
@@ -78,9 +69,7 @@ DURABILITY_PRESETS = ("mb-34150", "mb-51805", "mb-34150-on-master", "mb-34150-pe
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_selection_arguments(parser)
-    add_no_spark(parser)
-    add_task_run_arguments(
+    add_task_run_command(
         parser, "out/verify", json_help='print {"results": [...]} instead of the table'
     )
     parser.add_argument(
@@ -105,9 +94,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip the decision-level proofs (every table length, every seqno)",
     )
-    add_progress_arguments(parser)
-    add_scenario_bounds(parser)
-    add_spark_arguments(parser)
 
 
 def durability_tasks(args: argparse.Namespace) -> list[ClusterGroupTask]:
