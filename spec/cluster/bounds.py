@@ -231,9 +231,9 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "mb-34150-wider",
-            "mb-34150-wide with room for two SETs (keys A and B, 6 items): a model "
-            "for a cluster, beyond one machine's memory for the in-process search "
-            "(docs/spark.md, 'A model that needs the cluster')",
+            "mb-34150-wide with room for two SETs (keys A and B, 6 items): its holds "
+            "take hours of two cores (a Spark search with --checkpoint resumes where it "
+            "was stopped: docs/spark.md)",
             _MB_34150.but(keys=2, sets=2, items=6),
             recorded=False,
         ),
