@@ -138,6 +138,16 @@ def crash_report(exc: BaseException, argv: Sequence[str]) -> Path | None:
         return None
 
 
+def _first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message; a placeholder when reading it fails (Py4J's
+    error asks the JVM for its text, and after a Spark worker's crash the JVM may be gone)."""
+    try:
+        text = str(exc)
+    except Exception:
+        return "<its message could not be read>"
+    return text.splitlines()[0] if text else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     previous = signal.getsignal(signal.SIGINT)
@@ -179,7 +189,7 @@ def _main(argv: list[str]) -> int:
             return EXIT_INTERRUPTED
         report = crash_report(exc, argv)
         saved = f"the traceback is in {report}" if report else "no crash report could be written"
-        message = str(exc).splitlines()[0] if str(exc) else ""
+        message = _first_line(exc)
         print(
             f"dcpcheck: internal error (a dcpcheck bug): {type(exc).__name__}: {message[:200]}; "
             f"{saved}; please report it",

@@ -93,3 +93,26 @@ def test_a_crash_is_one_line_exit_4_with_a_crash_report(
     text = report.read_text()
     assert "Traceback" in text and "an injected bug" in text and "command: dcpcheck check" in text
     assert re.search(r"python \d+\.\d+", text)
+
+
+def test_a_crash_whose_message_cannot_be_read_is_still_one_line_exit_4(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Py4J's error reads its text from the JVM: after a Spark Python worker is killed (out of
+    memory) the JVM can be gone, and str() of the error raises in turn."""
+    import checker.commands.check as command
+
+    class Unreadable(RuntimeError):
+        def __str__(self) -> str:
+            raise ConnectionRefusedError(111, "Connection refused")
+
+    def broken(args):  # type: ignore[no-untyped-def]
+        raise Unreadable()
+
+    monkeypatch.setattr(command, "run", broken)
+    monkeypatch.setenv("DCPCHECK_CRASH_DIR", str(tmp_path))
+    result = run_cli(["check"], "", monkeypatch, capsys)
+    assert result.code == 4
+    assert one_line(result.err) and "Unreadable: <its message could not be read>" in result.err
+    (report,) = tmp_path.glob("dcpcheck-crash-*.txt")
+    assert "Traceback" in report.read_text()
