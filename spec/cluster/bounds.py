@@ -232,8 +232,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "mb-34150-wider",
             "mb-34150-wide with room for two SETs (keys A and B, 6 items): its holds "
-            "take hours of two cores (a Spark search with --checkpoint resumes where it "
-            "was stopped: docs/spark.md)",
+            "need more than one machine of 2 cores and 24 GiB (benchmarks/RESULTS.md)",
             _MB_34150.but(keys=2, sets=2, items=6),
             recorded=False,
         ),
