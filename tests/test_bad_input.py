@@ -75,20 +75,28 @@ def test_dfs_stops_at_exactly_the_state_limit(monkeypatch, capsys) -> None:
     assert '"states": 1000,' in result.out
 
 
-def test_a_crash_is_one_line_exit_4_with_a_crash_report(
-    tmp_path: Path, monkeypatch, capsys
-) -> None:
+def _crash_in_check(error: Exception, tmp_path: Path, monkeypatch, capsys):  # type: ignore[no-untyped-def]
+    """``dcpcheck check`` whose command raises ``error``: its result and its crash report."""
     import checker.commands.check as command
 
     def broken(args):  # type: ignore[no-untyped-def]
-        raise ZeroDivisionError("an injected bug")
+        raise error
 
     monkeypatch.setattr(command, "run", broken)
     monkeypatch.setenv("DCPCHECK_CRASH_DIR", str(tmp_path))
     result = run_cli(["check"], "", monkeypatch, capsys)
+    (report,) = tmp_path.glob("dcpcheck-crash-*.txt")
+    return result, report
+
+
+def test_a_crash_is_one_line_exit_4_with_a_crash_report(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    result, report = _crash_in_check(
+        ZeroDivisionError("an injected bug"), tmp_path, monkeypatch, capsys
+    )
     assert result.code == 4
     assert one_line(result.err) and "ZeroDivisionError: an injected bug" in result.err
-    (report,) = tmp_path.glob("dcpcheck-crash-*.txt")
     assert str(report) in result.err
     text = report.read_text()
     assert "Traceback" in text and "an injected bug" in text and "command: dcpcheck check" in text
@@ -100,19 +108,12 @@ def test_a_crash_whose_message_cannot_be_read_is_still_one_line_exit_4(
 ) -> None:
     """Py4J's error reads its text from the JVM: after a Spark Python worker is killed (out of
     memory) the JVM can be gone, and str() of the error raises in turn."""
-    import checker.commands.check as command
 
     class Unreadable(RuntimeError):
         def __str__(self) -> str:
             raise ConnectionRefusedError(111, "Connection refused")
 
-    def broken(args):  # type: ignore[no-untyped-def]
-        raise Unreadable()
-
-    monkeypatch.setattr(command, "run", broken)
-    monkeypatch.setenv("DCPCHECK_CRASH_DIR", str(tmp_path))
-    result = run_cli(["check"], "", monkeypatch, capsys)
+    result, report = _crash_in_check(Unreadable(), tmp_path, monkeypatch, capsys)
     assert result.code == 4
     assert one_line(result.err) and "Unreadable: <its message could not be read>" in result.err
-    (report,) = tmp_path.glob("dcpcheck-crash-*.txt")
     assert "Traceback" in report.read_text()
