@@ -15,6 +15,7 @@ from spec.properties.derive import (
     Version,
     accepted,
     any_round,
+    every_round,
     is_producers,
     producer_final,
     rolled_back,
@@ -56,13 +57,19 @@ def explain_missed_item(trace: Trace, bounds: Bounds) -> str:
 
 def no_foreign_snapshot(t: TraceFields) -> Expr:
     """When a request is accepted, each item the consumer holds is the producer's mutation."""
-    parts = []
-    for i in t.rounds:
+
+    def held_are_producers(i: int) -> Expr:
         keep = t[f"r{i}.keep"]
-        for x in t.seqnos:
-            held = t[f"c.held.{x}"] & (const(x) <= keep)
-            parts.append(implies(accepted(t, i) & held, is_producers(t, x)))
-    return all_of(*parts)
+        return all_of(
+            *(
+                implies(
+                    accepted(t, i) & (t[f"c.held.{x}"] & (const(x) <= keep)), is_producers(t, x)
+                )
+                for x in t.seqnos
+            )
+        )
+
+    return every_round(t, held_are_producers)
 
 
 def explain_foreign_item(trace: Trace, bounds: Bounds) -> str:
@@ -83,11 +90,13 @@ def explain_foreign_item(trace: Trace, bounds: Bounds) -> str:
 
 def bounded_rollback(t: TraceFields) -> Expr:
     """Rollback seqnos never exceed the start; the loop ends within table entries + 2 rounds."""
-    parts = []
-    for i in t.rounds:
-        parts.append(implies(rolled_back(t, i), t[f"r{i}.seqno"] <= t[f"r{i}.start"]))
-        parts.append(implies(t[f"r{i}.sent"], const(i) < t["p.table_len"] + 2))
-    return all_of(*parts)
+    return every_round(
+        t,
+        lambda i: (
+            implies(rolled_back(t, i), t[f"r{i}.seqno"] <= t[f"r{i}.start"])
+            & implies(t[f"r{i}.sent"], const(i) < t["p.table_len"] + 2)
+        ),
+    )
 
 
 def explain_unbounded_rollback(trace: Trace, bounds: Bounds) -> str:
@@ -100,15 +109,12 @@ def explain_unbounded_rollback(trace: Trace, bounds: Bounds) -> str:
 
 def valid_request(t: TraceFields) -> Expr:
     """Every request satisfies snap_start <= start <= snap_end."""
-    return all_of(
-        *(
-            implies(
-                t[f"r{i}.sent"],
-                (t[f"r{i}.snap_start"] <= t[f"r{i}.start"])
-                & (t[f"r{i}.start"] <= t[f"r{i}.snap_end"]),
-            )
-            for i in t.rounds
-        )
+    return every_round(
+        t,
+        lambda i: implies(
+            t[f"r{i}.sent"],
+            (t[f"r{i}.snap_start"] <= t[f"r{i}.start"]) & (t[f"r{i}.start"] <= t[f"r{i}.snap_end"]),
+        ),
     )
 
 
@@ -121,15 +127,16 @@ def explain_invalid_request(trace: Trace, bounds: Bounds) -> str:
 
 def no_needless_rollback(t: TraceFields) -> Expr:
     """No rollback of a consumer safe at its start, nor below a point it is safe at."""
-    parts = []
-    for i in t.rounds:
+
+    def needed(i: int) -> Expr:
         start, seqno, keep = t[f"r{i}.start"], t[f"r{i}.seqno"], t[f"r{i}.keep"]
         needless = [
             safe_at(t, c, keep) & (const(c) <= start) & ((const(c) == start) | (const(c) > seqno))
             for c in range(0, t.bounds.seqnos + 1)
         ]
-        parts.append(implies(rolled_back(t, i), ~any_of(*needless)))
-    return all_of(*parts)
+        return implies(rolled_back(t, i), ~any_of(*needless))
+
+    return every_round(t, needed)
 
 
 def explain_needless_rollback(trace: Trace, bounds: Bounds) -> str:

@@ -128,3 +128,7 @@ def safe_at(t: TraceFields, point: int, keep: Expr) -> Expr:
 
 def any_round(t: TraceFields, predicate: Callable[[int], Expr]) -> Expr:
     return any_of(*(predicate(i) for i in t.rounds))
+
+
+def every_round(t: TraceFields, predicate: Callable[[int], Expr]) -> Expr:
+    return all_of(*(predicate(i) for i in t.rounds))
