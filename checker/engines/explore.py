@@ -225,20 +225,15 @@ class _Search(Generic[S, A]):
         by = watch.stop_moment(names)
         outcomes = {n: self._outcome(n, by) for n in names}
         if by is None:
-            states, transitions, depth = found.states, found.transitions, found.max_depth
-            seconds, complete = self.seconds, found.complete
-            stopped = "" if complete else found.stopped or "frontier not exhausted"
+            stopped = "" if found.complete else found.stopped or "frontier not exhausted"
+            reach = (found.states, found.transitions, found.max_depth, self.seconds)
+            end = (found.complete, stopped)
         else:
-            states, transitions, depth, seconds = watch.moments[by]
-            complete, stopped = False, "all properties decided"
+            reach, end = watch.moments[by], (False, "all properties decided")
         return Exploration(
-            outcomes=outcomes,
-            states=states,
-            transitions=transitions,
-            max_depth=depth,
-            seconds=seconds,
-            complete=complete,
-            stopped=stopped,
+            outcomes,
+            *reach,
+            *end,
             strategy=self.strategy,
             symmetry=self.represent is not None,
             fingerprints=self.fingerprinted,
