@@ -17,7 +17,7 @@ the baseline.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -167,11 +167,11 @@ def diff_rules(
                 rules_b,
                 consumers,
                 regions,
-                examples,
                 spending,
-                deadline,
                 options.max_regions,
-                options.minimise,
+                examples=examples,
+                deadline=deadline,
+                minimise=options.minimise,
             )
         _unclassified(report, regions, examples)
     return report
@@ -183,15 +183,17 @@ def classify_rule_regions(
     rules_b: RuleSet,
     consumers: list[ConsumerVariant],
     regions: list[Region],
-    examples: dict[Region, DecisionExample],
     spending: Budget,
-    deadline: float | None,
     max_regions: int,
-    minimise: bool,
+    *,
+    examples: Mapping[Region, DecisionExample] | None = None,
+    deadline: float | None = None,
+    minimise: bool = False,
 ) -> None:
     """Classify ``regions`` of a rule diff (A = ``rules_a``) with every consumer in
-    ``report.bounds``, appending one ``RegionResult`` each to ``report``; Ctrl-C marks the
-    report interrupted (``dcpcheck diff`` and ``dcpcheck review`` both classify here)."""
+    ``report.bounds``, appending one ``RegionResult`` each to ``report`` (with its
+    ``examples`` entry, if any); Ctrl-C marks the report interrupted (``dcpcheck diff`` and
+    ``dcpcheck review`` both classify here)."""
     try:
         probes = [
             Probe(rule_pair(report.bounds, rules_a, rules_b, c), spending, deadline)
@@ -200,7 +202,7 @@ def classify_rule_regions(
         surveys = [p.survey(regions, max_regions) for p in probes]
         for region in regions:
             result = _classified(region, probes, [s.evidence[region] for s in surveys], minimise)
-            result.example = examples.get(region)
+            result.example = (examples or {}).get(region)
             report.regions.append(result)
     except KeyboardInterrupt:
         report.interrupted = True

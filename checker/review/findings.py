@@ -206,10 +206,10 @@ def judge(
             override,
             consumers,
             judged,
-            examples,
             Budget(budget),
-            deadline,
-            max_regions=len(regions) + 1,
+            len(regions) + 1,
+            examples=examples,
+            deadline=deadline,
             minimise=minimise,
         )
     reasons = {

@@ -132,17 +132,9 @@ def judge(
             "rules", rules.name, "target", [c.name for c in consumers], bounds, None
         )
         wanted = list(dict.fromkeys(regions.values()))
+        override = override_rules(rules, overrides)
         classify_rule_regions(
-            report,
-            rules,
-            override_rules(rules, overrides),
-            consumers,
-            wanted,
-            {},
-            Budget(budget),
-            None,
-            max_regions=len(wanted) + 1,
-            minimise=False,
+            report, rules, override, consumers, wanted, Budget(budget), len(wanted) + 1
         )
         by_region = {r.region: r for r in report.regions}
     for n, region in regions.items():
