@@ -27,13 +27,12 @@ __all__ = ["ACK_RULES", "BRANCH_RULES", "AckRule", "BranchRule"]
 
 
 @dataclass(frozen=True)
-class AckRule:
+class _Rule:
+    """A rule of the cluster model, by stable id, with where it comes from (``source``)."""
+
     id: str
     summary: str
     source: str
-    hps_on_prepare: bool
-    hps_at_snapshot_end: bool
-    prepare_flag_on_new_stream: bool
 
     @property
     def name(self) -> str:
@@ -41,15 +40,15 @@ class AckRule:
 
 
 @dataclass(frozen=True)
-class BranchRule:
-    id: str
-    summary: str
-    source: str
-    branch_point: Callable[[NodeState], int]
+class AckRule(_Rule):
+    hps_on_prepare: bool
+    hps_at_snapshot_end: bool
+    prepare_flag_on_new_stream: bool
 
-    @property
-    def name(self) -> str:
-        return self.id
+
+@dataclass(frozen=True)
+class BranchRule(_Rule):
+    branch_point: Callable[[NodeState], int]
 
 
 def _ack_rules() -> None:
