@@ -1,7 +1,8 @@
 """``dcpcheck``: the command line.
 
-Each subcommand lives in ``checker.commands.<name>`` with ``add_arguments``
-and ``run(args) -> exit code``. Errors raised on purpose (``spec.errors``)
+Each subcommand is a module ``checker.commands.<name>`` with ``add_arguments``
+and ``run(args) -> exit code``, found there (``COMMANDS``: its docstring's first
+line is its summary). Errors raised on purpose (``spec.errors``)
 print one line and exit with their code. Anything else is a harness bug: one
 line naming the exception and a crash report (the full traceback, the
 command line, the versions) written to a file, and exit 4 — never exit 1,
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import pkgutil
 import platform
 import signal
 import sys
@@ -38,20 +40,22 @@ from spec.errors import (
 
 __all__ = ["main"]
 
-COMMANDS = {
-    "decide": "humpty_dumpty-compatible producer decisions for stdin requests",
-    "check": "search for resumes that violate a property (Z3), replay them on the reference",
-    "verify": "the main job: every rule set x consumer x property on Spark, vs expected verdicts",
-    "clients": "real DCP clients (java-dcp-client, go-dcp, cbgt, xdcr, ...) and their fixes",
-    "vectors": "regression vectors: generate (full decision coverage), score (mutants), baseline",
-    "replay": "replay regression vectors against rules, humpty_dumpty or a JSON-lines target",
-    "diff": "where two rule sets (or consumers) differ, and whether each difference is safe",
-    "sweep": "every decision within bounds under each rule set (Spark, Parquet), checked with diff",
-    "review": "learn a build's answers within bounds (humpty or JSON lines), judge them as diff",
-    "durability": "SyncWrite durability across failovers, restarts, rollbacks (multi-node model)",
-    "conform": "where a client adapter (your client's code) and a consumer variant differ",
-    "promote": "add confirmed counterexamples to the checked-in corpus (replayed first)",
-}
+
+def _commands() -> dict[str, str]:
+    """Every module of ``checker.commands`` is a command, named after its module: name -> its
+    summary in ``dcpcheck --help``, the first line of its docstring. Read from the source,
+    not imported, so that a run imports its own command only."""
+    from checker import commands
+
+    found = {}
+    for module in pkgutil.iter_modules(commands.__path__):
+        if not module.name.startswith("_"):
+            source = Path(commands.__path__[0], f"{module.name}.py").read_text(encoding="utf-8")
+            found[module.name] = source.split('"""', 2)[1].strip().splitlines()[0]
+    return dict(sorted(found.items()))
+
+
+COMMANDS = _commands()
 
 EPILOG = """exit codes: 0 ok/holds, 1 violation found, 2 bad input or usage,
 3 unknown (solver budget or timeout), 4 internal error (harness bug), 130 interrupted"""

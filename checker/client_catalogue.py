@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from checker.commands.common import chosen
+from checker.arguments.common import chosen
 from checker.engines.options import Options
 from checker.loading import looks_like_path
 from checker.probe import probe_consumers

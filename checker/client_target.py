@@ -26,7 +26,7 @@ from checker.adapter.play import play
 from checker.adapter.protocol import AdapterFault, Hello
 from checker.adapter.search import PartSummary
 from checker.adapter.size import SPARK_START, Estimate, announce, cores_of, sampled_rate
-from checker.commands.common import chosen, outputs_from, spark_conf_from
+from checker.arguments.common import chosen, outputs_from, spark_conf_from
 from checker.progress import Progress
 from checker.report.emit import emit
 from checker.result import Result, Verdict

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from clihelp import MB51805_STALL, run_subprocess
 
+from checker.arguments.common import cluster_bounds_from
 from checker.cluster_check import reproduce_command
 from checker.commands import durability
-from checker.commands.common import cluster_bounds_from
 from checker.confirm import replay_stored
 from spec.cluster import PRESETS
 

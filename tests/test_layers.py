@@ -98,7 +98,7 @@ def layer_box(text: str) -> list[list[str]]:
 
 def layer_of(module: str, rows: list[list[str]]) -> int | None:
     """The row ``module`` is in (0 = top), or None if the box does not place it; the
-    longest path that names it decides (``checker/commands/common.py`` is on a row below
+    longest path that names it decides (``checker/arguments/common.py`` is on a row below
     ``checker/commands/``)."""
     named = [
         (len(p), n)
@@ -127,12 +127,12 @@ def against_the_box(found: list[Arrow], rows: list[list[str]]) -> list[str]:
 
 COMMANDS = "checker.commands"
 # Arrows from one command module to another that are allowed: none. What two commands
-# share lives below them (checker/commands/common.py, checker/arguments/, ...).
+# share lives below them (checker/arguments/common.py, checker/arguments/, ...).
 BETWEEN_COMMANDS_ALLOWED: set[tuple[str, str]] = set()
 
 
 def is_command(module: str, rows: list[list[str]]) -> bool:
-    """A module under checker/commands/ on the commands' row (common.py is below it)."""
+    """A module under checker/commands/ on the commands' row."""
     return module.startswith(COMMANDS + ".") and layer_of(module, rows) == layer_of(COMMANDS, rows)
 
 
@@ -191,7 +191,7 @@ def test_a_command_importing_another_is_caught(rows: list[list[str]]) -> None:
         "from checker.commands.check import selection\nfrom checker.commands import durability\n"
     )
     source += (
-        "from checker.commands.common import chosen\nfrom checker.arguments import selection\n"
+        "from checker.arguments.common import chosen\nfrom checker.arguments import selection\n"
     )
     planted = list(arrows("checker.commands.verify", source, False, known))
     assert between_commands(planted, rows) == [
@@ -220,11 +220,11 @@ def test_the_box_names_only_modules_that_exist(rows: list[list[str]]) -> None:
 
 def test_an_upward_or_fenced_import_is_caught(rows: list[list[str]]) -> None:
     known = set(project_modules())
-    lazy = "def f():\n    from checker.commands.common import chosen\n    import z3\n"
+    lazy = "def f():\n    from checker.arguments.common import chosen\n    import z3\n"
     planted = list(arrows("checker.result", lazy, False, known))
     assert against_the_box(planted, rows) == [
-        "checker.result:2 imports checker.commands.common: an upward arrow "
-        "(checker.result is below checker.commands.common)"
+        "checker.result:2 imports checker.arguments.common: an upward arrow "
+        "(checker.result is below checker.arguments)"
     ]
     assert outside_fences(planted) == [
         "checker.result:3 imports z3: z3 is imported only under checker.symbolic"

@@ -2,14 +2,14 @@
 
 ``check`` and ``verify`` take them as here; ``clients`` with its own help
 (its defaults are the client catalogue's). Each names a definition by its
-registered name or a ``.py`` file (``checker.commands.common.chosen``).
+registered name or a ``.py`` file (``checker.arguments.common.chosen``).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from checker.commands.common import Chosen, add_repeatable, chosen
+from checker.arguments.common import Chosen, add_repeatable, chosen
 from checker.probe import probe_consumers
 from spec.consumers import CONSUMERS, TEXTBOOK, ConsumerVariant
 from spec.properties import PROPERTIES, Property

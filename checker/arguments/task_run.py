@@ -2,7 +2,7 @@
 
 What to check (``--rules``, ``--consumer``, ``--property``), what the run writes and
 each check's budget, ``--no-spark``, ``--quiet``, the scenario bounds and where the
-tasks go (``--master``, ``--conf``); ``checker.commands.common.task_run_inputs`` and
+tasks go (``--master``, ``--conf``); ``checker.arguments.common.task_run_inputs`` and
 ``task_place`` read them back. A command adds its own flags after these.
 """
 
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import argparse
 
-from checker.arguments.selection import SELECTION_HELP, add_selection_arguments
-from checker.commands.common import (
+from checker.arguments.common import (
     add_no_spark,
     add_progress_arguments,
     add_scenario_bounds,
     add_spark_arguments,
     add_task_run_arguments,
 )
+from checker.arguments.selection import SELECTION_HELP, add_selection_arguments
 
 __all__ = ["add_task_run_command"]
 

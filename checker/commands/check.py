@@ -29,10 +29,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 
-from checker.arguments.selection import add_selection_arguments, selection
-from checker.atomic import writable_dir, writable_file
-from checker.cell import MatrixCell, check_cell, planned_cell, refusal
-from checker.commands.common import (
+from checker.arguments.common import (
     ANY_SESSIONS,
     add_budget_arguments,
     add_count,
@@ -45,6 +42,9 @@ from checker.commands.common import (
     scenario_bounds_from,
     spark_conf_from,
 )
+from checker.arguments.selection import add_selection_arguments, selection
+from checker.atomic import writable_dir, writable_file
+from checker.cell import MatrixCell, check_cell, planned_cell, refusal
 from checker.engines.options import Options
 from checker.engines.registry import SCENARIO_ENGINES, scenario_engine_name
 from checker.progress import Progress

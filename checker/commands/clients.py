@@ -28,9 +28,9 @@ import argparse
 import sys
 from dataclasses import replace
 
+from checker.arguments.common import outputs_from, task_place, task_run_inputs
 from checker.arguments.task_run import add_task_run_command
 from checker.client_catalogue import client_tasks, print_clients
-from checker.commands.common import outputs_from, task_place, task_run_inputs
 from checker.inputs import seconds
 from checker.progress import Progress
 from checker.report.emit import emit

@@ -30,13 +30,13 @@ from checker.adapter.count import scenario_count
 from checker.adapter.play import play
 from checker.adapter.protocol import AdapterFault
 from checker.adapter.size import Estimate, Tally, announce, sampled_rate
-from checker.client_target import IN_PROCESS_SCENARIOS
-from checker.commands.common import (
+from checker.arguments.common import (
     add_progress_arguments,
     add_scenario_bounds,
     chosen,
     scenario_bounds_from,
 )
+from checker.client_target import IN_PROCESS_SCENARIOS
 from checker.corpus.scenario import scenario_to_json
 from checker.inputs import seconds
 from checker.progress import Progress

@@ -31,7 +31,7 @@ import argparse
 import json
 import sys
 
-from checker.commands.common import (
+from checker.arguments.common import (
     add_budget_arguments,
     add_count,
     add_output_arguments,

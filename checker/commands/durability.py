@@ -38,9 +38,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
-from checker.atomic import writable_dir, writable_file
-from checker.cluster_check import Check, DurabilityCell, durability_checks, planned
-from checker.commands.common import (
+from checker.arguments.common import (
     DEFAULT_PROPERTIES,
     add_cluster_bounds,
     add_count,
@@ -54,6 +52,8 @@ from checker.commands.common import (
     outputs_from,
     spark_conf_from,
 )
+from checker.atomic import writable_dir, writable_file
+from checker.cluster_check import Check, DurabilityCell, durability_checks, planned
 from checker.engines import STRATEGIES
 from checker.engines.fingerprints import collision_probability
 from checker.engines.options import Options

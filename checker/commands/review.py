@@ -36,9 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from checker.arguments.decision_space import add_distinct_uuids
-from checker.atomic import writable_dir, writable_file
-from checker.commands.common import (
+from checker.arguments.common import (
     add_budget_arguments,
     add_count,
     add_output_arguments,
@@ -52,6 +50,8 @@ from checker.commands.common import (
     spark_conf_from,
     stopped_at_timeout,
 )
+from checker.arguments.decision_space import add_distinct_uuids
+from checker.atomic import writable_dir, writable_file
 from checker.inputs import parse_seconds
 from checker.loading import resolve, resolve_many
 from checker.progress import Progress

@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checker.arguments.decision_space import add_distinct_uuids
-from checker.atomic import writable_dir
-from checker.commands.common import (
+from checker.arguments.common import (
     add_count,
     add_progress_arguments,
     add_published_out,
@@ -44,6 +42,8 @@ from checker.commands.common import (
     spark_conf_from,
     stopped_at_timeout,
 )
+from checker.arguments.decision_space import add_distinct_uuids
+from checker.atomic import writable_dir
 from checker.progress import Progress
 from checker.runner import OnSpark
 from spec.errors import HarnessBug, UsageError

@@ -39,8 +39,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from checker.arguments.common import add_repeatable
 from checker.arguments.decision_space import add_space_arguments, space_from
-from checker.commands.common import add_repeatable
 from checker.inputs import parse_seconds
 from checker.loading import resolve
 from checker.symbolic.budget import MILLION, Budget

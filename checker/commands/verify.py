@@ -44,10 +44,10 @@ from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 
+from checker.arguments.common import DEFAULT_PROPERTIES, outputs_from, task_place, task_run_inputs
 from checker.arguments.selection import selection
 from checker.arguments.task_run import add_task_run_command
 from checker.client_catalogue import client_tasks, print_clients
-from checker.commands.common import DEFAULT_PROPERTIES, outputs_from, task_place, task_run_inputs
 from checker.engines.options import Options
 from checker.engines.processes import in_order
 from checker.induction.certificate import BOUNDS as CERTIFIED

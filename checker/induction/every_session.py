@@ -58,7 +58,7 @@ class EverySession:
 
     within: Bounds
     how: str = "induction"  # or "abstract view": valid-request proved for any history length
-    every_session = True  # the reports tell the invariant (checker.commands.common)
+    every_session = True  # the reports tell the invariant (checker.arguments.common)
 
     def describe(self) -> str:
         b = self.within
