@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks._process import tree_cpu_seconds
 from benchmarks._table import print_table
@@ -45,6 +46,9 @@ from checker.engines.exhaustive import history_count, scenarios
 from spec.bounds import Bounds
 from spec.properties import PROPERTIES
 from spec.rules import RULE_SETS
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL = Bounds(seqnos=2, keys=2, entries=2, failovers=1)
@@ -90,13 +94,13 @@ def _one_process(spec: str, bounds: Bounds) -> PartSummary:
         client.close()
 
 
-def _spark(spark, spec: str, bounds: Bounds) -> PartSummary:  # type: ignore[no-untyped-def]
+def _spark(spark: SparkSession, spec: str, bounds: Bounds) -> PartSummary:
     from checker.spark.clients import judge_on_spark
 
     return judge_on_spark(spark, spec, 10.0, "kv-current", [p.id for p in SAFETY], bounds, False)
 
 
-def _warm_up(spark) -> None:  # type: ignore[no-untyped-def]
+def _warm_up(spark: SparkSession) -> None:
     """A first job: Spark starts its Python workers, which import the search."""
 
     def load(_: int) -> None:

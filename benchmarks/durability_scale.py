@@ -47,6 +47,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tabulate import tabulate
 
@@ -98,7 +99,7 @@ class Row:
 
 def _one(
     preset: str, way: str, max_states: int | None, timeout: float | None
-) -> tuple[Row, list[dict]]:  # type: ignore[type-arg]
+) -> tuple[Row, list[dict[str, Any]]]:
     args = ["durability", "--preset", preset, "--quiet", *WAYS[way]]
     if max_states is not None:
         args += ["--max-states", str(max_states)]
@@ -147,7 +148,7 @@ def goals(rows: Sequence[Row]) -> list[str]:
     return out
 
 
-def _disagreements(preset: str, runs: dict[str, list[dict]]) -> list[str]:  # type: ignore[type-arg]
+def _disagreements(preset: str, runs: dict[str, list[dict[str, Any]]]) -> list[str]:
     """Checks two ways (or a way and the record) decided differently."""
     out = []
     decided: dict[tuple[str, str, str], tuple[str, str]] = {}

@@ -94,7 +94,8 @@ class FingerprintSet:
     def _allocate(self, capacity: int) -> None:
         size = 1 << max(capacity - 1, 1).bit_length()
         self._table = np.zeros(size, dtype=np.int64)
-        self._slots = memoryview(self._table)  # type: ignore[arg-type]
+        self._slots = memoryview(self._table)  # type: ignore[arg-type]  # ndarray is a buffer
+
         self._mask = size - 1
         self._limit = size * 2 // 3
 
@@ -178,7 +179,7 @@ class Queue:
     def __init__(self, held: int = _HELD) -> None:
         # a sealed chunk: (its sizes, its compressed bytes) in memory, or (its number of
         # states, where it starts in the file, its length) on disk
-        self._chunks: deque[tuple[array, bytes] | tuple[int, int, int]] = deque()  # type: ignore[type-arg]
+        self._chunks: deque[tuple[array[int], bytes] | tuple[int, int, int]] = deque()
         self._tail: list[bytes] = []  # the newest, not sealed yet
         self._out: deque[bytes] = deque()  # the oldest, unpacked
         self._length = 0
@@ -228,7 +229,9 @@ class Queue:
         self._length -= 1
         return out.popleft()
 
-    def _unpack(self, chunk: tuple[array, bytes] | tuple[int, int, int]) -> tuple[array, bytes]:  # type: ignore[type-arg]
+    def _unpack(
+        self, chunk: tuple[array[int], bytes] | tuple[int, int, int]
+    ) -> tuple[array[int], bytes]:
         if len(chunk) == 2:
             sizes, packed = chunk
             self._held -= len(packed)

@@ -55,7 +55,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -127,7 +127,7 @@ class Level:
 
     @classmethod
     def from_json(cls, record: dict[str, object]) -> Level:
-        level = cls(**record)  # type: ignore[arg-type]
+        level = cls(**record)  # type: ignore[arg-type]  # JSON values, converted below
         level.states = {int(m): n for m, n in level.states.items()}
         level.transitions = {int(m): n for m, n in level.transitions.items()}
         level.first = {
@@ -229,8 +229,9 @@ def search_on_spark(
     fewer states is searched in the driver's process (default: the Spark setting
     ``spark.dcpcheck.bfs.driverBelow``, else ``DRIVER_BELOW``)."""
     started = time.perf_counter()
-    temp = None if checkpoint else tempfile.mkdtemp(prefix="dcpcheck-bfs-")
-    storage = Storage(spark, checkpoint or temp)  # type: ignore[arg-type]
+    root = checkpoint or tempfile.mkdtemp(prefix="dcpcheck-bfs-")
+    temp = None if checkpoint else root
+    storage = Storage(spark, root)
     if driver_below is None:
         driver_below = int(spark.conf.get(DRIVER_BELOW_CONF, str(DRIVER_BELOW)))
     try:
@@ -330,7 +331,7 @@ def _open(storage: Storage, run: _Run, partitions: int) -> Where:
 def _write_initial(storage: Storage, run: _Run, where: Where) -> None:
     """Level 0: each model's initial states, in its order."""
     started = time.perf_counter()
-    owned: list[list[tuple]] = [[] for _ in range(where.partitions)]  # type: ignore[type-arg]
+    owned: list[list[tuple[Any, ...]]] = [[] for _ in range(where.partitions)]
     for m, w in enumerate(run.watched):
         for i, state in enumerate(w.model.init_states()):
             blob = encode(w.kept(state))
@@ -471,7 +472,15 @@ def _next_level_here(storage: Storage, run: _Run, where: Where, models: list[int
     _publish(storage, run, index, parts, transitions, decided, started, where, 0, True)
 
 
-def _next_level(sc, storage, run, shipped, where, models, tag) -> None:  # type: ignore[no-untyped-def]
+def _next_level(
+    sc: Any,
+    storage: Storage,
+    run: _Run,
+    shipped: ClusterSearch,
+    where: Where,
+    models: list[int],
+    tag: str,
+) -> None:
     """A level as two Spark jobs: partition ``q``'s task expands ``q``'s frontier and
     writes the successors to their owners' files; then each owner's task settles what
     was sent to it. The files sent are removed before the level is published."""
@@ -537,7 +546,18 @@ def _evaluate_last(
     run.last |= {m: decided[m] for m in models}
 
 
-def _expand_task(search, where, frontier, target, models, counted, decided, cpu, partitions):  # type: ignore[no-untyped-def]
+# The tasks' Spark accumulators (``Any``: pyspark is imported only where a session is made)
+def _expand_task(
+    search: ClusterSearch,
+    where: Where,
+    frontier: str,
+    target: str,
+    models: tuple[int, ...],
+    counted: Any,
+    decided: Any,
+    cpu: Any,
+    partitions: Iterable[int],
+) -> None:
     with _task(cpu):
         transitions = [0] * len(search.models)
         watched = models_of(search)
@@ -550,19 +570,23 @@ def _expand_task(search, where, frontier, target, models, counted, decided, cpu,
         decided.add(found)
 
 
-def _settle_task(where, visited, target, models, cpu, q, _):  # type: ignore[no-untyped-def]
+def _settle_task(
+    where: Where, visited: str, target: str, models: int, cpu: Any, q: int, _: Iterable[int]
+) -> Iterator[SettledPartition]:
     with _task(cpu), without_cycle_collection():
         part = settle(where, visited, target, q, received(where, target, q), models)
     yield part
 
 
-def _evaluate_task(search, where, level, models, cpu, q):  # type: ignore[no-untyped-def]
+def _evaluate_task(
+    search: ClusterSearch, where: Where, level: str, models: tuple[int, ...], cpu: Any, q: int
+) -> Decided:
     with _task(cpu), without_cycle_collection():
         return evaluate(models_of(search), where, level, q, models)
 
 
 @contextmanager
-def _task(cpu) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def _task(cpu: Any) -> Iterator[None]:
     """A Spark task's body: its CPU seconds added to ``cpu`` (an accumulator), then what
     it leaves alive in its Python worker (the model's and the codec's memories: many
     objects, no cycles) put out of the cycle collector's reach. PySpark's daemon runs
@@ -577,7 +601,7 @@ def _task(cpu) -> Iterator[None]:  # type: ignore[no-untyped-def]
     gc.freeze()
 
 
-def _failed_tasks(sc, tag: str) -> int:  # type: ignore[no-untyped-def]
+def _failed_tasks(sc: Any, tag: str) -> int:
     """Task attempts that failed in the jobs tagged ``tag`` (Spark ran them again)."""
     tracker = sc._jsc.sc().statusTracker()
     failed = 0
@@ -662,7 +686,7 @@ def _exploration(where: Where, run: _Run, m: int, j: int, seconds: float) -> Exp
     )
 
 
-def _dataset(where: Where, folder: str):  # type: ignore[no-untyped-def]
+def _dataset(where: Where, folder: str) -> Any:  # a pyarrow Dataset (pyarrow has no types)
     import pyarrow.dataset as ds
 
     fs, root = where.filesystem()

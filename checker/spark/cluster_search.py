@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from checker.engines.explore import Exploration
     from checker.engines.registry import Checks, ClusterSession
     from spec.cluster.protocol import ExplicitModel
+    from spec.cluster.setup import Setup
 
 __all__ = [
     "SparkSearches",
@@ -145,7 +146,7 @@ def _searched(
     )
 
 
-def _setup(model: ExplicitModel[Any, Any]):  # type: ignore[no-untyped-def]
+def _setup(model: ExplicitModel[Any, Any]) -> Setup:
     if not isinstance(model, ClusterModel):
         raise TypeError("the Spark search is of the cluster model (spec.cluster.ClusterModel)")
     return model.setup

@@ -99,7 +99,7 @@ def _made(kind: type[Action], argument: int) -> Action:
     made = _MADE.get((kind, argument))
     if made is None:
         # called for _OnOne's subclasses, KeyAction and NodeAction: one argument each
-        made = _MADE[kind, argument] = kind(argument)  # type: ignore[call-arg]
+        made = _MADE[kind, argument] = kind(argument)  # type: ignore[call-arg]  # see above
     return made
 
 

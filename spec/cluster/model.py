@@ -8,6 +8,7 @@ The shape of stateright's ``Model``: a checker (``checker.engines.explore``) cal
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from spec.cluster import actions as act
 from spec.cluster import active, failover, replica, symmetry
@@ -43,21 +44,23 @@ _OFF_UNLESS = {
     replica.backfill_replica_enabled: "disk_snapshots",
 }
 
-_EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Action], ClusterState]] = {
-    act.ClientPrepare: active.apply_client_prepare,  # type: ignore[dict-item]
-    act.ClientSet: active.apply_client_set,  # type: ignore[dict-item]
-    act.CloseSnapshot: active.apply_close_snapshot,  # type: ignore[dict-item]
-    act.Commit: active.apply_commit,  # type: ignore[dict-item]
-    act.ReplicateItem: replica.apply_replicate_item,  # type: ignore[dict-item]
-    act.PersistReplica: replica.apply_persist_replica,  # type: ignore[dict-item]
-    act.AckPrepare: replica.apply_ack_prepare,  # type: ignore[dict-item]
-    act.CrashActive: failover.apply_crash_active,  # type: ignore[dict-item]
-    act.PromoteReplica: failover.apply_promote_replica,  # type: ignore[dict-item]
-    act.ReconnectReplica: replica.apply_reconnect_replica,  # type: ignore[dict-item]
-    act.RestartReplica: replica.apply_restart_replica,  # type: ignore[dict-item]
-    act.PersistActive: active.apply_persist_active,  # type: ignore[dict-item]
-    act.PersistNextItem: replica.apply_persist_next_item,  # type: ignore[dict-item]
-    act.BackfillReplica: replica.apply_backfill_replica,  # type: ignore[dict-item]
+# Each effect takes its own action class (the key): a Callable type cannot say that, so the
+# action is Any here and each effect's own signature types it.
+_EFFECTS: dict[type[Action], Callable[[Setup, ClusterState, Any], ClusterState]] = {
+    act.ClientPrepare: active.apply_client_prepare,
+    act.ClientSet: active.apply_client_set,
+    act.CloseSnapshot: active.apply_close_snapshot,
+    act.Commit: active.apply_commit,
+    act.ReplicateItem: replica.apply_replicate_item,
+    act.PersistReplica: replica.apply_persist_replica,
+    act.AckPrepare: replica.apply_ack_prepare,
+    act.CrashActive: failover.apply_crash_active,
+    act.PromoteReplica: failover.apply_promote_replica,
+    act.ReconnectReplica: replica.apply_reconnect_replica,
+    act.RestartReplica: replica.apply_restart_replica,
+    act.PersistActive: active.apply_persist_active,
+    act.PersistNextItem: replica.apply_persist_next_item,
+    act.BackfillReplica: replica.apply_backfill_replica,
 }
 
 

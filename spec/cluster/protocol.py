@@ -45,7 +45,7 @@ class Expectation(StrEnum):
 
 
 # S is ExplicitModel's state type too, where it is both argument and result (invariant)
-class ExplicitProperty(Protocol[S]):  # type: ignore[misc]
+class ExplicitProperty(Protocol[S]):  # type: ignore[misc]  # S is invariant: see above
     @property
     def name(self) -> str: ...
 

@@ -225,7 +225,7 @@ def _state_value(cls: type[_S]) -> type[_S]:
     set_hash = cls.__dict__["_hash"].__set__
 
     def __hash__(self: _S) -> int:
-        cached: int = self._hash  # type: ignore[attr-defined]
+        cached: int = self._hash  # type: ignore[attr-defined]  # _S is any decorated class
         if not cached:
             cached = hash(key(self)) or 1
             set_hash(self, cached)
@@ -234,11 +234,11 @@ def _state_value(cls: type[_S]) -> type[_S]:
     def __reduce__(self: _S) -> tuple[type[_S], tuple[object, ...]]:
         return cls, tuple(getattr(self, name) for name in kept)
 
-    cls.but = env["but"]  # type: ignore[attr-defined]
-    cls.make = staticmethod(env["make"])  # type: ignore[attr-defined]
-    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
-    cls.__eq__ = env["__eq__"]  # type: ignore[method-assign]
-    cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]
+    cls.but = env["but"]  # type: ignore[attr-defined]  # made by exec; declared on _StateValue
+    cls.make = staticmethod(env["make"])  # type: ignore[attr-defined]  # as but
+    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]  # replaces the dataclass's
+    cls.__eq__ = env["__eq__"]  # type: ignore[method-assign]  # replaces the dataclass's
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]  # pickles kept fields
     return cls
 
 

@@ -111,7 +111,7 @@ class ResumeRequest:
 
     def but(self, **changes: Expr | int | bool) -> ResumeRequest:
         """This request with some fields changed: ``view.claim.but(ignore_purged=False)``."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)  # type: ignore[arg-type]  # __post_init__ lifts ints
 
     def at(self, seqno: Expr | int, uuid: Expr | int | None = None) -> ResumeRequest:
         """Start ``seqno`` with the snapshot ``{seqno, seqno}`` (a complete snapshot ending
