@@ -75,7 +75,7 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def sigint_handler_restored(request):  # type: ignore[no-untyped-def]
+def sigint_handler_restored(request):
     """Each test ends with the SIGINT handler it started with. A test (or in-process
     command) that leaves another one behind would change what later tests in this worker
     see (a Z3 call runs in a helper thread only while SIGINT reaches Python): it is put
@@ -106,14 +106,14 @@ def spark():
 
 
 @pytest.fixture(autouse=True)
-def one_jvm_per_worker(request, monkeypatch):  # type: ignore[no-untyped-def]
+def one_jvm_per_worker(request, monkeypatch):
     """A test that runs a Spark command in process takes the shared ``spark`` fixture:
     without it the command would start (and stop) a JVM of its own, 10-20 CPU s each
     time. Such a launch fails the test, naming the fixture to take."""
     if "spark" in request.fixturenames:
         return
 
-    def refuse(conf):  # type: ignore[no-untyped-def]
+    def refuse(conf):
         pytest.fail(
             f"{request.node.nodeid} starts a Spark JVM of its own: take the session-scoped "
             f"'spark' fixture (tests/conftest.py), or --no-spark where Spark is not the point"
@@ -123,7 +123,7 @@ def one_jvm_per_worker(request, monkeypatch):  # type: ignore[no-untyped-def]
 
 
 @contextmanager
-def real_launch():  # type: ignore[no-untyped-def]
+def real_launch():
     """The shared session starts with the real launch, also from inside a test that asks
     for the fixture late (``request.getfixturevalue``, the doc examples)."""
     patched = sessions._launch
@@ -237,7 +237,7 @@ def work_unit(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+def pytest_xdist_make_scheduler(config, log):
     """xdist's load-by-scope scheduler with ``work_unit`` as the scope (its own grouping,
     ``--dist loadgroup``, does not group under pytest 9.2: it rewrites ``item._nodeid``,
     which pytest 9.2 no longer reads), handing out the longest units first."""
@@ -253,7 +253,7 @@ def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
 
-        def _assign_work_unit(self, node):  # type: ignore[no-untyped-def]
+        def _assign_work_unit(self, node):
             if not self.ordered:  # the first assignment: every unit is in the queue
                 units = sorted(
                     self.workqueue.items(),

@@ -63,7 +63,7 @@ class CpuPerTest:
         self.path = path
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item, nextitem):  # type: ignore[no-untyped-def]
+    def pytest_runtest_protocol(self, item, nextitem):
         start = time.time()
         cpu, wall = tree_cpu_seconds(os.getpid()), time.monotonic()
         yield

@@ -75,11 +75,11 @@ def test_dfs_stops_at_exactly_the_state_limit(monkeypatch, capsys) -> None:
     assert '"states": 1000,' in result.out
 
 
-def _crash_in_check(error: Exception, tmp_path: Path, monkeypatch, capsys):  # type: ignore[no-untyped-def]
+def _crash_in_check(error: Exception, tmp_path: Path, monkeypatch, capsys):
     """``dcpcheck check`` whose command raises ``error``: its result and its crash report."""
     import checker.commands.check as command
 
-    def broken(args):  # type: ignore[no-untyped-def]
+    def broken(args):
         raise error
 
     monkeypatch.setattr(command, "run", broken)

@@ -31,7 +31,7 @@ SMALL = Bounds(seqnos=4, keys=2, entries=3, failovers=1)
 SMALL_ARGS = ["--seqnos", "4", "--keys", "2", "--entries", "3", "--failovers", "1"]
 
 
-def _check(consumer: str, prop: str, budget: int | None):  # type: ignore[no-untyped-def]
+def _check(consumer: str, prop: str, budget: int | None):
     return check(
         RULE_SETS.get("kv-current"),
         CONSUMERS.get(consumer),

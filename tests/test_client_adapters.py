@@ -142,7 +142,7 @@ def test_a_client_that_forgets_the_snapshot_marker_is_caught_minimised_and_confi
     assert fine.verdict is Verdict.HOLDS
 
 
-def _only(first):  # type: ignore[no-untyped-def]
+def _only(first):
     """A search of the given scenarios alone (the rest is not the point here)."""
     from checker.adapter.search import PartSummary
 

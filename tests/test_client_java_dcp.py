@@ -44,7 +44,7 @@ def _requests(variant: ConsumerVariant) -> list[list[tuple[int, int, int, int]]]
     ]
 
 
-class _FromItsData(type(CONSUMERS.get("java-dcp-client"))):  # type: ignore[misc]
+class _FromItsData(type(CONSUMERS.get("java-dcp-client"))):
     """java-dcp-client remembering its last held item instead (the interface's default)."""
 
     name = "java-dcp-client-from-data"

@@ -94,7 +94,7 @@ def test_the_bytes_do_not_depend_on_the_encoders_memories(states, monkeypatch) -
     assert [decode(b) for b in want] == states[:3000]
 
 
-def _forget(encoding) -> None:  # type: ignore[no-untyped-def]
+def _forget(encoding) -> None:
     for memory in (encoding._node_bytes, encoding._node_values):
         memory.clear()
 

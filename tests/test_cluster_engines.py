@@ -64,7 +64,7 @@ def test_the_spark_search_runs_once_for_every_check_when_the_first_is_asked(
 
     calls: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = []
 
-    def searched(session, checks, options):  # type: ignore[no-untyped-def]
+    def searched(session, checks, options):
         calls.append((len(checks.models), tuple(checks.properties), tuple(checks.watched)))
         return [f"exploration {n}" for n in range(checks.count)]
 
@@ -88,7 +88,7 @@ def test_explore_runs_each_check_alone_when_asked_and_a_group_task_searches_a_mo
 
     searched: list[tuple[str, ...]] = []
 
-    def each(model, checked, watched, options, progress):  # type: ignore[no-untyped-def]
+    def each(model, checked, watched, options, progress):
         searched.append(tuple(checked))
         return [f"{model.setup.ack_rule.id}: {p}" for p in checked]
 

@@ -201,7 +201,7 @@ def test_states_are_immutable_values() -> None:
     m = model("ack-on-prepare")
     (init,) = m.init_states()
     with pytest.raises(dataclasses.FrozenInstanceError):
-        init.epoch = 3  # type: ignore[misc]
+        init.epoch = 3
     again = run(m, act.ClientPrepare(A), act.ClientSet(B))
     same = run(m, act.ClientPrepare(A), act.ClientSet(B))
     assert again == same and hash(again) == hash(same) and again is not same

@@ -34,7 +34,7 @@ STORED = sorted(
 FAST = {"mb-34150", "mb-51805"}
 
 
-def _check_of(stored: dict) -> tuple[str, str, str, str]:  # type: ignore[type-arg]
+def _check_of(stored: dict) -> tuple[str, str, str, str]:
     return stored["preset"], stored["ack_rule"], stored["branch_rule"], stored["property"]
 
 

@@ -24,7 +24,7 @@ from spec.rules import RULE_SETS
 BUDGET = 50_000_000
 
 
-def _every_history(*variants):  # type: ignore[no-untyped-def]
+def _every_history(*variants):
     return valid_request_every_history(list(variants), Budget(BUDGET))
 
 
@@ -44,7 +44,7 @@ def test_a_variant_that_reports_its_snapshot_end_minus_one_is_not_proved() -> No
 
 
 def test_without_the_snapshot_premise_correct_is_not_proved(monkeypatch) -> None:
-    def no_premise(self, seqno):  # type: ignore[no-untyped-def]
+    def no_premise(self, seqno):
         return self.fresh.value("snap_start_of"), self.fresh.value("snap_end_of")
 
     monkeypatch.setattr(AbstractView, "snapshot_of", no_premise)
@@ -90,7 +90,7 @@ class _ReadsTheTableItself(SnapshotEndOffByOne):
 
     name = "reads-the-table"
 
-    def request(self, view):  # type: ignore[no-untyped-def]
+    def request(self, view):
         base = super().request(view)
         return base.but(uuid=view.log.uuid[0])
 

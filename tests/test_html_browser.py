@@ -32,7 +32,7 @@ class _Drawing(HTMLParser):
         self.texts: list[tuple[float, str, str]] = []  # (y, class, words)
         self._text: tuple[float, str] | None = None
 
-    def handle_starttag(self, tag, attrs) -> None:  # type: ignore[no-untyped-def]
+    def handle_starttag(self, tag, attrs) -> None:
         a = dict(attrs)
         if tag == "g" and a.get("class") == "round":
             self.rounds.append((int(a["data-round"]), a["data-answer"]))

@@ -19,7 +19,7 @@ class _Tags(HTMLParser):
         self.tags: list[str] = []
         self.ids: set[str] = set()
 
-    def handle_starttag(self, tag, attrs) -> None:  # type: ignore[no-untyped-def]
+    def handle_starttag(self, tag, attrs) -> None:
         self.tags.append(tag)
         self.ids |= {value for name, value in attrs if name == "id" and value}
 

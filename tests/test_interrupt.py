@@ -135,7 +135,7 @@ def test_ctrl_c_in_minimisation_keeps_the_violation_but_claims_no_minimum(monkey
     real_check = Session.check
     calls = []
 
-    def interrupted_on_the_fourth_call(self, *assumptions, want=()):  # type: ignore[no-untyped-def]
+    def interrupted_on_the_fourth_call(self, *assumptions, want=()):
         calls.append(assumptions)
         if len(calls) == 4:
             raise KeyboardInterrupt
@@ -406,7 +406,7 @@ def test_ctrl_c_while_promote_replays_promotes_nothing(tmp_path: Path, monkeypat
 
     real, calls = promote.replay_stored, []
 
-    def second_one_interrupted(path):  # type: ignore[no-untyped-def]
+    def second_one_interrupted(path):
         calls.append(path)
         if len(calls) == 2:
             raise KeyboardInterrupt
@@ -461,7 +461,7 @@ def test_what_ctrl_c_leaves_in_finalisers_is_not_printed(monkeypatch) -> None:
     module's finaliser, they reach the hook that was there before."""
     seen: list[str] = []
 
-    def record(unraisable) -> None:  # type: ignore[no-untyped-def]
+    def record(unraisable) -> None:
         seen.append(unraisable.exc_type.__name__)
 
     monkeypatch.setattr(sys, "unraisablehook", record)
@@ -508,10 +508,10 @@ def test_install_twice_then_reset_puts_back_the_first_hook_and_leaves_anothers(
     main one (a command run in a worker thread) install sets the hook but no signal
     handler: Python allows those only in the main thread."""
 
-    def first(unraisable) -> None:  # type: ignore[no-untyped-def]
+    def first(unraisable) -> None:
         pass
 
-    def later(unraisable) -> None:  # type: ignore[no-untyped-def]
+    def later(unraisable) -> None:
         pass
 
     monkeypatch.setattr(sys, "unraisablehook", first)

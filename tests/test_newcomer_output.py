@@ -118,7 +118,7 @@ def test_a_cost_violation_exits_0_unless_fail_on_cost(tmp_path: Path, cli) -> No
     assert cli(*args, "--fail-on", "cost").code == 1
 
 
-def _region_result(*evidence):  # type: ignore[no-untyped-def]
+def _region_result(*evidence):
     from checker.diff.classify import Classification
     from checker.diff.engine import RegionResult
     from checker.diff.regions import Change, Region

@@ -47,7 +47,7 @@ def _where(scratch: Path, partitions: int) -> Where:
     return Where(tempfile.mkdtemp(dir=scratch), partitions)
 
 
-def _level(root: str, level_dir: str, q: int = 0) -> list[dict]:  # type: ignore[type-arg]
+def _level(root: str, level_dir: str, q: int = 0) -> list[dict]:
     return pq.read_table(part_file(f"{root}/{level_dir}", q)).to_pylist()
 
 
@@ -59,7 +59,7 @@ def _level(root: str, level_dir: str, q: int = 0) -> list[dict]:  # type: ignore
 def test_the_owner_keeps_each_new_states_least_order_in_order(
     before: list[tuple[int, int]],
     rows: list[tuple],
-    cuts: list[int],  # type: ignore[type-arg]
+    cuts: list[int],
     scratch: Path,
 ) -> None:
     """Whatever records the rows come in, the level file holds, per model, the rows of the

@@ -44,7 +44,7 @@ def test_the_default_rounds_cut_no_built_in_property_short(prop: str) -> None:
     assert rounds_needed(PROPERTIES.get(prop), Bounds(**SMALL)) is None
 
 
-def at_most_two_requests(t):  # type: ignore[no-untyped-def]
+def at_most_two_requests(t):
     """A property of the user's own that counts rounds: no third request is sent."""
     return all_of(*(implies(t[f"r{i}.sent"], i < 2) for i in t.rounds))
 

@@ -34,7 +34,7 @@ def _decided(prop: str) -> Job:
     )
 
 
-def _stopped(update) -> Result:  # type: ignore[no-untyped-def]
+def _stopped(update) -> Result:
     raise KeyboardInterrupt
 
 
@@ -58,7 +58,7 @@ def test_ctrl_c_in_a_job_leaves_it_and_every_later_job_unknown_interrupted() -> 
 
 def test_emit_reports_each_part_under_its_key_and_exits_on_the_verdicts(
     tmp_path: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     results = [_planned(p).but(verdict=Verdict.HOLDS) for p in ("valid-request", "no-missed-item")]
     sections = (
         Section("results", 1, tmp_path),

@@ -24,7 +24,7 @@ from checker.sweep.space import SweepSpace
 SMALL = ["--entries", "2", "--seqnos", "2"]
 
 
-def sweep(args: list, monkeypatch, capsys):  # type: ignore[no-untyped-def]
+def sweep(args: list, monkeypatch, capsys):
     return run_cli(["sweep", *SMALL, *args], "", monkeypatch, capsys)
 
 

@@ -119,7 +119,7 @@ def write_subset(corpus: Corpus, ids: list[str], path: Path) -> Path:
     return path
 
 
-def judge_once(monkeypatch, memo: dict | None = None) -> None:  # type: ignore[no-untyped-def]
+def judge_once(monkeypatch, memo: dict | None = None) -> None:
     """Within one test, ``replay`` judges the same wrong answers once: a second replay whose
     target answered exactly as before (``--fail-on``, ``--json`` or text only change what
     is reported) reuses the first judgement, Z3's seconds included (``judge`` is
@@ -130,7 +130,7 @@ def judge_once(monkeypatch, memo: dict | None = None) -> None:  # type: ignore[n
     judged = replay._judged
     memo = {} if memo is None else memo
 
-    def once(report, expect):  # type: ignore[no-untyped-def]
+    def once(report, expect):
         key = (expect, repr(report.results))
         if key not in memo:
             memo[key] = judged(report, expect)
@@ -139,7 +139,7 @@ def judge_once(monkeypatch, memo: dict | None = None) -> None:  # type: ignore[n
     monkeypatch.setattr(replay, "_judged", once)
 
 
-def ask_once(monkeypatch, memo: dict) -> None:  # type: ignore[no-untyped-def]
+def ask_once(monkeypatch, memo: dict) -> None:
     """``replay`` asks a target for its answers to the same vectors once per ``memo``: a
     later replay of the same target spec (``--fail-on``, ``--json`` or text only change
     what is reported) reuses the replies of the first, the target's subprocesses included
@@ -150,17 +150,17 @@ def ask_once(monkeypatch, memo: dict) -> None:  # type: ignore[no-untyped-def]
 
     parse = replay.parse_target
 
-    def memoised(text: str, timeout: float):  # type: ignore[no-untyped-def]
+    def memoised(text: str, timeout: float):
         target = parse(text, timeout)
         ask = target.replies
 
-        def replies(vectors):  # type: ignore[no-untyped-def]
+        def replies(vectors):
             key = (target.spec, tuple(v.id for v in vectors))
             if key not in memo:
                 memo[key] = ask(vectors)
             return list(memo[key])
 
-        target.replies = replies  # type: ignore[method-assign]
+        target.replies = replies
         return target
 
     monkeypatch.setattr(replay, "parse_target", memoised)
