@@ -37,6 +37,10 @@ MAX_REGIONS = 200
 
 
 class Agreement(StrEnum):
+    """Whether the sweep and dcpcheck diff found the same regions between two rule sets:
+    mismatch where a region is in one and not the other (``RegionCheck.problem``), unknown
+    where a check could not finish (``PairCheck.note``)."""
+
     AGREE = "agree"
     MISMATCH = "mismatch"
     UNKNOWN = "unknown"

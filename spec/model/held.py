@@ -39,6 +39,9 @@ class CutVars:
 
 @dataclass(frozen=True)
 class HeldData:
+    """What the consumer holds at each seqno of ``seqnos`` (the module's docstring says
+    what each field is)."""
+
     seqnos: range
     held: dict[int, Expr]
     key: dict[int, Expr]
