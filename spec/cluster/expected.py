@@ -170,7 +170,8 @@ for _ack in ACK_RULES:
         _alone_in_its_snapshot("mb-34150-5", _ack, _branch)
 
 # mb-34150-wide with two SETs (mb-34150-wider, not ``recorded``): the checks decided so far
-# (8 of 12; its prepare-ack-progress holds are not: benchmarks/RESULTS.md).
+# (10 of 12; prepare-ack-progress under ack-on-prepare and +restart-fix with the
+# persisted-snapshot branch rule is not: benchmarks/RESULTS.md).
 for _ack in ACK_RULES:
     _expect(
         "mb-34150-wider",
@@ -209,6 +210,17 @@ for _ack in ("ack-at-snapshot-end", "ack-at-snapshot-end+restart-fix"):
         "MB-34453's known limitation, as in mb-34150-wide (20 steps): N1 and N2 ack 3:PREPARE(A) "
         "of [3,3], are mid-snapshot [4,5] when N0 crashes; N1, promoted with its branch at 3, "
         "rolls N2 back to 3 and couchstore's midpoint rule resets N2's 2-entry disk",
+    )
+
+for _ack in ("ack-on-prepare", "ack-at-snapshot-end+restart-fix"):
+    _expect(
+        "mb-34150-wider",
+        _ack,
+        "highest-snapshot",
+        "prepare-ack-progress",
+        "holds",
+        "as in mb-34150-wide: the HPS moves on the PREPARE or at the end of every resumed "
+        "snapshot (59,360,410 and 70,408,222 representatives, depth 65, searched whole)",
     )
 
 # Durability levels (presets levels-*, mb-34150-wide-persist): the checks run so far,
