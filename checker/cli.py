@@ -49,9 +49,8 @@ def _commands() -> dict[str, str]:
 
     found = {}
     for module in pkgutil.iter_modules(commands.__path__):
-        if not module.name.startswith("_"):
-            source = Path(commands.__path__[0], f"{module.name}.py").read_text(encoding="utf-8")
-            found[module.name] = source.split('"""', 2)[1].strip().splitlines()[0]
+        source = Path(commands.__path__[0], f"{module.name}.py").read_text(encoding="utf-8")
+        found[module.name] = source.split('"""', 2)[1].strip().splitlines()[0]
     return dict(sorted(found.items()))
 
 
