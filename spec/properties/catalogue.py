@@ -62,9 +62,7 @@ def no_foreign_snapshot(t: TraceFields) -> Expr:
         keep = t[f"r{i}.keep"]
         return all_of(
             *(
-                implies(
-                    accepted(t, i) & (t[f"c.held.{x}"] & (const(x) <= keep)), is_producers(t, x)
-                )
+                implies(accepted(t, i) & t[f"c.held.{x}"] & (const(x) <= keep), is_producers(t, x))
                 for x in t.seqnos
             )
         )
