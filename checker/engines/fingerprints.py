@@ -95,7 +95,6 @@ class FingerprintSet:
         size = 1 << max(capacity - 1, 1).bit_length()
         self._table = np.zeros(size, dtype=np.int64)
         self._slots = memoryview(self._table)  # type: ignore[arg-type]  # ndarray is a buffer
-
         self._mask = size - 1
         self._limit = size * 2 // 3
 
