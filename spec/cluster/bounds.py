@@ -184,9 +184,8 @@ class ClusterBounds:
 @dataclass(frozen=True)
 class Preset:
     """Named bounds. ``recorded``: whether ``spec.cluster.expected`` records a verdict for
-    every check of the preset (False for a preset kept to measure a search's scale, whose
-    ``holds`` do not finish on one machine, and for the level presets: of these it records
-    the checks decided so far)."""
+    every check of the preset (False for the level presets: of these it records the
+    checks run so far)."""
 
     name: str
     summary: str
@@ -231,11 +230,9 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "mb-34150-wider",
-            "mb-34150-wide with room for two SETs (keys A and B, 6 items): 10 of its 12 "
-            "checks recorded; prepare-ack-progress with the persisted-snapshot branch rule "
-            "needs hours of two cores (benchmarks/RESULTS.md)",
+            "mb-34150-wide with room for two SETs (keys A and B, 6 items): its four "
+            "prepare-ack-progress holds take hours of two cores (benchmarks/RESULTS.md)",
             _MB_34150.but(keys=2, sets=2, items=6),
-            recorded=False,
         ),
         Preset(
             "mb-51805",
