@@ -63,11 +63,15 @@ class Progress:
             else:
                 self._line(f"    {label}: {detail} ({self.elapsed()})")
 
-    def finish(self, label: str, outcome: str) -> None:
+    def finish(self, label: str, outcome: str, seconds: float | None = None) -> None:
+        """``label`` is done; ``seconds``: what it took, if not the time since ``start``
+        (a job run elsewhere, whose start this process did not see)."""
         with self._lock:
             began = self.running.pop(label, None)
             self.done += 1
-            took = "" if began is None else f" in {time.monotonic() - began:.1f}s"
+            if seconds is None and began is not None:
+                seconds = time.monotonic() - began
+            took = "" if seconds is None else f" in {seconds:.1f}s"
             if self.live:
                 self._refresh()
             else:

@@ -15,6 +15,7 @@ writes nothing and exits 130 with the one line ``checker.interrupt`` words.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -104,20 +105,25 @@ def run_jobs(
                     each(result)
             return results
         with ExitStack() as stack:
+            taken = None
             if isinstance(place, Forked):
-                work = [partial(job.run, _silent) for job in jobs]
+                work = [partial(_timed, job.run) for job in jobs]
                 from checker.engines.processes import in_order
 
                 taken = stack.enter_context(in_order(work, place.workers))
-                jobs = [Job(j.label, partial(_next, taken), j.planned) for j in jobs]
-            return _in_order(jobs, progress, each)
+            return _in_order(jobs, progress, each, taken)
     finally:
         progress.close()
 
 
 def _in_order(
-    jobs: Sequence[Job], progress: Progress, each: Callable[[Result], None] | None
+    jobs: Sequence[Job],
+    progress: Progress,
+    each: Callable[[Result], None] | None,
+    taken: Iterator[tuple[list[Result], float]] | None = None,
 ) -> list[Result]:
+    """Run ``jobs`` here one after another, or, with ``taken``, take their results (and
+    each job's own wall seconds) from the worker processes in the jobs' order."""
     results: list[Result] = []
     for job in jobs:
         if results and results[-1].interrupted:
@@ -125,11 +131,15 @@ def _in_order(
         else:
             progress.start(job.label)
             clock = Stopwatch()
+            took = None  # here: the time since start
             try:
-                done = job.run(partial(progress.update, job.label))
+                if taken is None:
+                    done = job.run(partial(progress.update, job.label))
+                else:
+                    done, took = next(taken)
             except KeyboardInterrupt:
                 done = [interrupted(r).but(stats=Stats(*clock.read())) for r in job.planned()]
-            progress.finish(job.label, _outcome(done))
+            progress.finish(job.label, _outcome(done), took)
         for result in done:
             results.append(result)
             if each is not None:
@@ -171,10 +181,12 @@ def _on_spark(jobs: Sequence[Job], progress: Progress, place: OnSpark) -> list[R
     return [result for results in found for result in results]
 
 
-def _next(taken: Iterator[list[Result]], update: Update) -> list[Result]:
-    """The next job's results from the worker processes (they finish in any order;
-    results are taken in the jobs' order)."""
-    return next(taken)
+def _timed(run: Callable[[Update], list[Result]]) -> tuple[list[Result], float]:
+    """A job's results in a worker process, and the wall seconds it took there (the
+    parent takes results in the jobs' order, so its own clock would time a job from the
+    end of the one before)."""
+    started = time.monotonic()
+    return run(_silent), time.monotonic() - started
 
 
 def _silent(text: str) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from checker.engines.registry import CLUSTER_ENGINES, refuse
 from checker.progress import Progress
 from checker.report.emit import Outputs, Section, emit
 from checker.result import Result, Verdict
-from checker.runner import Job, run_jobs
+from checker.runner import Forked, Job, run_jobs
 from checker.scenario_check import planned
 from spec.bounds import Bounds
 from spec.consumers import CONSUMERS
@@ -54,6 +57,26 @@ def test_ctrl_c_in_a_job_leaves_it_and_every_later_job_unknown_interrupted() -> 
         "no-needless-rollback",
     ]
     assert seen == results
+
+
+def _slow(prop: str, seconds: float) -> Job:
+    def run(update) -> Result:
+        time.sleep(seconds)
+        return _planned(prop).but(verdict=Verdict.HOLDS)
+
+    return Job.one(prop, run, lambda: _planned(prop))
+
+
+def test_a_job_on_a_worker_process_is_reported_with_its_own_time() -> None:
+    """Both jobs run side by side; the parent takes the second's result as the first's
+    ends, and reports the time the second took where it ran (at least its sleep), not
+    the time since the first ended."""
+    stream = io.StringIO()
+    jobs = [_slow("valid-request", 0.5), _slow("no-missed-item", 0.5)]
+    results = run_jobs(jobs, Progress(2, stream=stream, live=False), place=Forked(2))
+    assert [r.verdict for r in results] == [Verdict.HOLDS, Verdict.HOLDS]
+    took = [float(t) for t in re.findall(r"done \S+: holds in ([0-9.]+)s", stream.getvalue())]
+    assert len(took) == 2 and min(took) >= 0.5, stream.getvalue()
 
 
 def test_emit_reports_each_part_under_its_key_and_exits_on_the_verdicts(
