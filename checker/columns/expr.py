@@ -46,11 +46,7 @@ class Vectorised:
     def __init__(self, roots: Iterable[Expr]) -> None:
         self.roots = list(roots)
         self._order = list(walk(self.roots))
-        self.inputs: dict[str, Sort] = {
-            n.var_name: n.sort
-            for n in self._order
-            if n.op == "var"
-        }
+        self.inputs: dict[str, Sort] = {n.var_name: n.sort for n in self._order if n.op == "var"}
         last_use = {id(node): k for k, node in enumerate(self._order)}
         for k, node in enumerate(self._order):
             for arg in node.args:

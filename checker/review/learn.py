@@ -227,8 +227,19 @@ def _decision_names(outcome: np.ndarray) -> pa.Array:
 
 # The columns a request line is written from, in the order ``_lines`` unpacks them.
 _LINE_COLUMNS = (
-    "table_len", "high_seqno", "producer_purge_seqno", "uuid", "start", "snap_start", "snap_end",
-    "end", "strict", "ignore_purged", "remote_purge", "has_collection_high", "collection_high",
+    "table_len",
+    "high_seqno",
+    "producer_purge_seqno",
+    "uuid",
+    "start",
+    "snap_start",
+    "snap_end",
+    "end",
+    "strict",
+    "ignore_purged",
+    "remote_purge",
+    "has_collection_high",
+    "collection_high",
 )
 
 

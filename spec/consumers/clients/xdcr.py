@@ -150,8 +150,7 @@ SNAPSHOT_MARKER = Setting(
     "snapshot-marker",
     "kept",
     {"kept": {"marker_lost": False}, "lost": {"marker_lost": True}},
-    "getSnapshotForSeqno's fallback (MB-48855): (s, s) when the marker rotated out of the "
-    "200 kept",
+    "getSnapshotForSeqno's fallback (MB-48855): (s, s) when the marker rotated out of the 200 kept",
 )
 
 
