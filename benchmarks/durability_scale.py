@@ -40,8 +40,8 @@ more than durability's default --max-states and --timeout):
         --max-states 60000000 --timeout 14000
 
 mb-34150-wider and mb-34150-5, whose goal is every check decided on this
-machine (the first about 2.5 hours of two cores: its four prepare-ack-progress
-holds took 2,291, 2,711, 5,995 and 6,972 CPU s on 2026-11-29/30, one core each):
+machine (the first 2 h 37 min of two cores, 18,000 CPU s, on 2026-11-30: its four
+prepare-ack-progress holds take 2,367, 2,713, 5,857 and 6,915 CPU s, one core each):
 
     python -m benchmarks.durability_scale --presets mb-34150-wider mb-34150-5 \\
         --ways "both, --workers 2" --max-states 400000000 --timeout 14000 --per-check
