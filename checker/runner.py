@@ -15,7 +15,6 @@ writes nothing and exits 130 with the one line ``checker.interrupt`` words.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -185,8 +184,9 @@ def _timed(run: Callable[[Update], list[Result]]) -> tuple[list[Result], float]:
     """A job's results in a worker process, and the wall seconds it took there (the
     parent takes results in the jobs' order, so its own clock would time a job from the
     end of the one before)."""
-    started = time.monotonic()
-    return run(_silent), time.monotonic() - started
+    clock = Stopwatch()
+    results = run(_silent)
+    return results, clock.read()[0]
 
 
 def _silent(text: str) -> None:
