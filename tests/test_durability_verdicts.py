@@ -127,7 +127,7 @@ LEVEL_PRESETS = [
 ]
 
 
-def test_the_preset_kept_for_scale_is_recorded_whole_each_violation_a_stored_run() -> None:
+def test_mb_34150_wider_records_every_check_each_violation_a_stored_run() -> None:
     """mb-34150-wider records all 12 checks (its four ``holds`` take hours of two cores,
     searched in no test: benchmarks/durability_scale.py); each violation is witnessed by a
     stored run."""
